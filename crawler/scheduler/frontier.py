@@ -1,0 +1,345 @@
+"""A typed facade over the frontier's Redis state: one method per Lua operation.
+
+Every write that depends on ring ownership carries the epoch the caller's ring was
+built at; a script refuses it (:class:`StaleEpoch`) if membership changed since,
+so no request is ever routed with a stale ring. Round trips are counted here.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import logging
+import time
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, NamedTuple
+
+from redis.exceptions import NoScriptError
+
+from crawler.scheduler.bloom import BloomLayer
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from redis import Redis
+    from redis.client import Pipeline
+
+    from crawler.scheduler.keys import Keys
+
+logger = logging.getLogger(__name__)
+
+_LUA = importlib.resources.files("crawler.scheduler") / "lua"
+DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
+
+
+class StaleEpoch(Exception):
+    """Membership changed since the caller built its ring: refresh and retry."""
+
+
+class Pending(NamedTuple):
+    """A request waiting to be pushed. ``fingerprint`` is None for dont_filter."""
+
+    host: str
+    fingerprint: str | None
+    payload: bytes
+
+
+class Ack(NamedTuple):
+    lease_id: str
+    host: str
+    done_ms: int  # when the response (or failure) came back
+
+
+class Leased(NamedTuple):
+    lease_id: str
+    host: str
+    payload: bytes
+
+
+class Beat(NamedTuple):
+    alive: bool
+    epoch: int
+    dead: list[str]
+    queued: int
+    leased: int
+    orphans: int
+
+
+@dataclass(frozen=True)
+class Scripts:
+    """SHA1s of the Lua scripts; loaded once per client, reloaded after a Redis restart."""
+
+    push: str
+    lease: str
+    ack: str
+    join: str
+    reclaim: str
+    sweep: str
+
+    @classmethod
+    def source(cls, name: str) -> str:
+        return (_LUA / f"{name}.lua").read_text()
+
+    @classmethod
+    def load(cls, client: Redis) -> Scripts:
+        return cls(**{f.name: client.script_load(cls.source(f.name)) for f in fields(cls)})
+
+
+class Frontier:
+    """The cluster's shared crawl state in Redis, seen from one node.
+
+    Reads no settings itself: :class:`crawler.scheduler.Scheduler` passes them in.
+    """
+
+    def __init__(self, client: Redis, keys: Keys, node: str, *, delay_ms: int,
+                 max_inflight: int, host_limit: int, bloom_capacity: int,
+                 bloom_error_rate: float) -> None:
+        self.client = client
+        self.keys = keys
+        self.node = node
+        self.delay_ms = delay_ms
+        self.max_inflight = max_inflight
+        self.host_limit = host_limit
+        self.park_ms = 60_000
+        self.round_trips = 0
+        self.clock_offset_ms = 0
+        self.scripts = Scripts.load(client)
+        self.round_trips += 1
+        self.bloom_layers: list[BloomLayer] = []
+        self.bloom_counts: list[int] = []
+        self._init_bloom(bloom_capacity, bloom_error_rate)
+
+    # -- plumbing ---------------------------------------------------------------
+
+    def now_ms(self) -> int:
+        """Wall-clock ms corrected to Redis' clock, the one clock all nodes share."""
+        return int(time.time() * 1000) + self.clock_offset_ms
+
+    def _pipeline(self, build, transaction: bool = False) -> list:
+        """Run the commands *build* queues on a fresh pipeline, in one round trip."""
+        for attempt in (1, 2):
+            pipe = self.client.pipeline(transaction=transaction)
+            build(pipe)
+            self.round_trips += 1
+            try:
+                return pipe.execute()
+            except NoScriptError:  # Redis restarted and lost its script cache
+                if attempt == 2:
+                    raise
+                self.scripts = Scripts.load(self.client)
+        raise AssertionError("unreachable")
+
+    def _eval(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
+        return target.execute_command("EVALSHA", getattr(self.scripts, name), len(keys), *keys, *args)
+
+    def _call(self, name: str, keys: Sequence[str], args: Sequence) -> object:
+        self.round_trips += 1
+        try:
+            return self._eval(self.client, name, keys, args)
+        except NoScriptError:
+            self.scripts = Scripts.load(self.client)
+            return self._eval(self.client, name, keys, args)
+
+    # -- dedup ----------------------------------------------------------------
+
+    def _init_bloom(self, capacity: int, error_rate: float) -> None:
+        def build(pipe: Pipeline) -> None:
+            pipe.hsetnx(self.keys.bloom, "capacity", capacity)
+            pipe.hsetnx(self.keys.bloom, "error_rate", repr(error_rate))
+            pipe.hsetnx(self.keys.bloom, "n", 1)
+            pipe.hgetall(self.keys.bloom)
+
+        meta = {k.decode(): v.decode() for k, v in self._pipeline(build, True)[-1].items()}
+        self.bloom_capacity = int(meta["capacity"])
+        self.bloom_error_rate = float(meta["error_rate"])
+        if (self.bloom_capacity, self.bloom_error_rate) != (capacity, error_rate):
+            logger.warning(
+                "This crawl's Bloom filter was created with capacity %(c)d and error rate "
+                "%(p)g; keeping those (CRAWLER_BLOOM_* apply to new crawls only)",
+                {"c": self.bloom_capacity, "p": self.bloom_error_rate})
+        self._set_layers(int(meta["n"]), meta)
+
+    def _set_layers(self, n: int, meta: dict[str, str] | None = None) -> None:
+        while len(self.bloom_layers) < n:
+            i = len(self.bloom_layers)
+            self.bloom_layers.append(BloomLayer.of(self.bloom_capacity, self.bloom_error_rate, i))
+            self.bloom_counts.append(int((meta or {}).get(f"c{i}", 0)))
+
+    def bloom_false_positive_rate(self) -> float:
+        """Chance that a new URL is wrongly taken for seen, right now."""
+        miss = 1.0
+        for layer, count in zip(self.bloom_layers, self.bloom_counts):
+            miss *= 1.0 - layer.false_positive_rate(count)
+        return 1.0 - miss
+
+    # -- data path --------------------------------------------------------------
+
+    def flush(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int,
+              ready_key) -> list[int]:
+        """Push new requests, then settle leases, in one round trip.
+
+        Pushes go first so a settled page's discovered links are stored before
+        its lease disappears. Returns one code per push (:data:`QUEUED`, ...).
+        """
+        now = self.now_ms()
+        groups = _group(pushes)
+        calls = []
+        if pushes:
+            calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key)))
+        if acks:
+            calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key)))
+        results = self._pipeline(lambda pipe: [self._eval(pipe, *call) for call in calls])
+        if acks and results[-1] == -1 or pushes and results[0][0] == -1:
+            raise StaleEpoch
+        if not pushes:
+            return []
+        status, codes = results[0][0], results[0][1:]
+        if status == -2:  # another node started a new Bloom layer
+            self._set_layers(int(self.client.hget(self.keys.bloom, "n")))
+            self.round_trips += 1
+            return self.flush(pushes, [], epoch, ready_key)
+        # codes come back in group order; map them to the callers' order
+        ordered = [0] * len(pushes)
+        for index, code in zip((i for _, items in groups for i, _ in items), codes):
+            ordered[index] = code
+        self.bloom_counts[-1] += sum(1 for p, c in zip(pushes, ordered)
+                                     if c != DUPLICATE and p.fingerprint)
+        if status == 1:
+            self._set_layers(len(self.bloom_layers) + 1)
+        return ordered
+
+    def _push_arguments(self, groups, epoch: int, now: int, ready_key):
+        layers = self.bloom_layers
+        keys = [self.keys.epoch, self.keys.totals, self.keys.bloom,
+                *(self.keys.bloom_bits(layer.index) for layer in layers)]
+        args: list = [epoch, now, len(layers), layers[-1].capacity, self.host_limit,
+                      *(layer.slices for layer in layers)]
+        for host, items in groups:
+            keys += [self.keys.queue(host), self.keys.host(host), ready_key(host)]
+            args += [host, len(items)]
+            for _, pending in items:
+                if pending.fingerprint is None:
+                    args += ["0", pending.payload]
+                else:
+                    args += ["1", pending.payload]
+                    for layer in layers:
+                        args += layer.offsets(pending.fingerprint)
+        return keys, args
+
+    def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key):
+        keys = [self.keys.epoch, self.keys.totals, self.keys.leases(self.node)]
+        args: list = [epoch, now, self.delay_ms]
+        for ack in acks:
+            keys += [self.keys.host(ack.host), self.keys.queue(ack.host),
+                     ready_key(ack.host)]
+            args += [ack.lease_id, ack.host, ack.done_ms]
+        return keys, args
+
+    def lease(self, want: int, epoch: int) -> tuple[list[Leased], int | None]:
+        """Lease up to *want* requests from due hosts; also return the next due time."""
+        now = self.now_ms()
+        hosts = [h.decode() for h in self.client.zrangebyscore(
+            self.keys.ready(self.node), "-inf", now, start=0, num=want)]
+        self.round_trips += 1
+        if not hosts:
+            first = self.client.zrange(self.keys.ready(self.node), 0, 0, withscores=True)
+            self.round_trips += 1
+            return [], int(first[0][1]) if first else None
+        keys = [self.keys.epoch, self.keys.totals, self.keys.ready(self.node),
+                self.keys.leases(self.node)]
+        for host in hosts:
+            keys += [self.keys.queue(host), self.keys.host(host)]
+        out = self._call("lease", keys, [epoch, now, self.delay_ms, self.max_inflight,
+                                         self.park_ms, *hosts])
+        if out[0] == -1:
+            raise StaleEpoch
+        leased = [Leased(str(out[i]), hosts[out[i + 1] - 1], out[i + 2])
+                  for i in range(2, len(out), 3)]
+        return leased, (None if out[1] == -1 else int(out[1]))
+
+    def set_crawl_delay(self, host: str, delay_ms: int) -> None:
+        """Record a host's robots.txt Crawl-delay for whichever node owns it."""
+        self.client.hset(self.keys.host(host), "d", delay_ms)
+        self.round_trips += 1
+
+    # -- membership -------------------------------------------------------------
+
+    def join(self, weight: int) -> int:
+        self._sync_clock()
+        return self._call("join", [self.keys.members, self.keys.weights, self.keys.epoch],
+                          [self.node, self.now_ms(), weight])
+
+    def _sync_clock(self) -> None:
+        sec, usec = self.client.time()
+        self.round_trips += 1
+        self.clock_offset_ms = sec * 1000 + usec // 1000 - int(time.time() * 1000)
+
+    def ring_snapshot(self) -> tuple[int, dict[str, int]]:
+        """The epoch and the weights of all members, read atomically."""
+        def build(pipe: Pipeline) -> None:
+            pipe.get(self.keys.epoch)
+            pipe.hgetall(self.keys.weights)
+
+        epoch, weights = self._pipeline(build, True)
+        return int(epoch or 0), {k.decode(): int(v) for k, v in weights.items()}
+
+    def heartbeat(self, timeout_ms: int) -> Beat:
+        now = self.now_ms()
+
+        def build(pipe: Pipeline) -> None:
+            pipe.zadd(self.keys.members, {self.node: now}, xx=True, ch=True)
+            pipe.get(self.keys.epoch)
+            pipe.zrangebyscore(self.keys.members, "-inf", now - timeout_ms)
+            pipe.hmget(self.keys.totals, "queued", "leased")
+            pipe.zcard(self.keys.orphans)
+            pipe.time()
+
+        changed, epoch, dead, (queued, leased), orphans, (sec, usec) = self._pipeline(build)
+        self.clock_offset_ms = sec * 1000 + usec // 1000 - int(time.time() * 1000)
+        return Beat(bool(changed), int(epoch or 0), [d.decode() for d in dead],
+                    int(queued or 0), int(leased or 0), orphans)
+
+    def reclaim(self, node: str, *, dead_before_ms: int | None, remove: bool,
+                lease_ids: Iterable[str] | None = None) -> int:
+        """Requeue *node*'s leases (all, or just *lease_ids*) and orphan its hosts.
+
+        With *dead_before_ms*, only if the node's heartbeat is older than that.
+        Returns the number of requests requeued, or -1 if the node is alive.
+        """
+        if lease_ids is None:
+            entries = self.client.hgetall(self.keys.leases(node))
+        else:
+            ids = list(lease_ids)
+            entries = dict(zip(ids, self.client.hmget(self.keys.leases(node), ids))) if ids else {}
+        self.round_trips += 1
+        keys = [self.keys.members, self.keys.weights, self.keys.epoch, self.keys.totals,
+                self.keys.ready(node), self.keys.leases(node), self.keys.orphans]
+        args: list = [node, self.now_ms(), "inf" if dead_before_ms is None else dead_before_ms,
+                      "1" if remove else "0"]
+        for lease_id, entry in entries.items():
+            if entry is None:
+                continue
+            host = entry.split(b"\n", 1)[0].decode()
+            keys += [self.keys.queue(host), self.keys.host(host)]
+            args += [lease_id, host]
+        return self._call("reclaim", keys, args)
+
+    def hosts_in(self, zset_key: str) -> list[str]:
+        self.round_trips += 1
+        return [h.decode() for h in self.client.zrange(zset_key, 0, -1)]
+
+    def sweep(self, source_key: str, moves: dict[str, str], epoch: int) -> int:
+        """Move *moves* (host -> destination ready key) out of *source_key*."""
+        if not moves:
+            return 0
+        keys = [self.keys.epoch, source_key, *moves.values()]
+        moved = self._call("sweep", keys, [epoch, *moves])
+        if moved == -1:
+            raise StaleEpoch
+        return moved
+
+
+def _group(pushes: Sequence[Pending]) -> list[tuple[str, list[tuple[int, Pending]]]]:
+    groups: dict[str, list[tuple[int, Pending]]] = {}
+    for index, pending in enumerate(pushes):
+        groups.setdefault(pending.host, []).append((index, pending))
+    return list(groups.items())

@@ -1,0 +1,79 @@
+"""Redis key names of one crawl. An implementation detail: may change between versions.
+
+Every key carries the hash tag ``{<crawl id>}``, so all keys of a crawl share one
+Redis Cluster slot and every Lua script stays single-slot. Moving a host between
+nodes therefore never moves keys, only index entries.
+
+======================  ======  =================================================
+key                     type    content
+======================  ======  =================================================
+``members``             zset    node id -> last heartbeat (ms); the membership
+``weights``             hash    node id -> ring weight
+``epoch``               string  bumped on every join, leave and death; the fence
+                                every script checks, so no write uses a stale ring
+``totals``              hash    ``queued``, ``leased`` (cluster totals), ``seq``
+                                (lease id counter)
+``ready:<node>``        zset    host -> time (ms) its next request may start;
+                                the hosts with queued work that a node owns
+``orphans``             zset    hosts with queued work whose owner died or left
+``leases:<node>``       hash    lease id -> ``host\\n<encoded request>``
+``q:<host>``            list    encoded requests of a host, FIFO (breadth-first)
+``host:<host>``         hash    ``n`` in flight, ``t`` next start (ms), ``d`` delay
+                                (ms, robots.txt Crawl-delay), ``a`` admitted
+``bloom``               hash    Bloom filter meta: ``capacity``, ``error_rate``,
+                                ``n`` filters, ``c<i>`` items in filter *i*
+``bloom:<i>``           string  bits of filter *i*
+======================  ======  =================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Keys:
+    crawl: str
+
+    @property
+    def prefix(self) -> str:
+        return f"crawler:{{{self.crawl}}}"
+
+    @property
+    def members(self) -> str:
+        return f"{self.prefix}:members"
+
+    @property
+    def weights(self) -> str:
+        return f"{self.prefix}:weights"
+
+    @property
+    def epoch(self) -> str:
+        return f"{self.prefix}:epoch"
+
+    @property
+    def totals(self) -> str:
+        return f"{self.prefix}:totals"
+
+    @property
+    def orphans(self) -> str:
+        return f"{self.prefix}:orphans"
+
+    @property
+    def bloom(self) -> str:
+        return f"{self.prefix}:bloom"
+
+    def bloom_bits(self, index: int) -> str:
+        return f"{self.prefix}:bloom:{index}"
+
+    def ready(self, node: str) -> str:
+        return f"{self.prefix}:ready:{node}"
+
+    def leases(self, node: str) -> str:
+        return f"{self.prefix}:leases:{node}"
+
+    def queue(self, host: str) -> str:
+        return f"{self.prefix}:q:{host}"
+
+    def host(self, host: str) -> str:
+        return f"{self.prefix}:host:{host}"

@@ -1,0 +1,57 @@
+--[[ lease.lua
+  Hand out the next request of each due host, within the politeness gate:
+  at most ARGV[4] in flight per host and request starts at least the host's delay
+  apart. A leased request stays in the node's lease hash until acked or reclaimed.
+
+  KEYS[1] epoch   KEYS[2] totals   KEYS[3] node's ready (zset)   KEYS[4] node's leases
+  then per candidate host: queue (list), host state (hash)
+  ARGV[1] epoch   ARGV[2] now (ms)   ARGV[3] default delay (ms)   ARGV[4] max in flight
+  ARGV[5] park (ms): how far to push back a host at its in-flight limit (an ack
+  re-arms it sooner)   ARGV[6 ..] candidate hosts, in KEYS order
+  Returns {0, next due (ms) or -1, lease id, host index (1-based), payload, ...}
+  or {-1} when the epoch is stale.
+]]
+-- luacheck: globals KEYS ARGV redis
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+local ready, leases = KEYS[3], KEYS[4]
+local now, delay, max_inflight, park =
+  tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local out, leased = {0, -1}, 0
+for i = 6, #ARGV do
+  local host = ARGV[i]
+  local queue, state = KEYS[3 + (i - 5) * 2], KEYS[4 + (i - 5) * 2]
+  local s = redis.call('HMGET', state, 'n', 't', 'd')
+  local n, t = tonumber(s[1] or '0'), tonumber(s[2] or '0')
+  local gap = math.max(delay, tonumber(s[3] or '0'))
+  if t > now then
+    redis.call('ZADD', ready, 'XX', t, host)
+  elseif n >= max_inflight then
+    redis.call('ZADD', ready, 'XX', now + park, host)
+  else
+    local payload = redis.call('LPOP', queue)
+    if not payload then
+      redis.call('ZREM', ready, host)
+    else
+      n, t = n + 1, now + gap
+      redis.call('HSET', state, 'n', n, 't', t)
+      local id = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+      redis.call('HSET', leases, id, host .. '\n' .. payload)
+      leased = leased + 1
+      out[#out + 1], out[#out + 2], out[#out + 3] = id, i - 5, payload
+      if redis.call('LLEN', queue) == 0 then
+        redis.call('ZREM', ready, host)
+      elseif n >= max_inflight then
+        redis.call('ZADD', ready, 'XX', now + park, host)
+      else
+        redis.call('ZADD', ready, 'XX', t, host)
+      end
+    end
+  end
+end
+if leased > 0 then
+  redis.call('HINCRBY', KEYS[2], 'queued', -leased)
+  redis.call('HINCRBY', KEYS[2], 'leased', leased)
+end
+local first = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
+if first[2] then out[2] = tonumber(first[2]) end
+return out

@@ -1,0 +1,86 @@
+--[[ push.lua
+  Admit discovered requests: check-and-set the Bloom filter and append the new
+  ones to their host queue in one atomic step, so a URL is never marked seen
+  without being queued (nor queued twice).
+
+  KEYS[1] epoch   KEYS[2] totals   KEYS[3] bloom meta
+  KEYS[4 .. 3+F]  bloom bit strings, oldest first
+  then per host group: queue (list), host state (hash), owner's ready (zset)
+  ARGV[1] epoch the caller's ring was built at   ARGV[2] now (ms)
+  ARGV[3] F, filters the caller knows            ARGV[4] capacity of filter F
+  ARGV[5] host page limit (0: none)
+  ARGV[6 .. 5+F] slices (bit positions per URL) of each filter
+  then per group: host, count, and per request: check ('1' or '0': dont_filter),
+  payload, and when check is '1' the bit offsets in every filter, oldest first
+  Returns {status, code per request}: status 0 ok, 1 ok and filter F is now full
+  (a new filter starts), -1 stale epoch, -2 stale filter count (nothing written);
+  code 0 duplicate, 1 queued, 2 over the host page limit.
+]]
+-- luacheck: globals KEYS ARGV redis
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+local F = tonumber(ARGV[3])
+if tonumber(redis.call('HGET', KEYS[3], 'n') or '0') ~= F then return {-2} end
+local now, capacity, limit = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local slices = {}
+for f = 1, F do slices[f] = tonumber(ARGV[5 + f]) end
+
+local function seen_before(a)
+  -- a: index in ARGV of the first offset; returns seen, index after the offsets
+  local seen = false
+  for f = 1, F do
+    if not seen then
+      seen = true
+      for j = a, a + slices[f] - 1 do
+        if redis.call('GETBIT', KEYS[3 + f], ARGV[j]) == 0 then seen = false break end
+      end
+    end
+    a = a + slices[f]
+  end
+  return seen, a
+end
+
+local codes, added, queued = {0}, 0, 0
+local a, k = 6 + F, 4 + F
+while k <= #KEYS do
+  local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  local host, count = ARGV[a], tonumber(ARGV[a + 1])
+  a, k = a + 2, k + 3
+  local admitted = tonumber(redis.call('HGET', state, 'a') or '0')
+  local pushed = 0
+  for _ = 1, count do
+    local check, payload = ARGV[a], ARGV[a + 1]
+    a = a + 2
+    local code = 1
+    if check == '1' then
+      local seen, after = seen_before(a)
+      if seen then
+        code = 0
+      else
+        for j = after - slices[F], after - 1 do redis.call('SETBIT', KEYS[3 + F], ARGV[j], 1) end
+        added = added + 1
+      end
+      a = after
+    end
+    if code == 1 and limit > 0 and admitted + pushed >= limit then code = 2 end
+    if code == 1 then
+      redis.call('RPUSH', queue, payload)
+      pushed = pushed + 1
+    end
+    codes[#codes + 1] = code
+  end
+  if pushed > 0 then
+    redis.call('HINCRBY', state, 'a', pushed)
+    local t = tonumber(redis.call('HGET', state, 't') or '0')
+    redis.call('ZADD', ready, 'NX', math.max(t, now), host)
+    queued = queued + pushed
+  end
+end
+if queued > 0 then redis.call('HINCRBY', KEYS[2], 'queued', queued) end
+if added > 0 then
+  local count = redis.call('HINCRBY', KEYS[3], 'c' .. (F - 1), added)
+  if count >= capacity then
+    redis.call('HSET', KEYS[3], 'n', F + 1)
+    codes[1] = 1
+  end
+end
+return codes

@@ -1,0 +1,139 @@
+"""This node's view of the ring, kept current by heartbeats; hosts move when it changes."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from crawler.scheduler.frontier import StaleEpoch
+from crawler.scheduler.ring import Ring
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    from scrapy.statscollectors import StatsCollector
+
+    from crawler.scheduler.frontier import Beat, Frontier
+
+logger = logging.getLogger(__name__)
+
+
+class Membership:
+    """Join, heartbeat, failure detection, drain and leave for one node.
+
+    Ownership is a pure function of the members' weights at an epoch, so every
+    node computes the same owner for a host without asking anyone. When the epoch
+    changes each node moves away the hosts it no longer owns and claims orphaned
+    hosts it now owns: only hosts whose owner changed are touched.
+    """
+
+    def __init__(self, frontier: Frontier, *, weight: int, vnodes: int, timeout_ms: int,
+                 stats: StatsCollector) -> None:
+        self.frontier = frontier
+        self.node = frontier.node
+        self.weight = weight
+        self.vnodes = vnodes
+        self.timeout_ms = timeout_ms
+        self.stats = stats
+        self.epoch = -1
+        self.ring = Ring({}, vnodes)
+        self._owners: dict[str, str] = {}
+
+    def ready_key(self, host: str) -> str:
+        """Where a host's work is announced: its owner's ready set, or orphans."""
+        owner = self._owners.get(host)
+        if owner is None:
+            if not self.ring:
+                return self.frontier.keys.orphans
+            owner = self._owners[host] = self.ring.owner(host)
+        return self.frontier.keys.ready(owner)
+
+    def join(self) -> None:
+        if self.frontier.reclaim(self.node, dead_before_ms=None, remove=True) > 0:
+            logger.info("Requeued the leases of a previous run of node %(node)s",
+                        {"node": self.node})
+        self.frontier.join(self.weight)
+        self.refresh()
+        logger.info("Node %(node)s joined the ring (weight %(w)d, %(n)d members)",
+                    {"node": self.node, "w": self.weight, "n": len(self.ring.weights)})
+
+    def refresh(self) -> None:
+        """Rebuild the ring from Redis and move hosts whose owner changed."""
+        for _ in range(5):
+            epoch, weights = self.frontier.ring_snapshot()
+            if epoch != self.epoch:
+                self.epoch = epoch
+                self.ring = Ring({n: w for n, w in weights.items() if w > 0}, self.vnodes)
+                self._owners.clear()
+            try:
+                self._sweep()
+                return
+            except StaleEpoch:
+                continue
+        raise RuntimeError("membership kept changing during 5 consecutive sweeps")
+
+    def _sweep(self) -> None:
+        keys = self.frontier.keys
+        mine = keys.ready(self.node)
+        away = {h: self.ready_key(h) for h in self.frontier.hosts_in(mine)}
+        away = {h: k for h, k in away.items() if k != mine}
+        claims = {h: mine for h in self.frontier.hosts_in(keys.orphans)
+                  if self.ready_key(h) == mine}
+        moved = self.frontier.sweep(mine, away, self.epoch)
+        moved += self.frontier.sweep(keys.orphans, claims, self.epoch)
+        if moved:
+            self.stats.inc_value("frontier/hosts_moved", moved)
+            logger.info("Ring epoch %(e)d: moved %(away)d hosts away, claimed %(claimed)d",
+                        {"e": self.epoch, "away": len(away), "claimed": len(claims)})
+
+    def with_ring(self, operation: Callable[[int], object]) -> object:
+        """Run *operation(epoch)*, refreshing the ring whenever it proves stale."""
+        for _ in range(5):
+            try:
+                return operation(self.epoch)
+            except StaleEpoch:
+                self.refresh()
+        raise RuntimeError("membership kept changing during 5 consecutive attempts")
+
+    def beat(self) -> Beat:
+        """Heartbeat; detect dead members and reclaim their work; follow the epoch."""
+        beat = self.frontier.heartbeat(self.timeout_ms)
+        if not beat.alive:
+            logger.warning("Node %(node)s was declared dead (heartbeats late by over "
+                           "%(t)dms); its leases were requeued. Rejoining.",
+                           {"node": self.node, "t": self.timeout_ms})
+            self.stats.inc_value("frontier/rejoined")
+            self.frontier.join(self.weight)
+        for dead in beat.dead:
+            if dead == self.node:
+                continue
+            requeued = self.frontier.reclaim(
+                dead, dead_before_ms=self.frontier.now_ms() - self.timeout_ms, remove=True)
+            if requeued >= 0:
+                logger.warning("Node %(dead)s is dead: requeued %(n)d leased requests and "
+                               "orphaned its hosts", {"dead": dead, "n": requeued})
+                self.stats.inc_value("frontier/nodes_declared_dead")
+                self.stats.inc_value("frontier/reclaimed", requeued)
+        if not beat.alive or beat.dead or beat.epoch != self.epoch or beat.orphans:
+            self.refresh()
+        return beat
+
+    def drain(self, unstarted_leases: Iterable[str]) -> int:
+        """Stop owning hosts at once and hand back leases not yet started.
+
+        The node stays a member (weight 0) so that if it dies before its
+        in-flight requests finish, those leases are still reclaimed.
+        """
+        self.weight = 0
+        self.frontier.join(0)
+        requeued = self.frontier.reclaim(self.node, dead_before_ms=None, remove=False,
+                                         lease_ids=unstarted_leases)
+        self.refresh()
+        return requeued
+
+    def leave(self) -> int:
+        """Leave the ring; requeue every lease still held. Never deletes shared state."""
+        requeued = self.frontier.reclaim(self.node, dead_before_ms=None, remove=True)
+        logger.info("Node %(node)s left the ring, handing back %(n)d leased requests",
+                    {"node": self.node, "n": requeued})
+        return requeued

@@ -1,0 +1,422 @@
+"""The Scrapy scheduler of the distributed frontier."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any, Self
+
+from scrapy import signals
+from scrapy.core.scheduler import BaseScheduler
+from scrapy.utils.asyncio import call_later, create_looping_call
+from scrapy.utils.httpobj import urlparse_cached
+
+from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
+from crawler.scheduler import codec
+from crawler.scheduler.codec import LEASE_META
+from crawler.scheduler.dupefilter import BloomDupeFilter
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Ack, Frontier, Pending
+from crawler.scheduler.keys import Keys
+from crawler.scheduler.membership import Membership
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+
+class Scheduler(BaseScheduler):
+    """A frontier shared by every node of a crawl, kept in Redis.
+
+    Hosts belong to nodes by a consistent-hash ring over the live members; a node
+    only fetches hosts it owns, one host queue at a time (FIFO: breadth-first per
+    host), within a per-host politeness gate that holds across the cluster. A
+    request handed to Scrapy stays leased in Redis until its outcome has been
+    processed; a dead node's leases go back to the queues.
+
+    Engine contract: ``enqueue_request`` returns False only for a request dropped
+    at once (seen recently by this node, or not encodable); the cluster-wide
+    duplicate check happens when the request is flushed to Redis, and is counted
+    under ``dupefilter/filtered``. ``next_request`` returns None when no owned
+    host is due; the scheduler wakes the engine when one becomes due.
+    ``has_pending_requests`` stays True until the whole cluster's frontier has
+    been empty, with no leases out, for :setting:`CRAWLER_IDLE_CLOSE` seconds.
+
+    Settings: every ``CRAWLER_*`` setting, :setting:`REDIS_URL`,
+    :setting:`CONCURRENT_REQUESTS`. Redis keys: see :mod:`crawler.scheduler.keys`
+    (an implementation detail that may change). Closing never deletes shared state.
+    """
+
+    def __init__(self, crawler: Crawler, dupefilter: BloomDupeFilter, *, node: str,
+                 weight: int, flush_size: int, prefetch: int, idle_close: float,
+                 idle_backoff_max: float, heartbeat_interval: float, node_timeout: float,
+                 vnodes: int, delay: float, max_inflight: int, host_limit: int,
+                 bloom_capacity: int, bloom_error_rate: float) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.df = dupefilter
+        self.node = node
+        self.weight = weight
+        self.flush_size = flush_size
+        self.prefetch = prefetch
+        self.idle_close = idle_close
+        self.idle_backoff_max = idle_backoff_max
+        self.heartbeat_interval = heartbeat_interval
+        self.node_timeout = node_timeout
+        self.vnodes = vnodes
+        self.delay = delay
+        self.max_inflight = max_inflight
+        self.host_limit = host_limit
+        self.bloom_capacity = bloom_capacity
+        self.bloom_error_rate = bloom_error_rate
+        self.spider: Spider | None = None
+        self._outbox: list[Pending] = []
+        self._acks: list[Ack] = []
+        self._ready: deque[Request] = deque()
+        self._leased: dict[str, _Lease] = {}
+        self._refill_after = 0.0
+        self._backoff = 0.0
+        self._wake_call: Any = None
+        self._quiet_since: float | None = None
+        self._cluster_done = False
+        self._draining = False
+        self._redis_down_since: float | None = None
+        self._expected_false_positives = 0.0
+        self._crawl_delays: dict[str, float] = {}
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler, BloomDupeFilter.from_crawler(crawler),
+                   **options_from_settings(crawler.settings))
+
+    # -- lifecycle --------------------------------------------------------------
+
+    def open(self, spider: Spider) -> None:
+        self.spider = spider
+        self.frontier = Frontier(
+            client_from_crawler(self.crawler), Keys(crawl_id(self.crawler)), self.node,
+            delay_ms=int(self.delay * 1000), max_inflight=self.max_inflight,
+            host_limit=self.host_limit, bloom_capacity=self.bloom_capacity,
+            bloom_error_rate=self.bloom_error_rate)
+        self.membership = Membership(self.frontier, weight=self.weight, vnodes=self.vnodes,
+                                     timeout_ms=int(self.node_timeout * 1000),
+                                     stats=self.stats)
+        self.membership.join()
+        self.df.open()
+        connect = self.crawler.signals.connect
+        connect(self._request_started, signal=signals.request_reached_downloader)
+        connect(self._response_received, signal=signals.response_received)
+        connect(self._robots_parsed, signal=signals.robots_parsed)
+        self._ticker = create_looping_call(self._tick)
+        self._ticker.start(self.heartbeat_interval, now=False)
+
+    def close(self, reason: str) -> None:
+        if self._ticker.running:
+            self._ticker.stop()
+        if self._wake_call is not None:
+            self._wake_call.cancel()
+        self._flush()
+        self.membership.leave()
+        self._ready.clear()
+        self._leased.clear()
+        self._update_stats()
+        self.df.close(reason)
+
+    # -- the engine's interface -------------------------------------------------
+
+    def has_pending_requests(self) -> bool:
+        return bool(self._ready or self._outbox or self._leased) or not self._cluster_done
+
+    def __len__(self) -> int:
+        return len(self._ready) + len(self._outbox)
+
+    def enqueue_request(self, request: Request) -> bool:
+        self._continue_lease(request)
+        fingerprint = None
+        if not request.dont_filter:
+            fingerprint = self.df.fingerprint(request)
+            if self.df.seen_recently(fingerprint):
+                self.df.log(request)
+                return False
+        try:
+            payload = codec.encode(request, self.spider)
+        except codec.EncodeError as exc:
+            self.stats.inc_value("frontier/unencodable")
+            logger.error("Cannot queue %(request)s: %(exc)s (queued requests hold plain data: "
+                         "URL, callback name, JSON-able meta and cb_kwargs)",
+                         {"request": request, "exc": exc}, extra={"spider": self.spider})
+            return False
+        self._outbox.append(Pending(_host(request), fingerprint, payload))
+        self.stats.inc_value("frontier/enqueued")
+        self._expedite()
+        if len(self._outbox) >= self.flush_size:
+            self._flush()
+        return True
+
+    def next_request(self) -> Request | None:
+        if not self._ready and not self._draining:
+            self._refill()
+        if not self._ready:
+            return None
+        request = self._ready.popleft()
+        self.stats.inc_value("frontier/dequeued")
+        return request
+
+    # -- leases -----------------------------------------------------------------
+
+    def settle(self, request: Request) -> None:
+        """The outcome of *request* has been processed: release its lease."""
+        self._settle(request.meta.get(LEASE_META))
+
+    def _settle(self, lease_id: str | None) -> None:
+        lease = self._leased.pop(lease_id, None)
+        if lease is not None:
+            done = lease.done_ms or self.frontier.now_ms()
+            self._acks.append(Ack(lease_id, lease.host, done))
+            self.stats.inc_value("frontier/settled")
+            self._expedite()
+
+    def _continue_lease(self, request: Request) -> None:
+        # A retry or redirect of a leased request (made before any response was
+        # processed) replaces it: settle the old lease once the new one is pushed.
+        # A callback's request that merely copied response.meta is not one.
+        lease_id = request.meta.pop(LEASE_META, None)
+        lease = self._leased.get(lease_id)
+        if lease is not None and lease.done_ms is None:
+            self._settle(lease_id)
+
+    def _request_started(self, request: Request, spider: Spider) -> None:
+        lease = self._leased.get(request.meta.get(LEASE_META))
+        if lease is not None:
+            lease.started = True
+
+    def _response_received(self, response: Response, request: Request, spider: Spider) -> None:
+        lease = self._leased.get(request.meta.get(LEASE_META))
+        if lease is not None:
+            lease.done_ms = self.frontier.now_ms()
+
+    def _robots_parsed(self, robotparser: Any, request: Request) -> None:
+        agent = self.crawler.settings.get("ROBOTSTXT_USER_AGENT") or \
+            request.headers.get(b"User-Agent") or self.crawler.settings.get("USER_AGENT")
+        crawl_delay = robotparser.crawl_delay(agent)
+        if crawl_delay and crawl_delay > self.delay:
+            self._crawl_delays[_host(request)] = crawl_delay
+            self.frontier.set_crawl_delay(_host(request), int(crawl_delay * 1000))
+            self.stats.inc_value("frontier/robots_crawl_delay")
+
+    def host_delay(self, request: Request) -> float:
+        """The minimum gap between request starts to *request*'s host."""
+        return max(self.delay, self._crawl_delays.get(_host(request), 0.0))
+
+    # -- Redis traffic ----------------------------------------------------------
+
+    def _expedite(self) -> None:
+        # Local news (a settled lease, a new request) may make a host due: allow
+        # the next refill soon, but not more than about once per 10 ms.
+        if self._refill_after > time.monotonic() + 0.01:
+            self._wait(0.01)
+
+    def _flush(self) -> None:
+        if not (self._outbox or self._acks):
+            return
+        pushes, acks = self._outbox, self._acks
+        self._outbox, self._acks = [], []
+        try:
+            codes = self.membership.with_ring(
+                lambda epoch: self.frontier.flush(pushes, acks, epoch, self.membership.ready_key))
+        except UNREACHABLE:
+            self._outbox[:0], self._acks[:0] = pushes, acks
+            raise
+        rate = self.frontier.bloom_false_positive_rate()
+        for pending, code in zip(pushes, codes):
+            if code == DUPLICATE:
+                self.stats.inc_value("dupefilter/filtered")
+            elif code == OVER_HOST_LIMIT:
+                self.stats.inc_value("frontier/filtered/host_limit")
+            else:
+                self.stats.inc_value("frontier/queued")
+                if pending.fingerprint:
+                    self._expected_false_positives += rate
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        if now < self._refill_after:
+            return
+        try:
+            self._flush()
+            leased, next_due = self.membership.with_ring(
+                lambda epoch: self.frontier.lease(self.prefetch, epoch))
+        except UNREACHABLE as exc:
+            self._redis_unreachable(exc)
+            self._wait(self.idle_backoff_max)
+            return
+        for lease in leased:
+            request = codec.decode(lease.payload, self.spider)
+            request.meta[LEASE_META] = lease.lease_id
+            self._leased[lease.lease_id] = _Lease(lease.host)
+            self._ready.append(request)
+        self.stats.inc_value("frontier/leased", len(leased))
+        if leased:
+            self._backoff = 0.0
+            self._refill_after = 0.0
+            return
+        self._backoff = min(max(self._backoff * 2, 0.01), self.idle_backoff_max)
+        wait = self._backoff
+        if next_due is not None:
+            wait = min(wait, max(0.0, (next_due - self.frontier.now_ms()) / 1000))
+        self._wait(wait)
+
+    def _wait(self, seconds: float) -> None:
+        """Refill no sooner than in *seconds*, and wake the engine then."""
+        self._refill_after = time.monotonic() + seconds
+        if self._wake_call is not None:
+            self._wake_call.cancel()
+        self._wake_call = call_later(seconds, self._wake_engine)
+
+    def _wake_engine(self) -> None:
+        self._wake_call = None
+        # Scrapy has no public "poll the scheduler now"; without this the engine
+        # waits for its 5 s heartbeat when a politeness delay ends.
+        slot = getattr(self.crawler.engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    # -- periodic work ----------------------------------------------------------
+
+    def _tick(self) -> None:
+        try:
+            if not self.crawler.crawling and not self._draining:
+                self._drain()
+            self._flush()
+            beat = self.membership.beat()
+        except UNREACHABLE as exc:
+            self._redis_unreachable(exc)
+            return
+        if self._redis_down_since is not None:
+            logger.warning("Redis is reachable again after %(s).1fs",
+                           {"s": time.monotonic() - self._redis_down_since})
+            self._redis_down_since = None
+        self._settle_leaked()
+        self._update_idle(beat.queued + beat.leased + beat.orphans)
+        self._update_stats()
+
+    def _drain(self) -> None:
+        """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
+        self._draining = True
+        unstarted = [r.meta[LEASE_META] for r in self._ready]
+        for lease_id in unstarted:
+            self._leased.pop(lease_id, None)
+        self._ready.clear()
+        requeued = self.membership.drain(unstarted)
+        logger.info("Draining node %(node)s: handed off its hosts and %(n)d unstarted "
+                    "requests; waiting for %(f)d in flight",
+                    {"node": self.node, "n": requeued, "f": len(self._leased)})
+
+    def _settle_leaked(self) -> None:
+        # Every path out of Scrapy settles a lease (middlewares, signals); this is
+        # the safety net for a path we did not foresee, so the crawl can finish.
+        engine = self.crawler.engine
+        if (not self._leased or self._ready or engine.downloader.active
+                or not engine.scraper.slot.is_idle()):
+            return
+        for lease_id, lease in list(self._leased.items()):
+            if not lease.started:
+                continue
+            self._leased.pop(lease_id)
+            self._acks.append(Ack(lease_id, lease.host, lease.done_ms or self.frontier.now_ms()))
+            self.stats.inc_value("frontier/lease_leaked")
+            logger.warning("Lease %(id)s of host %(host)s was never settled; settling it",
+                           {"id": lease_id, "host": lease.host})
+
+    def _update_idle(self, cluster_work: int) -> None:
+        if cluster_work or self._ready or self._outbox or self._leased or self._acks:
+            self._quiet_since = None
+            self._cluster_done = False
+            return
+        now = time.monotonic()
+        if self._quiet_since is None:
+            self._quiet_since = now
+        elif now - self._quiet_since >= self.idle_close and not self._cluster_done:
+            self._cluster_done = True
+            logger.info("The cluster's frontier has been empty for %(s)gs: finishing",
+                        {"s": self.idle_close})
+            self._wake_engine()
+
+    def _redis_unreachable(self, exc: Exception) -> None:
+        if self._redis_down_since is None:
+            self._redis_down_since = time.monotonic()
+            logger.error("Redis unreachable (%(exc)s); keeping local work and retrying",
+                         {"exc": exc})
+        self.stats.inc_value("frontier/redis_errors")
+
+    def _update_stats(self) -> None:
+        frontier = self.frontier
+        self.stats.set_value("frontier/redis_round_trips", frontier.round_trips)
+        self.stats.set_value("dupefilter/false_positive_rate", frontier.bloom_false_positive_rate())
+        self.stats.set_value("dupefilter/expected_false_positives",
+                             round(self._expected_false_positives, 3))
+        self.stats.set_value("dupefilter/bloom_layers", len(frontier.bloom_layers))
+
+
+class _Lease:
+    __slots__ = ("host", "started", "done_ms")
+
+    def __init__(self, host: str) -> None:
+        self.host = host
+        self.started = False  # reached the downloader
+        self.done_ms: int | None = None  # when its response arrived
+
+
+def _host(request: Request) -> str:
+    return urlparse_cached(request).netloc.lower()
+
+
+def options_from_settings(s: BaseSettings) -> dict[str, Any]:
+    """The scheduler's options, validated (ValueError names the bad setting)."""
+    options = dict(
+        node=s.get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
+        weight=s.getint("CRAWLER_NODE_WEIGHT"),
+        flush_size=s.getint("CRAWLER_FLUSH_SIZE"),
+        prefetch=s.getint("CRAWLER_PREFETCH") or s.getint("CONCURRENT_REQUESTS"),
+        idle_close=s.getfloat("CRAWLER_IDLE_CLOSE"),
+        idle_backoff_max=s.getfloat("CRAWLER_IDLE_BACKOFF_MAX"),
+        heartbeat_interval=s.getfloat("CRAWLER_HEARTBEAT_INTERVAL"),
+        node_timeout=s.getfloat("CRAWLER_NODE_TIMEOUT"),
+        vnodes=s.getint("CRAWLER_RING_VNODES"),
+        delay=s.getfloat("CRAWLER_HOST_DELAY"),
+        max_inflight=s.getint("CRAWLER_HOST_MAX_INFLIGHT"),
+        host_limit=s.getint("CRAWLER_HOST_PAGE_LIMIT"),
+        bloom_capacity=s.getint("CRAWLER_BLOOM_CAPACITY"),
+        bloom_error_rate=s.getfloat("CRAWLER_BLOOM_ERROR_RATE"),
+    )
+    _validate(options)
+    return options
+
+
+def _validate(options: dict[str, Any]) -> None:
+    def check(ok: bool, setting: str, value: object, expected: str) -> None:
+        if not ok:
+            raise ValueError(f"{setting} ({value!r}) must be {expected}")
+
+    check(options["weight"] >= 0, "CRAWLER_NODE_WEIGHT", options["weight"], ">= 0")
+    check(options["delay"] >= 0, "DOWNLOAD_DELAY", options["delay"], ">= 0")
+    check(options["max_inflight"] >= 1, "CRAWLER_HOST_MAX_INFLIGHT", options["max_inflight"], ">= 1")
+    check(options["host_limit"] >= 0, "CRAWLER_HOST_PAGE_LIMIT", options["host_limit"], ">= 0 (0: no limit)")
+    check(options["flush_size"] >= 1, "CRAWLER_FLUSH_SIZE", options["flush_size"], ">= 1")
+    check(options["prefetch"] >= 1, "CRAWLER_PREFETCH", options["prefetch"], ">= 1")
+    check(options["idle_close"] >= 0, "CRAWLER_IDLE_CLOSE", options["idle_close"], ">= 0")
+    check(options["heartbeat_interval"] > 0, "CRAWLER_HEARTBEAT_INTERVAL",
+          options["heartbeat_interval"], "> 0")
+    check(options["node_timeout"] > 2 * options["heartbeat_interval"], "CRAWLER_NODE_TIMEOUT",
+          options["node_timeout"], "more than twice CRAWLER_HEARTBEAT_INTERVAL "
+          f"({options['heartbeat_interval']!r}), or live nodes would be declared dead")
+    check(options["vnodes"] >= 1, "CRAWLER_RING_VNODES", options["vnodes"], ">= 1")
+    check(options["bloom_capacity"] >= 1000, "CRAWLER_BLOOM_CAPACITY", options["bloom_capacity"], ">= 1000")
+    check(0 < options["bloom_error_rate"] < 0.1, "CRAWLER_BLOOM_ERROR_RATE",
+          options["bloom_error_rate"], "between 0 and 0.1")

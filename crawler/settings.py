@@ -1,0 +1,17 @@
+"""Project settings: the cluster add-on plus site policy. Every CRAWLER_* setting is
+documented in docs/settings.md; defaults live in crawler/settings_defaults.py."""
+
+BOT_NAME = "crawler"
+SPIDER_MODULES = ["crawler.spiders"]
+NEWSPIDER_MODULE = "crawler.spiders"
+COMMANDS_MODULE = "crawler.commands"
+
+ADDONS = {"crawler.addon.ClusterAddon": 0}
+
+USER_AGENT = "forum-crawler/0.1 (+https://github.com/forum-crawler/forum-crawler)"
+ROBOTSTXT_OBEY = True
+CONCURRENT_REQUESTS = 16
+CONCURRENT_ITEMS = 8  # the default 100 halves a link-following spider's throughput
+DOWNLOAD_DELAY = 0.5  # enforced per host across the whole cluster
+FEED_EXPORT_ENCODING = "utf-8"
+LOG_LEVEL = "INFO"

@@ -1,0 +1,33 @@
+"""Every ``CRAWLER_*`` default, in one place.
+
+The :class:`crawler.addon.ClusterAddon` applies them; ``docs/settings.md`` documents
+each one (``tests/test_settings_doc.py`` keeps the two in sync).
+"""
+
+from __future__ import annotations
+
+DEFAULTS: dict[str, object] = {
+    # Identity and storage
+    "CRAWLER_CRAWL_ID": None,  # None: the spider name
+    "CRAWLER_NODE_ID": None,  # None: "<hostname>-<pid>"
+    "CRAWLER_NODE_WEIGHT": 1,
+    "CRAWLER_STATE_DIR": ".crawler-state",
+    "REDIS_URL": None,  # None: embedded redis-server in CRAWLER_STATE_DIR
+    "CRAWLER_REDIS_CONNECT_TIMEOUT": 10.0,
+    # Membership
+    "CRAWLER_HEARTBEAT_INTERVAL": 1.0,
+    "CRAWLER_NODE_TIMEOUT": 10.0,
+    "CRAWLER_RING_VNODES": 1000,
+    # Politeness
+    "CRAWLER_HOST_MAX_INFLIGHT": 1,
+    # Queues and batching
+    "CRAWLER_FLUSH_SIZE": 256,
+    "CRAWLER_IDLE_BACKOFF_MAX": 1.0,
+    "CRAWLER_IDLE_CLOSE": 5.0,
+    "CRAWLER_PREFETCH": None,  # None: CONCURRENT_REQUESTS
+    "CRAWLER_HOST_PAGE_LIMIT": 0,  # 0: no limit
+    # Dedup
+    "CRAWLER_BLOOM_CAPACITY": 1_000_000,
+    "CRAWLER_BLOOM_ERROR_RATE": 1e-4,
+    "CRAWLER_SEEN_CACHE_SIZE": 100_000,
+}
