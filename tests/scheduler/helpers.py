@@ -1,0 +1,16 @@
+"""Build a Frontier on a real Redis for script-level tests."""
+
+from __future__ import annotations
+
+from crawler.scheduler.frontier import Frontier
+from crawler.scheduler.keys import Keys
+
+
+def make_frontier(client, node: str = "n1", **options) -> Frontier:
+    defaults = dict(delay_ms=0, max_inflight=1, host_limit=0, bloom_capacity=10_000,
+                    bloom_error_rate=1e-4)
+    return Frontier(client, Keys("t"), node, **{**defaults, **options})
+
+
+def ready_of(node: str):
+    return lambda host: Keys("t").ready(node)

@@ -1,0 +1,133 @@
+"""Several node processes, one real Redis, a real multi-host site on 127.0.0.1.
+
+The site records every request it serves; these tests assert on what the server saw:
+every page fetched, each once, per-host concurrency and gaps between request starts.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from crawler.demo.site import SiteServer
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.slow
+
+DELAY = 0.15
+COMMON = dict(CRAWLER_HEARTBEAT_INTERVAL=0.5, CRAWLER_NODE_TIMEOUT=3, CRAWLER_IDLE_CLOSE=2,
+              CONCURRENT_REQUESTS=8, LOG_LEVEL="INFO", TELNETCONSOLE_ENABLED=False)
+
+
+def cluster_settings(redis_server, **extra):
+    return {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": DELAY, **extra}
+
+
+def assert_each_page_once(site: SiteServer) -> None:
+    counts = site.fetch_counts()
+    expected = site.expected_urls()
+    assert expected - set(counts) == set(), "pages never fetched"
+    assert set(counts) - expected == set(), "pages fetched that the site does not link"
+    assert {u: c for u, c in counts.items() if c > 1} == {}, "pages fetched twice"
+
+
+def assert_polite(site: SiteServer, delay: float) -> None:
+    assert max(site.max_concurrency().values()) == 1
+    gaps = site.min_gap()
+    assert min(gaps.values()) >= delay, gaps
+
+
+def test_three_nodes_fetch_every_page_once_and_politely(redis_server, nodes):
+    with SiteServer(hosts=15, pages_per_host=25, latency=0.01, seed=11) as site:
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **cluster_settings(redis_server))
+                   for i in range(3)]
+        assert [n.wait(180) for n in cluster] == [0, 0, 0], cluster[0].output()[-3000:]
+        assert_each_page_once(site)
+        assert_polite(site, DELAY)
+    per_node = [set(n.pages()) for n in cluster]
+    assert sum(len(p) for p in per_node) == len(set().union(*per_node)), "a page processed twice"
+    assert sum(1 for p in per_node if p) >= 2, "the work was not shared"
+    for node in cluster:
+        assert "Traceback" not in node.output()
+        assert "frontier/lease_leaked" not in node.output()
+
+
+def test_a_killed_node_loses_nothing(redis_server, nodes):
+    with SiteServer(hosts=12, pages_per_host=40, latency=0.05, seed=12) as site:
+        settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(3)]
+        assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+        victim = cluster[1]
+        victim.kill()
+        victim.wait(10)
+        survivors = [cluster[0], cluster[2]]
+        assert [n.wait(180) for n in survivors] == [0, 0]
+        counts = site.fetch_counts()
+        assert site.expected_urls() - set(counts) == set(), "pages lost with the killed node"
+        duplicates = sum(c - 1 for c in counts.values())
+        # only what the victim had in flight can be fetched twice: at most one
+        # request per host (CRAWLER_HOST_MAX_INFLIGHT) and CONCURRENT_REQUESTS in all
+        assert duplicates <= 8
+        assert_polite(site, 0.05)
+    assert any("crawler-1 is dead" in n.output() for n in survivors)
+
+
+def test_a_joining_node_takes_its_share(redis_server, nodes):
+    with SiteServer(hosts=18, pages_per_host=30, latency=0.05, seed=13) as site:
+        settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
+        first = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
+        assert site.wait_fetched(len(site.expected_urls()) // 4, timeout=120)
+        late = nodes("crawler-2", site.base_urls, **settings)
+        assert [n.wait(180) for n in [*first, late]] == [0, 0, 0]
+        assert_each_page_once(site)
+        assert_polite(site, 0.05)
+    assert late.pages(), "the new node fetched nothing"
+    assert any("moved" in n.output() and "hosts away" in n.output() for n in first)
+
+
+def test_a_leaving_node_hands_off_at_once(redis_server, nodes):
+    # slow responses, so SIGTERM finds requests in flight: the node must hand off
+    # its hosts and unstarted work at once, then finish what it started
+    with SiteServer(hosts=12, pages_per_host=20, latency=0.6, seed=14) as site:
+        settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(3)]
+        assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+        leaving = cluster[2]
+        leaving.signal(signal.SIGTERM)
+        assert leaving.wait(30) == 0
+        assert [n.wait(180) for n in cluster[:2]] == [0, 0]
+        assert_each_page_once(site)
+        assert_polite(site, 0.05)
+    assert "Draining node crawler-2" in leaving.output()
+    assert "left the ring" in leaving.output()
+
+
+def test_an_interrupted_embedded_crawl_resumes_without_refetching(tmp_path, nodes):
+    state = tmp_path / "state"
+    settings = {**COMMON, "CRAWLER_STATE_DIR": state, "DOWNLOAD_DELAY": 0.05}
+    with SiteServer(hosts=3, pages_per_host=40, latency=0.05, seed=15) as site:
+        first = nodes("laptop", site.base_urls, **settings)
+        assert site.wait_fetched(len(site.expected_urls()) // 2, timeout=120)
+        first.signal(signal.SIGINT)  # Ctrl-C once
+        assert first.wait(60) == 0
+        fetched_before = len(site.fetch_counts())
+        assert fetched_before < len(site.expected_urls())
+        second = nodes("laptop-again", site.base_urls, **settings)
+        assert second.wait(120) == 0
+        assert_each_page_once(site)
+    assert first.pages() and second.pages()
+    assert (state / "follow" / "appendonly.aof").exists()
+
+
+def test_unreachable_redis_is_one_line_and_non_zero_exit():
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+         "-s", "REDIS_URL=redis://127.0.0.1:9/0", "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: cannot reach Redis at REDIS_URL ('redis://127.0.0.1:9/0')")

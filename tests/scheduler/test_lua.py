@@ -1,0 +1,168 @@
+"""One test (or a few) per Lua script, against a real Redis: set raw state, call
+the script through its Frontier wrapper, assert raw state afterwards."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, Ack, Pending, StaleEpoch
+from tests.scheduler.helpers import make_frontier, ready_of
+
+FP = "ab" * 20
+
+
+def test_join_bumps_epoch_and_records_weight(r):
+    f = make_frontier(r)
+    assert f.join(3) == 1
+    assert f.join(2) == 2
+    assert r.hget(f.keys.weights, "n1") == b"2"
+    assert r.zscore(f.keys.members, "n1") is not None
+
+
+def test_push_queues_new_and_drops_duplicates_atomically(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    pushes = [Pending("a.test", FP, b"1{u:1}"), Pending("a.test", FP, b"1{u:1 again}"),
+              Pending("b.test", "cd" * 20, b"1{u:2}"), Pending("b.test", None, b"1{retry}")]
+    codes = f.flush(pushes, [], epoch, ready_of("n1"))
+    assert codes == [QUEUED, DUPLICATE, QUEUED, QUEUED]
+    assert r.lrange(f.keys.queue("a.test"), 0, -1) == [b"1{u:1}"]
+    assert r.lrange(f.keys.queue("b.test"), 0, -1) == [b"1{u:2}", b"1{retry}"]
+    assert set(r.zrange(f.keys.ready("n1"), 0, -1)) == {b"a.test", b"b.test"}
+    assert r.hget(f.keys.totals, "queued") == b"3"
+    assert r.hget(f.keys.bloom, "c0") == b"2"
+    # seen across calls too, and by another node
+    other = make_frontier(r, node="n2")
+    assert other.flush([Pending("a.test", FP, b"x")], [], epoch, ready_of("n1")) == [DUPLICATE]
+
+
+def test_push_enforces_host_page_limit(r):
+    f = make_frontier(r, host_limit=2)
+    epoch = f.join(1)
+    pushes = [Pending("a.test", f"{i:040x}", b"p%d" % i) for i in range(3)]
+    assert f.flush(pushes, [], epoch, ready_of("n1")) == [QUEUED, QUEUED, OVER_HOST_LIMIT]
+    assert r.llen(f.keys.queue("a.test")) == 2
+    assert r.hget(f.keys.host("a.test"), "a") == b"2"
+
+
+def test_push_with_stale_epoch_writes_nothing(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    with pytest.raises(StaleEpoch):
+        f.flush([Pending("a.test", FP, b"p")], [], epoch - 1, ready_of("n1"))
+    assert r.llen(f.keys.queue("a.test")) == 0
+    assert not r.exists(f.keys.bloom_bits(0))
+
+
+def test_push_grows_a_new_bloom_layer_when_full(r):
+    f = make_frontier(r, bloom_capacity=1000)
+    epoch = f.join(1)
+    pushes = [Pending("a.test", f"{i:040x}", b"p") for i in range(1000)]
+    f.flush(pushes, [], epoch, ready_of("n1"))
+    assert r.hget(f.keys.bloom, "n") == b"2"
+    assert len(f.bloom_layers) == 2 and f.bloom_layers[1].capacity == 2000
+    # a node that still believes in one layer is told to reload, and then succeeds
+    stale = make_frontier(r, node="n2", bloom_capacity=1000)
+    stale.bloom_layers, stale.bloom_counts = stale.bloom_layers[:1], stale.bloom_counts[:1]
+    codes = stale.flush([Pending("a.test", "f" * 40, b"q"), Pending("a.test", f"{5:040x}", b"q")],
+                        [], epoch, ready_of("n1"))
+    assert codes == [QUEUED, DUPLICATE]
+    assert r.hget(f.keys.bloom, "c1") == b"1"
+
+
+def _queue(f, r, host, *payloads, epoch):
+    f.flush([Pending(host, None, p) for p in payloads], [], epoch, ready_of(f.node))
+
+
+def test_lease_respects_in_flight_limit_and_gap(r):
+    f = make_frontier(r, delay_ms=1000)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
+    leased, _ = f.lease(10, epoch)
+    assert [(x.host, x.payload) for x in leased] == [("a.test", b"p1")]
+    assert r.hget(f.keys.host("a.test"), "n") == b"1"
+    assert r.hlen(f.keys.leases("n1")) == 1
+    # in flight limit 1: nothing more, the host is parked
+    assert f.lease(10, epoch)[0] == []
+    assert r.zscore(f.keys.ready("n1"), "a.test") > f.now_ms() + 30_000
+    # the ack frees the slot but the next start waits for the delay after the response
+    done = f.now_ms()
+    f.flush([], [Ack(leased[0].lease_id, "a.test", done)], epoch, ready_of("n1"))
+    assert r.hget(f.keys.host("a.test"), "n") == b"0"
+    assert int(r.hget(f.keys.host("a.test"), "t")) == done + 1000
+    assert r.zscore(f.keys.ready("n1"), "a.test") == done + 1000
+    leased, next_due = f.lease(10, epoch)
+    assert leased == [] and next_due == done + 1000
+    assert r.hget(f.keys.totals, "queued") == b"1" and r.hget(f.keys.totals, "leased") == b"0"
+
+
+def test_lease_honours_crawl_delay_and_removes_empty_hosts(r):
+    f = make_frontier(r, delay_ms=0)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    f.set_crawl_delay("a.test", 5000)
+    leased, _ = f.lease(10, epoch)
+    assert len(leased) == 1
+    assert not r.zscore(f.keys.ready("n1"), "a.test")  # queue empty: host leaves ready
+    f.flush([], [Ack(leased[0].lease_id, "a.test", 1000)], epoch, ready_of("n1"))
+    assert int(r.hget(f.keys.host("a.test"), "t")) >= 6000
+
+
+def test_ack_of_a_reclaimed_lease_changes_nothing(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    leased, _ = f.lease(10, epoch)
+    assert f.reclaim("n1", dead_before_ms=None, remove=False) == 1
+    epoch = int(r.get(f.keys.epoch))
+    f.flush([], [Ack(leased[0].lease_id, "a.test", 0)], epoch, ready_of("n1"))
+    assert r.hget(f.keys.totals, "leased") == b"0"
+    assert r.hget(f.keys.host("a.test"), "n") == b"0"
+    assert r.lrange(f.keys.queue("a.test"), 0, -1) == [b"p1"]
+
+
+def test_ack_with_stale_epoch_is_refused(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    leased, _ = f.lease(10, epoch)
+    f.join(1)
+    with pytest.raises(StaleEpoch):
+        f.flush([], [Ack(leased[0].lease_id, "a.test", 0)], epoch, ready_of("n1"))
+    assert r.hlen(f.keys.leases("n1")) == 1
+
+
+def test_reclaim_requeues_at_head_and_orphans_hosts(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
+    _queue(f, r, "b.test", b"q1", epoch=epoch)
+    leased, _ = f.lease(1, epoch)
+    assert f.reclaim("n1", dead_before_ms=None, remove=True) == 1
+    first = leased[0]
+    assert r.lindex(f.keys.queue(first.host), 0) == first.payload
+    assert set(r.zrange(f.keys.orphans, 0, -1)) == {b"a.test", b"b.test"}
+    assert not r.exists(f.keys.ready("n1")) and not r.exists(f.keys.leases("n1"))
+    assert r.zscore(f.keys.members, "n1") is None and r.hget(f.keys.weights, "n1") is None
+    assert r.hget(f.keys.totals, "queued") == b"3" and r.hget(f.keys.totals, "leased") == b"0"
+    assert int(r.get(f.keys.epoch)) == epoch + 1
+
+
+def test_reclaim_refuses_a_node_whose_heartbeat_is_recent(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    f.lease(1, epoch)
+    assert f.reclaim("n1", dead_before_ms=f.now_ms() - 10_000, remove=True) == -1
+    assert r.hlen(f.keys.leases("n1")) == 1 and r.zscore(f.keys.members, "n1") is not None
+
+
+def test_sweep_moves_hosts_with_their_due_time(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    r.zadd(f.keys.ready("n1"), {"a.test": 5, "b.test": 7})
+    assert f.sweep(f.keys.ready("n1"), {"a.test": f.keys.ready("n2")}, epoch) == 1
+    assert r.zrange(f.keys.ready("n2"), 0, -1, withscores=True) == [(b"a.test", 5.0)]
+    assert r.zrange(f.keys.ready("n1"), 0, -1) == [b"b.test"]
+    with pytest.raises(StaleEpoch):
+        f.sweep(f.keys.ready("n1"), {"b.test": f.keys.ready("n2")}, epoch - 1)
