@@ -62,6 +62,7 @@ class Beat(NamedTuple):
     queued: int
     leased: int
     orphans: int
+    control: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -291,12 +292,15 @@ class Frontier:
             pipe.zrangebyscore(self.keys.members, "-inf", now - timeout_ms)
             pipe.hmget(self.keys.totals, "queued", "leased")
             pipe.zcard(self.keys.orphans)
+            pipe.hgetall(self.keys.control)
             pipe.time()
 
-        changed, epoch, dead, (queued, leased), orphans, (sec, usec) = self._pipeline(build)
+        changed, epoch, dead, (queued, leased), orphans, control, (sec, usec) = \
+            self._pipeline(build)
         self.clock_offset_ms = sec * 1000 + usec // 1000 - int(time.time() * 1000)
         return Beat(bool(changed), int(epoch or 0), [d.decode() for d in dead],
-                    int(queued or 0), int(leased or 0), orphans)
+                    int(queued or 0), int(leased or 0), orphans,
+                    {k.decode(): v.decode() for k, v in control.items()})
 
     def reclaim(self, node: str, *, dead_before_ms: int | None, remove: bool,
                 lease_ids: Iterable[str] | None = None) -> int:

@@ -23,6 +23,9 @@ key                     type    content
 ``bloom``               hash    Bloom filter meta: ``capacity``, ``error_rate``,
                                 ``n`` filters, ``c<i>`` items in filter *i*
 ``bloom:<i>``           string  bits of filter *i*
+``control``             hash    operator switches: ``paused`` ('1': no node
+                                leases), ``drain:<node>`` ('1': that node hands
+                                off its hosts and owns none until cleared)
 ======================  ======  =================================================
 """
 
@@ -58,6 +61,10 @@ class Keys:
     @property
     def orphans(self) -> str:
         return f"{self.prefix}:orphans"
+
+    @property
+    def control(self) -> str:
+        return f"{self.prefix}:control"
 
     @property
     def bloom(self) -> str:

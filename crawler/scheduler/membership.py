@@ -118,6 +118,12 @@ class Membership:
             self.refresh()
         return beat
 
+    def undrain(self, weight: int) -> None:
+        """Own hosts again after a drain (the operator cleared it)."""
+        self.weight = weight
+        self.frontier.join(weight)
+        self.refresh()
+
     def drain(self, unstarted_leases: Iterable[str]) -> int:
         """Stop owning hosts at once and hand back leases not yet started.
 

@@ -18,7 +18,7 @@ from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
 from crawler.scheduler import codec
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.dupefilter import BloomDupeFilter
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Ack, Frontier, Pending
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Ack, Beat, Frontier, Pending
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.membership import Membership
 
@@ -89,6 +89,9 @@ class Scheduler(BaseScheduler):
         self._redis_down_since: float | None = None
         self._expected_false_positives = 0.0
         self._crawl_delays: dict[str, float] = {}
+        self._paused = False
+        self._last_beat: Beat | None = None
+        self._last_beat_at: float | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -160,7 +163,7 @@ class Scheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
-        if not self._ready and not self._draining:
+        if not self._ready and not (self._draining or self._paused):
             self._refill()
         if not self._ready:
             return None
@@ -295,9 +298,11 @@ class Scheduler(BaseScheduler):
                 self._drain()
             self._flush()
             beat = self.membership.beat()
+            self._follow_control(beat.control)
         except UNREACHABLE as exc:
             self._redis_unreachable(exc)
             return
+        self._last_beat, self._last_beat_at = beat, time.monotonic()
         if self._redis_down_since is not None:
             logger.warning("Redis is reachable again after %(s).1fs",
                            {"s": time.monotonic() - self._redis_down_since})
@@ -305,6 +310,44 @@ class Scheduler(BaseScheduler):
         self._settle_leaked()
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self._update_stats()
+
+    def _follow_control(self, control: dict[str, str]) -> None:
+        """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
+        paused = control.get("paused") == "1"
+        if paused != self._paused:
+            self._paused = paused
+            logger.info("Crawl %(state)s by the operator", {"state": "paused" if paused else "resumed"})
+            if not paused:
+                self._wake_engine()
+        drain = control.get(f"drain:{self.node}") == "1"
+        if drain and not self._draining:
+            self._drain()
+        elif not drain and self._draining and self.crawler.crawling:
+            self._draining = False
+            self.membership.undrain(self.weight)
+            logger.info("Node %(node)s owns hosts again", {"node": self.node})
+            self._wake_engine()
+
+    def health(self) -> dict[str, Any]:
+        """What the health endpoints and the progress log report about this node."""
+        beat = self._last_beat
+        return {
+            "node": self.node,
+            "member": self.membership.weight > 0 and not self._draining,
+            "draining": self._draining,
+            "paused": self._paused,
+            "redis_reachable": self._redis_down_since is None,
+            "seconds_since_heartbeat": None if self._last_beat_at is None
+            else time.monotonic() - self._last_beat_at,
+            "ring_epoch": self.membership.epoch,
+            "ring_members": len(self.membership.ring.weights),
+            "cluster_queued": beat.queued if beat else None,
+            "cluster_leased": beat.leased if beat else None,
+            "local_ready": len(self._ready),
+            "local_leased": len(self._leased),
+            "outbox": len(self._outbox),
+            "redis_round_trips": self.frontier.round_trips,
+        }
 
     def _drain(self) -> None:
         """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
