@@ -122,6 +122,22 @@ def test_an_interrupted_embedded_crawl_resumes_without_refetching(tmp_path, node
     assert (state / "follow" / "appendonly.aof").exists()
 
 
+def test_robots_crawl_delay_spaces_its_host_across_nodes(redis_server, nodes):
+    robots = {0: "User-agent: *\nCrawl-delay: 0.5\nDisallow: /board/2\n"}
+    with SiteServer(hosts=3, pages_per_host=12, latency=0.01, seed=16, robots=robots) as site:
+        settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
+        assert [n.wait(120) for n in cluster] == [0, 0]
+        slow = site.netlocs[0]
+        assert site.min_gap(slow) >= 0.5
+        assert min(g for h, g in site.min_gap().items() if h != slow) >= 0.05
+        fetched = site.fetch_counts()
+        assert not [u for u in fetched if u.startswith(site.base_urls[0] + "board/2")]
+        assert site.expected_urls(respect_robots=True) == set(fetched)
+        robots_fetches = [r for r in site.requests if r.is_robots]
+        assert len(robots_fetches) == 3, "robots.txt fetched once per host"
+
+
 def test_unreachable_redis_is_one_line_and_non_zero_exit():
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
