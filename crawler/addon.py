@@ -45,5 +45,8 @@ class ClusterAddon:
             "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseDownloaderMiddleware", 1
         )
         settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.HostBackoffMiddleware", 560
+        )
+        settings.set_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
         )

@@ -18,8 +18,12 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_HEARTBEAT_INTERVAL": 1.0,
     "CRAWLER_NODE_TIMEOUT": 10.0,
     "CRAWLER_RING_VNODES": 1000,
-    # Politeness
+    # Politeness and host backoff
     "CRAWLER_HOST_MAX_INFLIGHT": 1,
+    "CRAWLER_BACKOFF_BASE": 2.0,
+    "CRAWLER_BACKOFF_HTTP_CODES": [429, 503],
+    "CRAWLER_BACKOFF_MAX": 300.0,
+    "CRAWLER_RETRY_AFTER_MAX": 600.0,
     # Queues and batching
     "CRAWLER_FLUSH_SIZE": 256,
     "CRAWLER_IDLE_BACKOFF_MAX": 1.0,

@@ -34,6 +34,7 @@ DEFAULT_ROBOTS = "User-agent: *\nAllow: /\n"
 RobotsSpec = str | int | tuple[int, str] | None
 RobotsConfig = Mapping[int, RobotsSpec] | Callable[[int], RobotsSpec] | None
 Node = tuple[int, str]  # (host index, path-with-query)
+Fault = Callable[[str, int], "tuple[int, Mapping[str, str], bytes] | None"]  # see SiteServer
 
 _WORDS = (
     "crawler forum thread reply board post moderator question answer python redis "
@@ -137,9 +138,14 @@ class _Handler(BaseHTTPRequestHandler):
         start, status, logged = site._begin(host), 500, False
         try:
             status, ctype, body = site._respond(host, path)
+            headers: Mapping[str, str] = {}
+            if (fault := site._fault(host, path)) is not None:
+                status, headers, body = fault
             site._delay(host)
             self.send_response(status)  # buffered until end_headers()
             self.send_header("Content-Type", ctype)
+            for name, value in headers.items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(body)))
             # Log before writing anything: a client holding the response always finds it logged.
             logged = True
@@ -155,6 +161,9 @@ class _Handler(BaseHTTPRequestHandler):
 class SiteServer:
     """Generated forum on ``hosts`` local HTTP servers; see module docstring.
 
+    ``faults``: {host: ``callable(path, hit) -> (status, headers, body) | None``}, called
+    before serving (``hit`` counts earlier requests for that path), to make a host misbehave:
+    answer 429 with Retry-After, fail with 503, stall (wait on ``site.stopping``), ...
     ``robots``: {host: spec} or ``callable(host) -> spec`` (evaluated per request), where spec is
     a body (200), a status (empty body), ``(status, body)`` or None (``DEFAULT_ROBOTS``).
     ``latency`` (overridable per host via ``host_latency``) delays every response, robots
@@ -174,6 +183,7 @@ class SiteServer:
         *,
         host_latency: Mapping[int, float] | None = None,
         broken_links: bool = False,
+        faults: Mapping[int, Fault] | None = None,
         threads_per_page: int = 5,
         posts_per_page: int = 6,
         max_thread_pages: int = 3,
@@ -182,6 +192,8 @@ class SiteServer:
             raise ValueError("hosts, boards, threads_per_page, max_thread_pages must be >= 1")
         self.hosts, self.seed, self.latency = hosts, seed, latency
         self.host_latency = dict(host_latency or {})
+        self.faults = dict(faults or {})
+        self._hits: Counter[Node] = Counter()
         self.robots = robots
         self.cross_links = cross_links and hosts > 1
         self._tpp, self._ppp = threads_per_page, posts_per_page
@@ -355,6 +367,20 @@ class SiteServer:
         if body is None:  # benign race: two threads may render the same page once each
             body = self._bodies[(host, path)] = self._render(host, path)[0].encode()
         return 200, "text/html; charset=utf-8", body
+
+    def _fault(self, host: int, path: str) -> tuple[int, Mapping[str, str], bytes] | None:
+        fault = self.faults.get(host)
+        if fault is None:
+            return None
+        with self._cond:
+            hit = self._hits[(host, path)]
+            self._hits[(host, path)] += 1
+        return fault(path, hit)
+
+    @property
+    def stopping(self) -> threading.Event:
+        """Set by stop(); faults that stall should wait on it."""
+        return self._stopping
 
     def robots_for(self, host: int) -> tuple[int, str]:
         """(status, body) served at ``/robots.txt`` of ``host``; re-evaluated per request."""

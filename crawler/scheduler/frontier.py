@@ -47,6 +47,7 @@ class Ack(NamedTuple):
     lease_id: str
     host: str
     done_ms: int  # when the response (or failure) came back
+    backoff_ms: int = 0  # put the host into backoff: ms to wait, or -1 (exponential)
 
 
 class Leased(NamedTuple):
@@ -93,13 +94,16 @@ class Frontier:
 
     def __init__(self, client: Redis, keys: Keys, node: str, *, delay_ms: int,
                  max_inflight: int, host_limit: int, bloom_capacity: int,
-                 bloom_error_rate: float) -> None:
+                 bloom_error_rate: float, backoff_base_ms: int = 2000,
+                 backoff_max_ms: int = 300_000) -> None:
         self.client = client
         self.keys = keys
         self.node = node
         self.delay_ms = delay_ms
         self.max_inflight = max_inflight
         self.host_limit = host_limit
+        self.backoff_base_ms = backoff_base_ms
+        self.backoff_max_ms = backoff_max_ms
         self.park_ms = 60_000
         self.round_trips = 0
         self.clock_offset_ms = 0
@@ -228,11 +232,11 @@ class Frontier:
 
     def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key):
         keys = [self.keys.epoch, self.keys.totals, self.keys.leases(self.node)]
-        args: list = [epoch, now, self.delay_ms]
+        args: list = [epoch, now, self.delay_ms, self.backoff_base_ms, self.backoff_max_ms]
         for ack in acks:
             keys += [self.keys.host(ack.host), self.keys.queue(ack.host),
                      ready_key(ack.host)]
-            args += [ack.lease_id, ack.host, ack.done_ms]
+            args += [ack.lease_id, ack.host, ack.done_ms, ack.backoff_ms]
         return keys, args
 
     def lease(self, want: int, epoch: int) -> tuple[list[Leased], int | None]:

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from email.utils import parsedate_to_datetime
+from datetime import datetime, timezone
+
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -57,6 +61,44 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._settle(request)
+
+
+class HostBackoffMiddleware(_LeaseMiddleware):
+    """Sits just inside the retry middleware, so it sees a 429/503 or a connection
+    failure before the retry does: the failed request's lease then puts the host
+    into backoff, cluster-wide, while the retry goes back through the frontier."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self.codes = {int(c) for c in crawler.settings.getlist("CRAWLER_BACKOFF_HTTP_CODES")}
+        self.retry_after_max = crawler.settings.getfloat("CRAWLER_RETRY_AFTER_MAX")
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        scheduler = _scheduler(self.crawler)  # (a Scheduler with nothing queued is falsy)
+        if response.status in self.codes and scheduler is not None:
+            wait = retry_after(response.headers.get(b"Retry-After"), self.retry_after_max)
+            scheduler.back_off(request, wait, f"http_{response.status}")
+        return response
+
+    def process_exception(self, request: Request, exception: Exception) -> None:
+        scheduler = _scheduler(self.crawler)
+        if not isinstance(exception, IgnoreRequest) and scheduler is not None:
+            scheduler.back_off(request, None, type(exception).__name__)
+
+
+def retry_after(value: bytes | None, cap: float) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date)."""
+    if not value:
+        return None
+    text = value.decode("latin-1").strip()
+    try:
+        seconds = float(text)
+    except ValueError:
+        try:
+            seconds = (parsedate_to_datetime(text) - datetime.now(timezone.utc)).total_seconds()
+        except (TypeError, ValueError):
+            return None
+    return min(max(seconds, 0.0), cap) or None
 
 
 class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):

@@ -57,7 +57,8 @@ class Scheduler(BaseScheduler):
                  weight: int, flush_size: int, prefetch: int, idle_close: float,
                  idle_backoff_max: float, heartbeat_interval: float, node_timeout: float,
                  vnodes: int, delay: float, max_inflight: int, host_limit: int,
-                 bloom_capacity: int, bloom_error_rate: float) -> None:
+                 bloom_capacity: int, bloom_error_rate: float, backoff_base: float,
+                 backoff_max: float) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.df = dupefilter
@@ -75,6 +76,8 @@ class Scheduler(BaseScheduler):
         self.host_limit = host_limit
         self.bloom_capacity = bloom_capacity
         self.bloom_error_rate = bloom_error_rate
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
         self.spider: Spider | None = None
         self._outbox: list[Pending] = []
         self._acks: list[Ack] = []
@@ -90,6 +93,7 @@ class Scheduler(BaseScheduler):
         self._expected_false_positives = 0.0
         self._crawl_delays: dict[str, float] = {}
         self._paused = False
+        self._backed_off_hosts: set[str] = set()
         self._last_beat: Beat | None = None
         self._last_beat_at: float | None = None
 
@@ -106,7 +110,9 @@ class Scheduler(BaseScheduler):
             client_from_crawler(self.crawler), Keys(crawl_id(self.crawler)), self.node,
             delay_ms=int(self.delay * 1000), max_inflight=self.max_inflight,
             host_limit=self.host_limit, bloom_capacity=self.bloom_capacity,
-            bloom_error_rate=self.bloom_error_rate)
+            bloom_error_rate=self.bloom_error_rate,
+            backoff_base_ms=int(self.backoff_base * 1000),
+            backoff_max_ms=int(self.backoff_max * 1000))
         self.membership = Membership(self.frontier, weight=self.weight, vnodes=self.vnodes,
                                      timeout_ms=int(self.node_timeout * 1000),
                                      stats=self.stats)
@@ -181,9 +187,26 @@ class Scheduler(BaseScheduler):
         lease = self._leased.pop(lease_id, None)
         if lease is not None:
             done = lease.done_ms or self.frontier.now_ms()
-            self._acks.append(Ack(lease_id, lease.host, done))
+            self._acks.append(Ack(lease_id, lease.host, done, lease.backoff_ms))
             self.stats.inc_value("frontier/settled")
             self._expedite()
+
+    def back_off(self, request: Request, seconds: float | None, reason: str) -> None:
+        """Put *request*'s host into backoff when its lease settles: no request to
+        it, on any node, for *seconds* (a Retry-After) or an exponential wait."""
+        lease = self._leased.get(request.meta.get(LEASE_META))
+        if lease is None:
+            return
+        lease.backoff_ms = -1 if seconds is None else max(1, int(seconds * 1000))
+        self.stats.inc_value("frontier/host_backoff")
+        self.stats.inc_value(f"frontier/host_backoff/{reason}")
+        if lease.host not in self._backed_off_hosts:
+            self._backed_off_hosts.add(lease.host)
+            logger.info("Host %(host)s backs off (%(reason)s)%(wait)s; further backoffs of a "
+                        "host are counted in frontier/host_backoff, not logged",
+                        {"host": lease.host, "reason": reason,
+                         "wait": "" if seconds is None else f" for {seconds:g}s"},
+                        extra={"spider": self.spider})
 
     def _continue_lease(self, request: Request) -> None:
         # A retry or redirect of a leased request (made before any response was
@@ -408,10 +431,11 @@ class Scheduler(BaseScheduler):
 
 
 class _Lease:
-    __slots__ = ("host", "started", "done_ms")
+    __slots__ = ("host", "started", "done_ms", "backoff_ms")
 
     def __init__(self, host: str) -> None:
         self.host = host
+        self.backoff_ms = 0
         self.started = False  # reached the downloader
         self.done_ms: int | None = None  # when its response arrived
 
@@ -437,6 +461,8 @@ def options_from_settings(s: BaseSettings) -> dict[str, Any]:
         host_limit=s.getint("CRAWLER_HOST_PAGE_LIMIT"),
         bloom_capacity=s.getint("CRAWLER_BLOOM_CAPACITY"),
         bloom_error_rate=s.getfloat("CRAWLER_BLOOM_ERROR_RATE"),
+        backoff_base=s.getfloat("CRAWLER_BACKOFF_BASE"),
+        backoff_max=s.getfloat("CRAWLER_BACKOFF_MAX"),
     )
     _validate(options)
     return options
@@ -459,6 +485,9 @@ def _validate(options: dict[str, Any]) -> None:
     check(options["node_timeout"] > 2 * options["heartbeat_interval"], "CRAWLER_NODE_TIMEOUT",
           options["node_timeout"], "more than twice CRAWLER_HEARTBEAT_INTERVAL "
           f"({options['heartbeat_interval']!r}), or live nodes would be declared dead")
+    check(options["backoff_base"] > 0, "CRAWLER_BACKOFF_BASE", options["backoff_base"], "> 0")
+    check(options["backoff_max"] >= options["backoff_base"], "CRAWLER_BACKOFF_MAX",
+          options["backoff_max"], f"at least CRAWLER_BACKOFF_BASE ({options['backoff_base']!r})")
     check(options["vnodes"] >= 1, "CRAWLER_RING_VNODES", options["vnodes"], ">= 1")
     check(options["bloom_capacity"] >= 1000, "CRAWLER_BLOOM_CAPACITY", options["bloom_capacity"], ">= 1000")
     check(0 < options["bloom_error_rate"] < 0.1, "CRAWLER_BLOOM_ERROR_RATE",

@@ -6,25 +6,42 @@
   in its owner's ready set if it has more work. A lease already reclaimed (the
   node was declared dead meanwhile) is skipped, so nothing is counted twice.
 
+  A lease may also put its host into backoff (429, 503, connection errors): no
+  request to the host until the wait has passed, counted from the response. The
+  wait is the server's Retry-After, or BASE * 2^(b-1) capped at MAX where b counts
+  consecutive backoffs; a normal outcome resets b. The state lives with the host,
+  so it survives the host moving to another node.
+
   KEYS[1] epoch   KEYS[2] totals   KEYS[3] node's leases
   then per lease: host state (hash), queue (list), owner's ready (zset)
   ARGV[1] epoch   ARGV[2] now (ms)   ARGV[3] default delay (ms)
-  then per lease: lease id, host, response time (ms)
+  ARGV[4] backoff BASE (ms)   ARGV[5] backoff MAX (ms)
+  then per lease: lease id, host, response time (ms), backoff (ms; 0 none, -1
+  exponential)
   Returns the number of leases settled, or -1 when the epoch is stale.
 ]]
 -- luacheck: globals KEYS ARGV redis
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local now, delay = tonumber(ARGV[2]), tonumber(ARGV[3])
-local settled = 0
-for i = 4, #ARGV, 3 do
-  local state, queue, ready = KEYS[i], KEYS[i + 1], KEYS[i + 2]
+local base, cap = tonumber(ARGV[4]), tonumber(ARGV[5])
+local settled, k = 0, 4
+for i = 6, #ARGV, 4 do
+  local state, queue, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  k = k + 3
   if redis.call('HDEL', KEYS[3], ARGV[i]) == 1 then
     settled = settled + 1
-    local s = redis.call('HMGET', state, 'n', 't', 'd')
+    local s = redis.call('HMGET', state, 'n', 't', 'd', 'b')
     local n = math.max(0, tonumber(s[1] or '1') - 1)
-    local t = math.max(tonumber(s[2] or '0'),
-                       tonumber(ARGV[i + 2]) + math.max(delay, tonumber(s[3] or '0')))
-    redis.call('HSET', state, 'n', n, 't', t)
+    local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+    local t = math.max(tonumber(s[2] or '0'), done + math.max(delay, tonumber(s[3] or '0')))
+    local b = 0
+    if backoff ~= 0 then
+      b = tonumber(s[4] or '0') + 1
+      local wait = backoff
+      if backoff < 0 then wait = math.min(cap, base * 2 ^ (b - 1)) end
+      t = math.max(t, done + wait)
+    end
+    redis.call('HSET', state, 'n', n, 't', t, 'b', b)
     if redis.call('LLEN', queue) > 0 then
       redis.call('ZADD', ready, math.max(t, now), ARGV[i + 1])
     end
