@@ -26,6 +26,7 @@ class ClusterAddon:
 
     def update_settings(self, settings: BaseSettings) -> None:
         from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware  # noqa: PLC0415
+        from scrapy.spidermiddlewares.urllength import UrlLengthMiddleware  # noqa: PLC0415
 
         from crawler.scheduler.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
 
@@ -36,6 +37,12 @@ class ClusterAddon:
         delay = settings.getfloat("DOWNLOAD_DELAY")
         settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)
         settings.set("DOWNLOAD_DELAY", 0, "cmdline")
+        # Depth and URL length are filtered by the frontier, which counts the outcome;
+        # Scrapy's spider middlewares would drop them unseen.
+        depth = settings.getint("DEPTH_LIMIT")
+        settings.set("CRAWLER_DEPTH_LIMIT", depth, settings.getpriority("DEPTH_LIMIT") or 0)
+        settings.set("DEPTH_LIMIT", 0, "cmdline")
+        settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
         settings.set("RANDOMIZE_DOWNLOAD_DELAY", False, "cmdline")
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None)

@@ -29,7 +29,11 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_IDLE_BACKOFF_MAX": 1.0,
     "CRAWLER_IDLE_CLOSE": 5.0,
     "CRAWLER_PREFETCH": None,  # None: CONCURRENT_REQUESTS
+    # Budgets and trap rules (URLLENGTH_LIMIT also applies, here)
+    "CRAWLER_DEPTH_LIMIT": 0,  # set by the add-on from DEPTH_LIMIT
     "CRAWLER_HOST_PAGE_LIMIT": 0,  # 0: no limit
+    "CRAWLER_TRAP_MAX_QUERY_PARAMS": 12,
+    "CRAWLER_TRAP_MAX_REPEATED_SEGMENT": 3,
     # Dedup
     "CRAWLER_BLOOM_CAPACITY": 1_000_000,
     "CRAWLER_BLOOM_ERROR_RATE": 1e-4,

@@ -41,6 +41,7 @@ class Pending(NamedTuple):
     host: str
     fingerprint: str | None
     payload: bytes
+    url: str = ""
 
 
 class Ack(NamedTuple):
@@ -260,6 +261,18 @@ class Frontier:
         leased = [Leased(str(out[i]), hosts[out[i + 1] - 1], out[i + 2])
                   for i in range(2, len(out), 3)]
         return leased, (None if out[1] == -1 else int(out[1]))
+
+    def publish(self, run: str, outcomes: dict[str, int],
+                failures: Sequence[tuple[str, str]]) -> None:
+        """Record this node's outcome counters and new permanent failures."""
+        def build(pipe: Pipeline) -> None:
+            if outcomes:
+                pipe.hset(self.keys.outcomes, mapping={f"{run}/{k}": v for k, v in outcomes.items()})
+            for url, reason in failures:
+                pipe.xadd(self.keys.failures, {"url": url, "reason": reason, "node": self.node})
+
+        if outcomes or failures:
+            self._pipeline(build)
 
     def set_crawl_delay(self, host: str, delay_ms: int) -> None:
         """Record a host's robots.txt Crawl-delay for whichever node owns it."""

@@ -23,6 +23,9 @@ key                     type    content
 ``bloom``               hash    Bloom filter meta: ``capacity``, ``error_rate``,
                                 ``n`` filters, ``c<i>`` items in filter *i*
 ``bloom:<i>``           string  bits of filter *i*
+``outcomes``            hash    ``<node>@<run start ms>/<outcome>`` -> count; every
+                                node's outcome counters, summed by the status command
+``failures``            stream  one entry per URL that failed for good: url, reason
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
@@ -61,6 +64,14 @@ class Keys:
     @property
     def orphans(self) -> str:
         return f"{self.prefix}:orphans"
+
+    @property
+    def outcomes(self) -> str:
+        return f"{self.prefix}:outcomes"
+
+    @property
+    def failures(self) -> str:
+        return f"{self.prefix}:failures"
 
     @property
     def control(self) -> str:

@@ -35,9 +35,9 @@ class _LeaseMiddleware:
     def from_crawler(cls, crawler: Crawler):
         return cls(crawler)
 
-    def _settle(self, request: Request) -> None:
+    def _settle(self, request: Request, outcome: str) -> None:
         if (scheduler := _scheduler(self.crawler)) is not None:
-            scheduler.settle(request)
+            scheduler.settle(request, outcome)
 
 
 class LeaseSpiderMiddleware(_LeaseMiddleware):
@@ -49,10 +49,10 @@ class LeaseSpiderMiddleware(_LeaseMiddleware):
             async for item_or_request in result:
                 yield item_or_request
         finally:
-            self._settle(response.request)
+            self._settle(response.request, response_outcome(response))
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
-        self._settle(response.request)
+        self._settle(response.request, response_outcome(response))
 
 
 class LeaseDownloaderMiddleware(_LeaseMiddleware):
@@ -60,7 +60,26 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
     turned into a retry by an inner middleware) settles its lease."""
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        self._settle(request)
+        self._settle(request, exception_outcome(exception))
+
+
+def response_outcome(response: Response) -> str:
+    """A response is a fetch, unless its status says the server failed us."""
+    if response.status >= 500 or response.status in (408, 429):
+        return f"failed/http_{response.status}"
+    return f"fetched/{response.status}"
+
+
+def exception_outcome(exception: Exception) -> str:
+    if isinstance(exception, IgnoreRequest):
+        # Scrapy's own middlewares say why only in the message
+        message = str(exception)
+        if message.startswith("Forbidden by robots.txt"):
+            return "filtered/robots"
+        if message.startswith("Filtered offsite"):
+            return "filtered/offsite"
+        return "filtered/ignored"
+    return f"failed/{type(exception).__name__}"
 
 
 class HostBackoffMiddleware(_LeaseMiddleware):

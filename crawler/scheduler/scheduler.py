@@ -6,7 +6,7 @@ import logging
 import os
 import socket
 import time
-from collections import deque
+from collections import Counter, deque
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
@@ -21,6 +21,7 @@ from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Ack, Beat, Frontier, Pending
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.membership import Membership
+from crawler.scheduler.traps import TrapRules, strip_session_ids
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -58,7 +59,7 @@ class Scheduler(BaseScheduler):
                  idle_backoff_max: float, heartbeat_interval: float, node_timeout: float,
                  vnodes: int, delay: float, max_inflight: int, host_limit: int,
                  bloom_capacity: int, bloom_error_rate: float, backoff_base: float,
-                 backoff_max: float) -> None:
+                 backoff_max: float, depth_limit: int, traps: TrapRules) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.df = dupefilter
@@ -78,6 +79,8 @@ class Scheduler(BaseScheduler):
         self.bloom_error_rate = bloom_error_rate
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
+        self.depth_limit = depth_limit
+        self.traps = traps
         self.spider: Spider | None = None
         self._outbox: list[Pending] = []
         self._acks: list[Ack] = []
@@ -94,6 +97,9 @@ class Scheduler(BaseScheduler):
         self._crawl_delays: dict[str, float] = {}
         self._paused = False
         self._backed_off_hosts: set[str] = set()
+        self._outcomes: Counter[str] = Counter()
+        self._failures: list[tuple[str, str]] = []
+        self._run = f"{node}@{int(time.time() * 1000)}"
         self._last_beat: Beat | None = None
         self._last_beat_at: float | None = None
 
@@ -135,6 +141,7 @@ class Scheduler(BaseScheduler):
         self._ready.clear()
         self._leased.clear()
         self._update_stats()
+        self._publish()
         self.df.close(reason)
 
     # -- the engine's interface -------------------------------------------------
@@ -146,27 +153,47 @@ class Scheduler(BaseScheduler):
         return len(self._ready) + len(self._outbox)
 
     def enqueue_request(self, request: Request) -> bool:
-        self._continue_lease(request)
+        if not self._continue_lease(request):
+            self._record("discovered")
+            request = self._without_session_ids(request)
+            if reason := self._filter_reason(request):
+                self._record(f"filtered/{reason}")
+                return False
         fingerprint = None
         if not request.dont_filter:
             fingerprint = self.df.fingerprint(request)
             if self.df.seen_recently(fingerprint):
                 self.df.log(request)
+                self._record("filtered/duplicate")
                 return False
         try:
             payload = codec.encode(request, self.spider)
         except codec.EncodeError as exc:
-            self.stats.inc_value("frontier/unencodable")
+            self._record("failed/unencodable", request.url)
             logger.error("Cannot queue %(request)s: %(exc)s (queued requests hold plain data: "
                          "URL, callback name, JSON-able meta and cb_kwargs)",
                          {"request": request, "exc": exc}, extra={"spider": self.spider})
             return False
-        self._outbox.append(Pending(_host(request), fingerprint, payload))
+        self._outbox.append(Pending(_host(request), fingerprint, payload, request.url))
         self.stats.inc_value("frontier/enqueued")
         self._expedite()
         if len(self._outbox) >= self.flush_size:
             self._flush()
         return True
+
+    def _filter_reason(self, request: Request) -> str | None:
+        if self.depth_limit and request.meta.get("depth", 0) > self.depth_limit:
+            return "depth"
+        if reason := self.traps.reason(request.url):
+            return f"trap/{reason}"
+        return None
+
+    def _without_session_ids(self, request: Request) -> Request:
+        url = strip_session_ids(request.url)
+        if url == request.url:
+            return request
+        self.stats.inc_value("frontier/session_ids_stripped")
+        return request.replace(url=url)
 
     def next_request(self) -> Request | None:
         if not self._ready and not (self._draining or self._paused):
@@ -179,17 +206,33 @@ class Scheduler(BaseScheduler):
 
     # -- leases -----------------------------------------------------------------
 
-    def settle(self, request: Request) -> None:
-        """The outcome of *request* has been processed: release its lease."""
-        self._settle(request.meta.get(LEASE_META))
+    def settle(self, request: Request, outcome: str | None) -> None:
+        """The outcome of *request* has been processed: release its lease.
 
-    def _settle(self, lease_id: str | None) -> None:
+        *outcome* (``fetched/200``, ``filtered/robots``, ``failed/<error>``) is
+        counted once per lease; None settles without an outcome (a retry follows).
+        """
+        self._settle(request.meta.get(LEASE_META), outcome)
+
+    def _settle(self, lease_id: str | None, outcome: str | None) -> None:
         lease = self._leased.pop(lease_id, None)
-        if lease is not None:
-            done = lease.done_ms or self.frontier.now_ms()
-            self._acks.append(Ack(lease_id, lease.host, done, lease.backoff_ms))
-            self.stats.inc_value("frontier/settled")
-            self._expedite()
+        if lease is None:
+            return
+        done = lease.done_ms or self.frontier.now_ms()
+        self._acks.append(Ack(lease_id, lease.host, done, lease.backoff_ms))
+        self.stats.inc_value("frontier/settled")
+        if outcome is not None:
+            self._record(outcome, lease.url)
+        self._expedite()
+
+    def _record(self, outcome: str, url: str | None = None) -> None:
+        """Count one outcome, under its category and its detail (outcomes/fetched/200)."""
+        self._outcomes[outcome] += 1
+        category = outcome.split("/", 1)[0]
+        if category != outcome:
+            self._outcomes[category] += 1
+        if category == "failed" and url is not None:
+            self._failures.append((url, outcome.split("/", 1)[1]))
 
     def back_off(self, request: Request, seconds: float | None, reason: str) -> None:
         """Put *request*'s host into backoff when its lease settles: no request to
@@ -208,14 +251,23 @@ class Scheduler(BaseScheduler):
                          "wait": "" if seconds is None else f" for {seconds:g}s"},
                         extra={"spider": self.spider})
 
-    def _continue_lease(self, request: Request) -> None:
-        # A retry or redirect of a leased request (made before any response was
-        # processed) replaces it: settle the old lease once the new one is pushed.
-        # A callback's request that merely copied response.meta is not one.
+    def _continue_lease(self, request: Request) -> bool:
+        """Settle the lease that *request* continues, if any; True for a retry.
+
+        A retry or redirect of a leased request, made before any response was
+        processed, replaces it: its lease settles once the new request is pushed.
+        A callback's request that merely copied response.meta continues nothing.
+        """
         lease_id = request.meta.pop(LEASE_META, None)
         lease = self._leased.get(lease_id)
-        if lease is not None and lease.done_ms is None:
-            self._settle(lease_id)
+        if lease is None or lease.done_ms is not None:
+            return False
+        if request.url == lease.url:
+            self._settle(lease_id, None)
+            return True
+        reasons = request.meta.get("redirect_reasons") or ["redirect"]
+        self._settle(lease_id, f"fetched/{reasons[-1]}")
+        return False
 
     def _request_started(self, request: Request, spider: Spider) -> None:
         lease = self._leased.get(request.meta.get(LEASE_META))
@@ -263,8 +315,9 @@ class Scheduler(BaseScheduler):
         for pending, code in zip(pushes, codes):
             if code == DUPLICATE:
                 self.stats.inc_value("dupefilter/filtered")
+                self._record("filtered/duplicate")
             elif code == OVER_HOST_LIMIT:
-                self.stats.inc_value("frontier/filtered/host_limit")
+                self._record("filtered/host_limit")
             else:
                 self.stats.inc_value("frontier/queued")
                 if pending.fingerprint:
@@ -285,7 +338,7 @@ class Scheduler(BaseScheduler):
         for lease in leased:
             request = codec.decode(lease.payload, self.spider)
             request.meta[LEASE_META] = lease.lease_id
-            self._leased[lease.lease_id] = _Lease(lease.host)
+            self._leased[lease.lease_id] = _Lease(lease.host, request.url)
             self._ready.append(request)
         self.stats.inc_value("frontier/leased", len(leased))
         if leased:
@@ -333,6 +386,14 @@ class Scheduler(BaseScheduler):
         self._settle_leaked()
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self._update_stats()
+        self._publish()
+
+    def _publish(self) -> None:
+        failures, self._failures = self._failures, []
+        try:
+            self.frontier.publish(self._run, dict(self._outcomes), failures)
+        except UNREACHABLE:
+            self._failures[:0] = failures
 
     def _follow_control(self, control: dict[str, str]) -> None:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
@@ -394,8 +455,7 @@ class Scheduler(BaseScheduler):
         for lease_id, lease in list(self._leased.items()):
             if not lease.started:
                 continue
-            self._leased.pop(lease_id)
-            self._acks.append(Ack(lease_id, lease.host, lease.done_ms or self.frontier.now_ms()))
+            self._settle(lease_id, "failed/lease_leaked")
             self.stats.inc_value("frontier/lease_leaked")
             logger.warning("Lease %(id)s of host %(host)s was never settled; settling it",
                            {"id": lease_id, "host": lease.host})
@@ -422,6 +482,8 @@ class Scheduler(BaseScheduler):
         self.stats.inc_value("frontier/redis_errors")
 
     def _update_stats(self) -> None:
+        for outcome, count in self._outcomes.items():
+            self.stats.set_value(f"outcomes/{outcome}", count)
         frontier = self.frontier
         self.stats.set_value("frontier/redis_round_trips", frontier.round_trips)
         self.stats.set_value("dupefilter/false_positive_rate", frontier.bloom_false_positive_rate())
@@ -431,10 +493,11 @@ class Scheduler(BaseScheduler):
 
 
 class _Lease:
-    __slots__ = ("host", "started", "done_ms", "backoff_ms")
+    __slots__ = ("host", "url", "started", "done_ms", "backoff_ms")
 
-    def __init__(self, host: str) -> None:
+    def __init__(self, host: str, url: str) -> None:
         self.host = host
+        self.url = url
         self.backoff_ms = 0
         self.started = False  # reached the downloader
         self.done_ms: int | None = None  # when its response arrived
@@ -463,6 +526,10 @@ def options_from_settings(s: BaseSettings) -> dict[str, Any]:
         bloom_error_rate=s.getfloat("CRAWLER_BLOOM_ERROR_RATE"),
         backoff_base=s.getfloat("CRAWLER_BACKOFF_BASE"),
         backoff_max=s.getfloat("CRAWLER_BACKOFF_MAX"),
+        depth_limit=s.getint("CRAWLER_DEPTH_LIMIT"),
+        traps=TrapRules(max_url_length=s.getint("URLLENGTH_LIMIT"),
+                        max_repeated_segment=s.getint("CRAWLER_TRAP_MAX_REPEATED_SEGMENT"),
+                        max_query_params=s.getint("CRAWLER_TRAP_MAX_QUERY_PARAMS")),
     )
     _validate(options)
     return options
