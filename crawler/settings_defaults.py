@@ -24,6 +24,9 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_BACKOFF_HTTP_CODES": [429, 503],
     "CRAWLER_BACKOFF_MAX": 300.0,
     "CRAWLER_RETRY_AFTER_MAX": 600.0,
+    # robots.txt
+    "CRAWLER_ROBOTS_MAX_WAITS": 5,
+    "CRAWLER_ROBOTS_TTL": 86400.0,
     # Queues and batching
     "CRAWLER_FLUSH_SIZE": 256,
     "CRAWLER_IDLE_BACKOFF_MAX": 1.0,

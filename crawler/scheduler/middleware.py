@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from email.utils import parsedate_to_datetime
+import time
 from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import IgnoreRequest
@@ -121,9 +121,45 @@ def retry_after(value: bytes | None, cap: float) -> float | None:
 
 
 class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
-    """Scrapy's robots.txt middleware, but the request that waited for robots.txt
-    also waits the host's politeness gap after it, so the two do not arrive
-    back to back."""
+    """Scrapy's robots.txt middleware, made polite and RFC 9309 compliant.
+
+    - The request that waited for robots.txt also waits the host's politeness
+      gap after it, so the two do not arrive back to back.
+    - 4xx: allow all. 5xx or unreachable: disallow all until a later fetch
+      succeeds; meanwhile the host backs off and requests go back to the frontier
+      (at most ``CRAWLER_ROBOTS_MAX_WAITS`` times each, then filtered/robots).
+    - Cached per host for ``CRAWLER_ROBOTS_TTL`` seconds.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self.ttl = crawler.settings.getfloat("CRAWLER_ROBOTS_TTL")
+        self.max_waits = crawler.settings.getint("CRAWLER_ROBOTS_MAX_WAITS")
+        self._fetched_at: dict[str, float] = {}
+        self._unavailable: set[str] = set()
+
+    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
+        if request.meta.get("dont_obey_robotstxt") or request.url.startswith(("data:", "file:")):
+            return None
+        netloc = urlparse_cached(request).netloc
+        if time.monotonic() - self._fetched_at.get(netloc, time.monotonic()) > self.ttl:
+            self._parsers.pop(netloc, None)
+        parser = await self.robot_parser(request)
+        if netloc in self._unavailable:
+            return self._wait_for_robots(request, netloc)
+        self.process_request_2(parser, request)
+        return None
+
+    def _wait_for_robots(self, request: Request, netloc: str) -> Request:
+        self._parsers.pop(netloc, None)  # fetch it again next time
+        self._unavailable.discard(netloc)
+        waits = request.meta.get("robots_waits", 0)
+        if waits >= self.max_waits:
+            raise IgnoreRequest("Forbidden by robots.txt (unavailable)")
+        if (scheduler := _scheduler(self.crawler)) is not None:
+            scheduler.back_off(request, None, "robots_unavailable")
+        self._stats.inc_value("robotstxt/unavailable_retry")
+        return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
 
     async def robot_parser(self, request: Request):
         fetching = urlparse_cached(request).netloc not in self._parsers
@@ -132,3 +168,18 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         if fetching and scheduler is not None and (gap := scheduler.host_delay(request)) > 0:
             await sleep(gap)
         return parser
+
+    async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
+        self._fetched_at[netloc] = time.monotonic()
+        if response.status >= 500:
+            self._unavailable.add(netloc)
+            response = response.replace(body=b"User-agent: *\nDisallow: /\n")
+        elif response.status >= 400:
+            response = response.replace(body=b"")  # RFC 9309: unavailable means allow all
+        await super()._parse_robots(response, netloc, request)
+
+    def _robots_error(self, exc: Exception, netloc: str) -> None:
+        self._fetched_at[netloc] = time.monotonic()
+        if not isinstance(exc, IgnoreRequest):
+            self._unavailable.add(netloc)  # RFC 9309: unreachable means disallow all
+        super()._robots_error(exc, netloc)

@@ -1,0 +1,55 @@
+"""robots.txt per RFC 9309: 4xx allows all; 5xx or unreachable disallows all until a
+later fetch succeeds (nothing is lost meanwhile); Disallow and fetch-once hold."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from itertools import count
+
+import pytest
+
+from crawler.demo.site import SiteServer
+from tests.scheduler.test_cluster import COMMON
+
+pytestmark = pytest.mark.slow
+
+
+def test_robots_failures_disallow_until_a_fetch_succeeds(redis_server, nodes):
+    fetches = count()
+
+    def flaky_robots(host: int):
+        if host == 0:  # 500 twice, then a real robots.txt
+            return 500 if next(fetches) < 2 else "User-agent: *\nDisallow: /board/2\n"
+        return {1: 404, 3: "User-agent: *\nDisallow: /board/1\n"}.get(host)
+
+    site_ref: list[SiteServer] = []
+
+    def hanging_robots(path: str, hit: int):
+        if path == "/robots.txt" and hit == 0:
+            site_ref[0].stopping.wait(2.5)  # past DOWNLOAD_TIMEOUT: unreachable
+        return None
+
+    with SiteServer(hosts=4, pages_per_host=15, seed=41, robots=flaky_robots,
+                    faults={2: hanging_robots}) as site:
+        site_ref.append(site)
+        settings = {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0.05,
+                    "CRAWLER_BACKOFF_BASE": 0.3, "DOWNLOAD_TIMEOUT": 1, "RETRY_TIMES": 0}
+        node = nodes("crawler-0", site.base_urls, **settings)
+        assert node.wait(120) == 0
+        records = site.requests
+        expected = site.expected_urls(respect_robots=True)
+    pages = [r for r in records if not r.is_robots and r.status == 200]
+    assert Counter(r.url for r in pages) == Counter(expected), "allowed pages, each once"
+    for host in (0, 2):
+        robots_ok = min(r.end for r in records if r.host == host and r.is_robots
+                        and r.status == 200 and r.end - r.start < 2)
+        first_page = min(r.start for r in records if r.host == host and not r.is_robots)
+        assert first_page >= robots_ok, f"host {host}: a page fetched while robots.txt failed"
+    assert sum(r.is_robots for r in records if r.host == 0) == 3
+    assert sum(r.is_robots for r in records if r.host in (1, 3)) == 2, "fetched once per host"
+    assert not [r for r in pages if r.host == 0 and r.path.startswith("/board/2")]
+    assert [r for r in pages if r.host == 1]  # 404 robots.txt: everything allowed
+    stats = dict(re.findall(r"'outcomes/([^']+)': (\d+)", node.output()))
+    assert int(stats["discovered"]) == sum(int(stats[k]) for k in ("fetched", "filtered")
+                                           if k in stats) + int(stats.get("failed", 0))
