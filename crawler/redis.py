@@ -42,15 +42,21 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
             state_dir = os.path.join(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler))
             crawler._crawler_embedded_redis = start_embedded(state_dir)
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
-        client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"))
+        client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
+                         settings.getfloat("CRAWLER_REDIS_SOCKET_TIMEOUT"))
         crawler._crawler_redis = client
     return client
 
 
-def connect(url: str, connect_timeout: float) -> redis.Redis:
-    """Connect to *url*, retrying with backoff for up to *connect_timeout* seconds."""
+def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> redis.Redis:
+    """Connect to *url*, retrying with backoff for up to *connect_timeout* seconds.
+
+    Calls run on the reactor thread, so *socket_timeout* bounds how long a stalled
+    Redis can freeze a node before the call fails and the node buffers instead.
+    """
     try:
-        client = redis.Redis.from_url(url, socket_timeout=30, socket_connect_timeout=5)
+        client = redis.Redis.from_url(url, socket_timeout=socket_timeout,
+                                      socket_connect_timeout=min(socket_timeout, 5.0))
     except ValueError as exc:
         raise RedisUnavailable(f"REDIS_URL ({url!r}) is not a valid Redis URL: {exc}") from None
     deadline = time.monotonic() + connect_timeout

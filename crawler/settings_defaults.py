@@ -14,6 +14,7 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_STATE_DIR": ".crawler-state",
     "REDIS_URL": None,  # None: embedded redis-server in CRAWLER_STATE_DIR
     "CRAWLER_REDIS_CONNECT_TIMEOUT": 10.0,
+    "CRAWLER_REDIS_SOCKET_TIMEOUT": 5.0,
     # Membership
     "CRAWLER_HEARTBEAT_INTERVAL": 1.0,
     "CRAWLER_NODE_TIMEOUT": 10.0,

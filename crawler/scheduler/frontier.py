@@ -344,6 +344,10 @@ class Frontier:
             args += [lease_id, host]
         return self._call("reclaim", keys, args)
 
+    def lease_ids(self) -> list[str]:
+        self.round_trips += 1
+        return [i.decode() for i in self.client.hkeys(self.keys.leases(self.node))]
+
     def hosts_in(self, zset_key: str) -> list[str]:
         self.round_trips += 1
         return [h.decode() for h in self.client.zrange(zset_key, 0, -1)]

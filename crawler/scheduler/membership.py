@@ -95,8 +95,12 @@ class Membership:
                 self.refresh()
         raise RuntimeError("membership kept changing during 5 consecutive attempts")
 
-    def beat(self) -> Beat:
-        """Heartbeat; detect dead members and reclaim their work; follow the epoch."""
+    def beat(self, reclaim_dead: bool = True) -> Beat:
+        """Heartbeat; detect dead members and reclaim their work; follow the epoch.
+
+        After a Redis outage every heartbeat is stale: the caller passes
+        ``reclaim_dead=False`` until the others had a timeout to beat again.
+        """
         beat = self.frontier.heartbeat(self.timeout_ms)
         if not beat.alive:
             logger.warning("Node %(node)s was declared dead (heartbeats late by over "
@@ -104,7 +108,7 @@ class Membership:
                            {"node": self.node, "t": self.timeout_ms})
             self.stats.inc_value("frontier/rejoined")
             self.frontier.join(self.weight)
-        for dead in beat.dead:
+        for dead in beat.dead if reclaim_dead else ():
             if dead == self.node:
                 continue
             requeued = self.frontier.reclaim(
@@ -114,7 +118,8 @@ class Membership:
                                "orphaned its hosts", {"dead": dead, "n": requeued})
                 self.stats.inc_value("frontier/nodes_declared_dead")
                 self.stats.inc_value("frontier/reclaimed", requeued)
-        if not beat.alive or beat.dead or beat.epoch != self.epoch or beat.orphans:
+        if not beat.alive or (beat.dead and reclaim_dead) or beat.epoch != self.epoch \
+                or beat.orphans:
             self.refresh()
         return beat
 

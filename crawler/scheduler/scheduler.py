@@ -87,7 +87,6 @@ class Scheduler(BaseScheduler):
         self._ready: deque[Request] = deque()
         self._leased: dict[str, _Lease] = {}
         self._refill_after = 0.0
-        self._backoff = 0.0
         self._wake_call: Any = None
         self._quiet_since: float | None = None
         self._cluster_done = False
@@ -96,6 +95,7 @@ class Scheduler(BaseScheduler):
         self._expected_false_positives = 0.0
         self._crawl_delays: dict[str, float] = {}
         self._paused = False
+        self._trust_deaths_after = 0.0
         self._backed_off_hosts: set[str] = set()
         self._outcomes: Counter[str] = Counter()
         self._failures: list[tuple[str, str]] = []
@@ -130,14 +130,31 @@ class Scheduler(BaseScheduler):
         connect(self._robots_parsed, signal=signals.robots_parsed)
         self._ticker = create_looping_call(self._tick)
         self._ticker.start(self.heartbeat_interval, now=False)
+        # Scrapy signals nothing when a graceful stop begins (the first Ctrl-C or
+        # SIGTERM): watch for it, cheaply, to hand off at once.
+        self._stop_watch = create_looping_call(self._watch_for_stop)
+        self._stop_watch.start(0.1, now=False)
 
     def close(self, reason: str) -> None:
-        if self._ticker.running:
-            self._ticker.stop()
+        for loop in (self._ticker, self._stop_watch):
+            if loop.running:
+                loop.stop()
         if self._wake_call is not None:
             self._wake_call.cancel()
-        self._flush()
-        self.membership.leave()
+        deadline = time.monotonic() + self.node_timeout
+        while True:  # hand back everything, waiting out a short Redis outage
+            try:
+                self._flush()
+                self.membership.leave()
+                break
+            except UNREACHABLE as exc:
+                self._redis_unreachable(exc)
+                if time.monotonic() > deadline:
+                    logger.error("Redis stayed unreachable: %(n)d discovered requests could not "
+                                 "be stored; this node's leases return to the queues once it "
+                                 "times out", {"n": len(self._outbox)})
+                    return
+                time.sleep(0.5)
         self._ready.clear()
         self._leased.clear()
         self._update_stats()
@@ -177,8 +194,11 @@ class Scheduler(BaseScheduler):
         self._outbox.append(Pending(_host(request), fingerprint, payload, request.url))
         self.stats.inc_value("frontier/enqueued")
         self._expedite()
-        if len(self._outbox) >= self.flush_size:
-            self._flush()
+        if len(self._outbox) >= self.flush_size and self._redis_down_since is None:
+            try:
+                self._flush()
+            except UNREACHABLE as exc:  # keep buffering; flushed when Redis returns
+                self._redis_unreachable(exc)
         return True
 
     def _filter_reason(self, request: Request) -> str | None:
@@ -223,7 +243,8 @@ class Scheduler(BaseScheduler):
         self.stats.inc_value("frontier/settled")
         if outcome is not None:
             self._record(outcome, lease.url)
-        self._expedite()
+        gap = max(self.delay, self._crawl_delays.get(lease.host, 0.0))
+        self._expedite(max(0.01, gap, lease.backoff_ms / 1000))
 
     def _record(self, outcome: str, url: str | None = None) -> None:
         """Count one outcome, under its category and its detail (outcomes/fetched/200)."""
@@ -294,11 +315,11 @@ class Scheduler(BaseScheduler):
 
     # -- Redis traffic ----------------------------------------------------------
 
-    def _expedite(self) -> None:
-        # Local news (a settled lease, a new request) may make a host due: allow
-        # the next refill soon, but not more than about once per 10 ms.
-        if self._refill_after > time.monotonic() + 0.01:
-            self._wait(0.01)
+    def _expedite(self, due_in: float = 0.01) -> None:
+        # Local news may make a host due: a new request at once (refill in about
+        # 10 ms, to batch), a settled lease once its host's gap has passed.
+        if self._refill_after > time.monotonic() + due_in:
+            self._wait(due_in)
 
     def _flush(self) -> None:
         if not (self._outbox or self._acks):
@@ -342,13 +363,13 @@ class Scheduler(BaseScheduler):
             self._ready.append(request)
         self.stats.inc_value("frontier/leased", len(leased))
         if leased:
-            self._backoff = 0.0
             self._refill_after = 0.0
             return
-        self._backoff = min(max(self._backoff * 2, 0.01), self.idle_backoff_max)
-        wait = self._backoff
+        # Nothing due: sleep until the next owned host is, but at most
+        # CRAWLER_IDLE_BACKOFF_MAX, the delay to notice work pushed by other nodes.
+        wait = self.idle_backoff_max
         if next_due is not None:
-            wait = min(wait, max(0.0, (next_due - self.frontier.now_ms()) / 1000))
+            wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
         self._wait(wait)
 
     def _wait(self, seconds: float) -> None:
@@ -370,23 +391,44 @@ class Scheduler(BaseScheduler):
 
     def _tick(self) -> None:
         try:
-            if not self.crawler.crawling and not self._draining:
-                self._drain()
             self._flush()
-            beat = self.membership.beat()
+            trust_deaths = self._redis_down_since is None and \
+                time.monotonic() >= self._trust_deaths_after
+            beat = self.membership.beat(reclaim_dead=trust_deaths)
             self._follow_control(beat.control)
+            if self._redis_down_since is not None:
+                self._recover_from_outage()
         except UNREACHABLE as exc:
             self._redis_unreachable(exc)
             return
         self._last_beat, self._last_beat_at = beat, time.monotonic()
-        if self._redis_down_since is not None:
-            logger.warning("Redis is reachable again after %(s).1fs",
-                           {"s": time.monotonic() - self._redis_down_since})
-            self._redis_down_since = None
         self._settle_leaked()
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self._update_stats()
         self._publish()
+
+    def _watch_for_stop(self) -> None:
+        if not self.crawler.crawling and not self._draining:
+            self._stop_watch.stop()
+            try:
+                self._drain()
+            except UNREACHABLE as exc:  # close() hands everything back later
+                self._redis_unreachable(exc)
+
+    def _recover_from_outage(self) -> None:
+        """Redis is back: requeue leases granted by calls whose replies were lost,
+        and give the other nodes a heartbeat timeout to show they are alive."""
+        assert self._redis_down_since is not None
+        logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
+                       "buffered meanwhile", {"s": time.monotonic() - self._redis_down_since,
+                                              "n": len(self._outbox)})
+        self._redis_down_since = None
+        self._trust_deaths_after = time.monotonic() + self.node_timeout
+        unknown = set(self.frontier.lease_ids()) - set(self._leased)
+        if unknown:
+            self.frontier.reclaim(self.node, dead_before_ms=None, remove=False, lease_ids=unknown)
+            self.membership.refresh()
+            self.stats.inc_value("frontier/reclaimed", len(unknown))
 
     def _publish(self) -> None:
         failures, self._failures = self._failures, []

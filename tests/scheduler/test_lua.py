@@ -148,6 +148,16 @@ def test_reclaim_requeues_at_head_and_orphans_hosts(r):
     assert int(r.get(f.keys.epoch)) == epoch + 1
 
 
+def test_reclaim_makes_a_parked_host_due_again(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
+    f.lease(1, epoch)  # in flight limit reached: a.test is parked a minute ahead
+    assert r.zscore(f.keys.ready("n1"), "a.test") > f.now_ms() + 30_000
+    f.reclaim("n1", dead_before_ms=None, remove=True)
+    assert r.zscore(f.keys.orphans, "a.test") <= f.now_ms()
+
+
 def test_reclaim_refuses_a_node_whose_heartbeat_is_recent(r):
     f = make_frontier(r)
     epoch = f.join(1)

@@ -32,7 +32,7 @@ for i = 5, #ARGV, 2 do
     redis.call('LPUSH', KEYS[k], payload)
     local n = tonumber(redis.call('HGET', KEYS[k + 1], 'n') or '1')
     redis.call('HSET', KEYS[k + 1], 'n', math.max(0, n - 1))
-    redis.call('ZADD', KEYS[7], 'NX', now, ARGV[i + 1])
+    redis.call('ZADD', KEYS[7], now, ARGV[i + 1])  -- due now, even if it was parked
     requeued = requeued + 1
   end
 end
