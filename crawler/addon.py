@@ -34,12 +34,12 @@ class ClusterAddon:
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
         settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
-        delay = settings.getfloat("DOWNLOAD_DELAY")
+        delay = _number(settings, "DOWNLOAD_DELAY", float)
         settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)
         settings.set("DOWNLOAD_DELAY", 0, "cmdline")
         # Depth and URL length are filtered by the frontier, which counts the outcome;
         # Scrapy's spider middlewares would drop them unseen.
-        depth = settings.getint("DEPTH_LIMIT")
+        depth = _number(settings, "DEPTH_LIMIT", int)
         settings.set("CRAWLER_DEPTH_LIMIT", depth, settings.getpriority("DEPTH_LIMIT") or 0)
         settings.set("DEPTH_LIMIT", 0, "cmdline")
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
@@ -55,5 +55,15 @@ class ClusterAddon:
             "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.HostBackoffMiddleware", 560
         )
         settings.set_in_component_priority_dict(
+            "EXTENSIONS", "crawler.scheduler.middleware.NotAPageFilter", 0
+        )
+        settings.set_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
         )
+
+
+def _number(settings: BaseSettings, name: str, kind: type) -> float | int:
+    try:
+        return kind(settings.get(name) or 0)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} ({settings.get(name)!r}) must be a number") from None

@@ -19,12 +19,24 @@ if TYPE_CHECKING:
 class Command(ScrapyCrawl):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         try:
+            if len(args) == 1:
+                self._check_spider(args[0], opts.spargs)
             self._preflight()
         except (RedisUnavailable, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
         super().run(args, opts)
+
+    def _check_spider(self, name: str, arguments: dict[str, str]) -> None:
+        loader = self.crawler_process.spider_loader
+        if name not in loader.list():
+            raise ValueError(f"unknown spider {name!r}; the spiders are: "
+                             f"{', '.join(sorted(loader.list()))}")
+        spidercls = loader.load(name)
+        # A spider may check its -a arguments up front, so mistakes end in one line
+        if hasattr(spidercls, "check_arguments"):
+            spidercls.check_arguments(**arguments)
 
     def _preflight(self) -> None:
         """Check what the cluster add-on will run with (project and -s settings)."""

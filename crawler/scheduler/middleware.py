@@ -8,7 +8,8 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.exceptions import IgnoreRequest
+from scrapy import signals
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -65,6 +66,8 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
 def response_outcome(response: Response) -> str:
     """A response is a fetch, unless its status says the server failed us."""
+    if "download_stopped" in response.flags:
+        return "filtered/not_a_page"
     if response.status >= 500 or response.status in (408, 429):
         return f"failed/http_{response.status}"
     return f"fetched/{response.status}"
@@ -79,7 +82,34 @@ def exception_outcome(exception: Exception) -> str:
         if message.startswith("Filtered offsite"):
             return "filtered/offsite"
         return "filtered/ignored"
+    if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
+        return "filtered/too_large"
     return f"failed/{type(exception).__name__}"
+
+
+# What a crawler of forums and blogs parses; anything else stops downloading once
+# its headers arrive, and reaches the spider as an empty, flagged response.
+PAGE_TYPES = ("text/", "application/xhtml", "application/xml", "application/json",
+              "application/rss", "application/atom", "application/ld+json")
+
+
+class NotAPageFilter:
+    """Stops the download of binary responses (images, archives, PDFs...) as soon
+    as their headers arrive, so no bandwidth or parsing is spent on them."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.stats = crawler.stats
+        crawler.signals.connect(self._headers_received, signal=signals.headers_received)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler):
+        return cls(crawler)
+
+    def _headers_received(self, headers, body_length, request, spider) -> None:
+        content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").lower()
+        if content_type and not content_type.startswith(PAGE_TYPES):
+            self.stats.inc_value("frontier/not_a_page")
+            raise StopDownload(fail=False)
 
 
 class HostBackoffMiddleware(_LeaseMiddleware):
@@ -101,7 +131,8 @@ class HostBackoffMiddleware(_LeaseMiddleware):
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         scheduler = _scheduler(self.crawler)
-        if not isinstance(exception, IgnoreRequest) and scheduler is not None:
+        host_trouble = not isinstance(exception, (IgnoreRequest, DownloadCancelledError))
+        if host_trouble and scheduler is not None:
             scheduler.back_off(request, None, type(exception).__name__)
 
 

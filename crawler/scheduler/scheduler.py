@@ -551,27 +551,33 @@ def _host(request: Request) -> str:
 
 def options_from_settings(s: BaseSettings) -> dict[str, Any]:
     """The scheduler's options, validated (ValueError names the bad setting)."""
+    def get(name: str, kind: type) -> Any:
+        try:
+            return {int: s.getint, float: s.getfloat}[kind](name)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} ({s.get(name)!r}) must be a number") from None
+
     options = dict(
         node=s.get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
-        weight=s.getint("CRAWLER_NODE_WEIGHT"),
-        flush_size=s.getint("CRAWLER_FLUSH_SIZE"),
-        prefetch=s.getint("CRAWLER_PREFETCH") or s.getint("CONCURRENT_REQUESTS"),
-        idle_close=s.getfloat("CRAWLER_IDLE_CLOSE"),
-        idle_backoff_max=s.getfloat("CRAWLER_IDLE_BACKOFF_MAX"),
-        heartbeat_interval=s.getfloat("CRAWLER_HEARTBEAT_INTERVAL"),
-        node_timeout=s.getfloat("CRAWLER_NODE_TIMEOUT"),
-        vnodes=s.getint("CRAWLER_RING_VNODES"),
-        delay=s.getfloat("CRAWLER_HOST_DELAY"),
-        max_inflight=s.getint("CRAWLER_HOST_MAX_INFLIGHT"),
-        host_limit=s.getint("CRAWLER_HOST_PAGE_LIMIT"),
-        bloom_capacity=s.getint("CRAWLER_BLOOM_CAPACITY"),
-        bloom_error_rate=s.getfloat("CRAWLER_BLOOM_ERROR_RATE"),
-        backoff_base=s.getfloat("CRAWLER_BACKOFF_BASE"),
-        backoff_max=s.getfloat("CRAWLER_BACKOFF_MAX"),
-        depth_limit=s.getint("CRAWLER_DEPTH_LIMIT"),
-        traps=TrapRules(max_url_length=s.getint("URLLENGTH_LIMIT"),
-                        max_repeated_segment=s.getint("CRAWLER_TRAP_MAX_REPEATED_SEGMENT"),
-                        max_query_params=s.getint("CRAWLER_TRAP_MAX_QUERY_PARAMS")),
+        weight=get("CRAWLER_NODE_WEIGHT", int),
+        flush_size=get("CRAWLER_FLUSH_SIZE", int),
+        prefetch=get("CRAWLER_PREFETCH", int) or get("CONCURRENT_REQUESTS", int),
+        idle_close=get("CRAWLER_IDLE_CLOSE", float),
+        idle_backoff_max=get("CRAWLER_IDLE_BACKOFF_MAX", float),
+        heartbeat_interval=get("CRAWLER_HEARTBEAT_INTERVAL", float),
+        node_timeout=get("CRAWLER_NODE_TIMEOUT", float),
+        vnodes=get("CRAWLER_RING_VNODES", int),
+        delay=get("CRAWLER_HOST_DELAY", float),
+        max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT", int),
+        host_limit=get("CRAWLER_HOST_PAGE_LIMIT", int),
+        bloom_capacity=get("CRAWLER_BLOOM_CAPACITY", int),
+        bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE", float),
+        backoff_base=get("CRAWLER_BACKOFF_BASE", float),
+        backoff_max=get("CRAWLER_BACKOFF_MAX", float),
+        depth_limit=get("CRAWLER_DEPTH_LIMIT", int),
+        traps=TrapRules(max_url_length=get("URLLENGTH_LIMIT", int),
+                        max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", int),
+                        max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS", int)),
     )
     _validate(options)
     return options

@@ -26,17 +26,26 @@ class FollowSpider(scrapy.Spider):
 
     def __init__(self, start_urls: str = "", start_url: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.start_urls = self.check_arguments(start_urls=start_urls, start_url=start_url)
+        urls = self.start_urls
+        self.allowed_domains = sorted({urlparse_cached(scrapy.Request(u)).hostname for u in urls})
+        self.link_extractor = LinkExtractor()
+
+    @staticmethod
+    def check_arguments(start_urls: str = "", start_url: str = "", **_: Any) -> list[str]:
+        """The start URLs; ValueError (one line) if there are none or one is not http(s)."""
         urls = [u.strip() for u in f"{start_urls},{start_url}".split(",") if u.strip()]
         if not urls:
             raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
-        self.start_urls = urls
-        self.allowed_domains = sorted({urlparse_cached(scrapy.Request(u)).hostname for u in urls})
-        self.link_extractor = LinkExtractor()
+        for url in urls:
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"start URL {url!r} must start with http:// or https://")
+        return urls
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         # Not dont_filter: a resumed crawl must not fetch its start pages again.
         for url in self.start_urls:
-            yield scrapy.Request(url)
+            yield scrapy.Request(url, errback=self.failed)
 
     def parse(self, response: Response):
         yield {"url": response.url, "status": response.status,
@@ -46,4 +55,10 @@ class FollowSpider(scrapy.Spider):
         for link in self.link_extractor.extract_links(response):
             # LinkExtractor's allow_domains compares netlocs, so ports defeat it
             if urlparse_cached(scrapy.Request(link.url)).hostname in self.allowed_domains:
-                yield response.follow(link)
+                yield response.follow(link, errback=self.failed)
+
+    def failed(self, failure) -> None:
+        # Counted under outcomes/failed/<error> (or filtered/...) by the frontier;
+        # without an errback Scrapy would log every one with a traceback.
+        self.logger.debug("Download failed: %(request)s (%(error)s)",
+                          {"request": failure.request, "error": failure.value})
