@@ -18,7 +18,7 @@ DEFAULTS: dict[str, object] = {
     # Membership
     "CRAWLER_HEARTBEAT_INTERVAL": 1.0,
     "CRAWLER_NODE_TIMEOUT": 10.0,
-    "CRAWLER_RING_VNODES": 1000,
+    "CRAWLER_RING_VNODES": 2000,
     # Politeness and host backoff
     "CRAWLER_HOST_MAX_INFLIGHT": 1,
     "CRAWLER_BACKOFF_BASE": 2.0,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from crawler.scheduler.ring import Ring
 
-VNODES = 1000
+VNODES = 2000
 PODS = [f"crawler-{i}" for i in range(9)]
 
 
@@ -19,8 +19,10 @@ def hosts_from(seed: int, count: int) -> list[str]:
             for _ in range(count)]
 
 
-@settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2**32), count=st.integers(4000, 8000), n=st.integers(1, 7))
+# Host sets large enough that sampling noise (under 2% of the ideal share at n=7)
+# cannot hide a ring that is off: the ring's own error must stay within the bound.
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), count=st.integers(30_000, 40_000), n=st.integers(1, 7))
 def test_adding_a_node_moves_about_one_in_n_plus_one(seed: int, count: int, n: int) -> None:
     hosts = hosts_from(seed, count)
     before, after = Ring(dict.fromkeys(PODS[:n], 1), VNODES), Ring(dict.fromkeys(PODS[: n + 1], 1), VNODES)
