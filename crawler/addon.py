@@ -57,6 +57,13 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "EXTENSIONS", "crawler.scheduler.middleware.NotAPageFilter", 0
         )
+        # Operations: each turns itself off when its setting is off
+        settings.setdefault_in_component_priority_dict(
+            "EXTENSIONS", "crawler.ops.health.HealthExtension", 500)
+        settings.setdefault_in_component_priority_dict(
+            "EXTENSIONS", "crawler.ops.progress.ProgressExtension", 500)
+        settings.setdefault_in_component_priority_dict(
+            "ITEM_PIPELINES", "crawler.ops.sink.RedisStreamSink", 900)
         settings.set_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
         )

@@ -38,6 +38,11 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_HOST_PAGE_LIMIT": 0,  # 0: no limit
     "CRAWLER_TRAP_MAX_QUERY_PARAMS": 12,
     "CRAWLER_TRAP_MAX_REPEATED_SEGMENT": 3,
+    # Operations
+    "CRAWLER_HEALTH_HOST": "0.0.0.0",
+    "CRAWLER_HEALTH_PORT": None,  # None: no health/metrics server
+    "CRAWLER_ITEMS_STREAM": None,  # None: on when REDIS_URL is set
+    "CRAWLER_PROGRESS_INTERVAL": 30.0,
     # Dedup
     "CRAWLER_BLOOM_CAPACITY": 1_000_000,
     "CRAWLER_BLOOM_ERROR_RATE": 1e-4,

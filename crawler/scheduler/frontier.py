@@ -274,6 +274,12 @@ class Frontier:
         if outcomes or failures:
             self._pipeline(build)
 
+    def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
+        """Keep the last rebalances readable by ``python -m crawler status``."""
+        self.client.xadd(self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
+                                            "claimed": claimed}, maxlen=100, approximate=True)
+        self.round_trips += 1
+
     def set_crawl_delay(self, host: str, delay_ms: int) -> None:
         """Record a host's robots.txt Crawl-delay for whichever node owns it."""
         self.client.hset(self.keys.host(host), "d", delay_ms)

@@ -26,6 +26,10 @@ key                     type    content
 ``outcomes``            hash    ``<node>@<run start ms>/<outcome>`` -> count; every
                                 node's outcome counters, summed by the status command
 ``failures``            stream  one entry per URL that failed for good: url, reason
+``items``               stream  one entry per scraped item: ``node``, ``item`` (JSON),
+                                from every node (:class:`crawler.ops.sink.RedisStreamSink`)
+``nodestats``           hash    node id -> JSON of its latest progress sample
+``events``              stream  ring rebalances: ``epoch``, ``node``, ``away``, ``claimed``
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
@@ -72,6 +76,24 @@ class Keys:
     @property
     def failures(self) -> str:
         return f"{self.prefix}:failures"
+
+    @property
+    def items(self) -> str:
+        return f"{self.prefix}:items"
+
+    @property
+    def node_stats(self) -> str:
+        return f"{self.prefix}:nodestats"
+
+    @property
+    def events(self) -> str:
+        return f"{self.prefix}:events"
+
+    @property
+    def pattern(self) -> str:
+        """A SCAN pattern matching every key of the crawl (glob characters escaped)."""
+        escaped = "".join("\\" + c if c in "*?[]\\" else c for c in self.crawl)
+        return f"crawler:{{{escaped}}}:*"
 
     @property
     def control(self) -> str:

@@ -370,6 +370,7 @@ class Scheduler(BaseScheduler):
         wait = self.idle_backoff_max
         if next_due is not None:
             wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
+            self.stats.inc_value("frontier/politeness_waits")
         self._wait(wait)
 
     def _wait(self, seconds: float) -> None:

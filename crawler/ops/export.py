@@ -1,0 +1,92 @@
+"""Export the crawl's item stream to JSON Lines, incrementally and idempotently.
+
+Each run appends the stream entries after the last one exported, then records, in
+``<output>.cursor``, that entry's id and the file's size. A run first truncates the
+file to the recorded size, so a run that died half-way leaves no duplicate or
+partial line: running ``export`` again always gives the same file, plus whatever
+the nodes have added since. ``--trim`` then deletes the exported entries from Redis
+(only once the file and cursor are on disk), so the stream does not grow forever.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from crawler.ops.connect import CliError
+
+if TYPE_CHECKING:
+    import redis
+
+    from crawler.scheduler.keys import Keys
+
+_BATCH = 1000
+
+
+@dataclass
+class ExportResult:
+    exported: int
+    total_lines: int
+    last_id: str | None
+    trimmed: int
+
+
+def export(client: redis.Redis, keys: Keys, output: Path, *, restart: bool = False,
+           trim: bool = False) -> ExportResult:
+    cursor_path = output.with_name(output.name + ".cursor")
+    cursor = {"last_id": None, "offset": 0, "lines": 0}
+    if cursor_path.exists() and not restart:
+        cursor = json.loads(cursor_path.read_text())
+        size = output.stat().st_size if output.exists() else 0
+        if size < cursor["offset"]:
+            raise CliError(f"{str(output)!r} is shorter than {str(cursor_path)!r} records "
+                           "(was it edited or replaced?); export afresh with --restart")
+    exported = 0
+    with open(output, "ab") as out:
+        out.truncate(cursor["offset"])  # drop what a previous run wrote after its cursor
+        out.seek(cursor["offset"])
+        start = "-" if cursor["last_id"] is None else "(" + cursor["last_id"]
+        while True:
+            entries = client.xrange(keys.items, min=start, max="+", count=_BATCH)
+            if not entries:
+                break
+            out.write(b"".join(fields[b"item"] + b"\n" for _, fields in entries))
+            exported += len(entries)
+            start = "(" + entries[-1][0].decode()
+        out.flush()
+        os.fsync(out.fileno())
+        if exported:
+            cursor = {"last_id": start[1:], "offset": out.tell(),
+                      "lines": cursor["lines"] + exported}
+    _write_atomically(cursor_path, json.dumps(cursor))
+    trimmed = _trim(client, keys, cursor["last_id"]) if trim and cursor["last_id"] else 0
+    return ExportResult(exported, cursor["lines"], cursor["last_id"], trimmed)
+
+
+def dump(client: redis.Redis, keys: Keys, out: BinaryIO) -> int:
+    """Write every entry of the stream to *out* (no cursor: for pipes, ``-o -``)."""
+    written, start = 0, "-"
+    while entries := client.xrange(keys.items, min=start, max="+", count=_BATCH):
+        out.write(b"".join(fields[b"item"] + b"\n" for _, fields in entries))
+        written += len(entries)
+        start = "(" + entries[-1][0].decode()
+    out.flush()
+    return written
+
+
+def _trim(client: redis.Redis, keys: Keys, last_id: str) -> int:
+    """Delete entries up to and including *last_id* (all exported)."""
+    ms, seq = (int(part) for part in last_id.split("-"))
+    return client.xtrim(keys.items, minid=f"{ms}-{seq + 1}", approximate=False)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)

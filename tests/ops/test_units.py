@@ -1,0 +1,52 @@
+"""Small pure parts: the node's environment mapping, readiness rules, the ETA."""
+
+from __future__ import annotations
+
+from crawler.ops.connect import redact
+from crawler.ops.health import readiness
+from crawler.ops.node import settings_from_env
+from crawler.ops.progress import ProgressExtension, Sample, _duration
+
+
+def test_environment_becomes_settings():
+    env = {"REDIS_URL": "redis://:pw@redis:6379/0", "CRAWLER_NODE_ID": "crawler-3",
+           "SCRAPY_DOWNLOAD_DELAY": "0.5", "SCRAPY_SETTINGS_MODULE": "crawler.settings",
+           "SCRAPY_PROJECT": "default", "REDIS_PASSWORD": "pw", "HOME": "/app",
+           "START_URLS": "http://x/"}
+    assert settings_from_env(env) == {"REDIS_URL": "redis://:pw@redis:6379/0",
+                                      "CRAWLER_NODE_ID": "crawler-3", "DOWNLOAD_DELAY": "0.5"}
+
+
+HEALTHY = {"redis_reachable": True, "seconds_since_heartbeat": 0.4, "draining": False,
+           "member": True}
+
+
+def test_readiness_reasons():
+    assert readiness(HEALTHY, 10) == []
+    assert readiness(None, 10) == ["the scheduler has not opened yet"]
+    assert readiness({**HEALTHY, "redis_reachable": False}, 10) == ["Redis unreachable"]
+    assert readiness({**HEALTHY, "seconds_since_heartbeat": None}, 10) == ["no heartbeat yet"]
+    assert "over CRAWLER_NODE_TIMEOUT" in readiness({**HEALTHY, "seconds_since_heartbeat": 11}, 10)[0]
+    assert readiness({**HEALTHY, "draining": True, "member": False}, 10) == ["draining"]
+    assert readiness({**HEALTHY, "member": False}, 10) == ["not a member of the ring"]
+    assert readiness(HEALTHY, 10, shutting_down=True) == ["shutting down"]
+    assert readiness(None, 10, shutting_down=True) == ["shutting down"]
+
+
+def test_eta_only_while_the_frontier_shrinks():
+    ext = ProgressExtension(crawler=None, interval=1)
+    ext.samples.append(Sample(0.0, 0, 0, 0, 1000))
+    assert ext.eta() is None
+    ext.samples.append(Sample(10.0, 0, 0, 0, 900))  # 10 per second
+    assert ext.eta() == 90
+    ext.samples.append(Sample(20.0, 0, 0, 0, 950))  # net 2.5/s over the window
+    assert ext.eta() == 950 / 2.5
+    ext.samples.append(Sample(30.0, 0, 0, 0, 1200))  # growing: no ETA
+    assert ext.eta() is None
+    assert _duration(3725) == "1h02m" and _duration(69) == "1m09s"
+
+
+def test_redact_hides_passwords():
+    assert redact("at redis://:pw@h:1/0 and rediss://u:p@h") == \
+        "at redis://:***@h:1/0 and rediss://u:***@h"
+    assert redact("unix:///tmp/r.sock") == "unix:///tmp/r.sock"
