@@ -58,6 +58,9 @@ def parser() -> argparse.ArgumentParser:
                    help="JSON Lines file, appended to incrementally ('-': all items to stdout)")
     p.add_argument("--restart", action="store_true", help="rewrite FILE from the stream's start")
     p.add_argument("--trim", action="store_true", help="then delete exported entries from Redis")
+    p = sub.add_parser("failures", parents=[common], help="URLs that failed for good -> JSON Lines")
+    p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
+                   help="JSON Lines file ('-': stdout): url, reason, node per line")
     p = sub.add_parser("node", help="run a node configured by its environment (container "
                        "entry point): node SPIDER [scrapy crawl options]")
     p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
@@ -139,7 +142,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_failures(args: argparse.Namespace) -> int:
+    target = open_target(args)
+    entries = target.client.xrange(target.keys.failures)
+    lines = [json.dumps({k.decode(): v.decode() for k, v in fields.items()}, ensure_ascii=False)
+             for _, fields in entries]
+    text = "".join(line + "\n" for line in lines)
+    if str(args.output) == "-":
+        sys.stdout.write(text)
+    else:
+        args.output.write_text(text)
+        print(f"exported {len(lines)} failed URLs to {args.output}")
+    return 0
+
+
 COMMANDS = {
+    "failures": cmd_failures,
     "status": cmd_status,
     "seed": cmd_seed,
     "pause": _switch(lambda t, a: control.set_paused(t, True),

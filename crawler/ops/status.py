@@ -29,8 +29,10 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
     pipe.hgetall(keys.bloom)
     pipe.hgetall(keys.node_stats)
     pipe.exists(keys.items)
+    pipe.hgetall(keys.outcomes)
+    pipe.xlen(keys.failures)
     (sec, usec), members, weights, epoch, totals, orphans, control, bloom, node_stats, \
-        has_items = pipe.execute()
+        has_items, outcomes, failures = pipe.execute()
     now_ms = sec * 1000 + usec // 1000
     control = _decode(control)
     nodes = _nodes(client, keys, members, _decode(weights), control, _decode(node_stats),
@@ -55,8 +57,19 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
         "bloom": _bloom(_decode(bloom)),
         "items_stream": client.xlen(keys.items) if has_items else 0,
         "rebalances": _events(client, keys),
+        "outcomes": sum_outcomes(_decode(outcomes)),
+        "failures": failures,
     }
     return status
+
+
+def sum_outcomes(per_run: dict[str, str]) -> dict[str, int]:
+    """Cluster totals of every node run's ``<node>@<run>/<outcome>`` counters."""
+    totals: dict[str, int] = {}
+    for field, count in per_run.items():
+        outcome = field.split("/", 1)[1]
+        totals[outcome] = totals.get(outcome, 0) + int(count)
+    return dict(sorted(totals.items()))
 
 
 def _decode(mapping: dict[bytes, bytes]) -> dict[str, str]:
@@ -166,6 +179,14 @@ def render(status: dict[str, Any], url: str) -> str:
                        f"false-positive rate {b['false_positive_rate']:.2e} "
                        f"(limit {b['error_rate']:g})")]
     lines.append(f"items in stream: {status['items_stream']}")
+    outcomes = status["outcomes"]
+    if outcomes:
+        lines += ["", (f"outcomes: {outcomes.get('discovered', 0)} URLs discovered, "
+                       f"{outcomes.get('fetched', 0)} fetched, {outcomes.get('filtered', 0)} "
+                       f"filtered, {outcomes.get('failed', 0)} failed "
+                       f"({status['failures']} in the failure list: `python -m crawler "
+                       "failures -o failures.jl`)")]
+        lines += [f"  {count:>8}  {name}" for name, count in outcomes.items() if "/" in name]
     if status["rebalances"]:
         lines += ["", "recent rebalances:"]
         lines += [(f"  epoch {e.get('epoch', '?')}: {e.get('node', '?')} moved "

@@ -3,12 +3,16 @@ filtered (duplicate, robots, depth, host budget, trap rule) or failed after retr
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from collections import Counter
 
 import pytest
 
 from crawler.demo.site import SiteServer
+from tests.conftest import ROOT
 from tests.scheduler.test_cluster import COMMON
 
 pytestmark = pytest.mark.slow
@@ -47,11 +51,14 @@ def test_outcomes_add_up_to_the_urls_discovered(redis_server, nodes):
         settings = {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0,
                     "CRAWLER_HOST_PAGE_LIMIT": 25, "DEPTH_LIMIT": 6, "RETRY_TIMES": 1,
                     "CRAWLER_BACKOFF_BASE": 0.1}
-        node = nodes("crawler-0", site.base_urls, **settings)
-        assert node.wait(120) == 0
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
+        assert [n.wait(120) for n in cluster] == [0, 0]
         records = [r for r in site.requests if not r.is_robots]
-    counts = outcomes(node.output())
+    # a URL one node discovers may be fetched by the other: the cluster's books balance
+    counts = sum((outcomes(n.output()) for n in cluster), Counter())
     assert counts["discovered"] == counts["fetched"] + counts["filtered"] + counts["failed"]
+    status = json.loads(crawler_command("status", "--json", redis_url=redis_server.url))
+    assert status["outcomes"] == dict(counts), "the status command sums the nodes' counters"
     served = Counter(r.status for r in records)
     # each fetch the server made is one outcome; the 503 page failed after its retry
     assert counts["fetched/200"] == served[200]
@@ -63,6 +70,11 @@ def test_outcomes_add_up_to_the_urls_discovered(redis_server, nodes):
     calendar = [r for r in records if r.host == 1]
     assert len(calendar) <= 25  # the host budget bounds the endless calendar
     assert not any("sid=" in r.path for r in records)  # session ids stripped
-    failures = redis_server.client().xrange(
-        next(k for k in redis_server.client().scan_iter("crawler:*:failures")))
-    assert [f[1][b"reason"] for f in failures] == [b"http_503"]
+    failures = crawler_command("failures", "-o", "-", redis_url=redis_server.url)
+    assert [json.loads(line)["reason"] for line in failures.splitlines()] == ["http_503"]
+
+
+def crawler_command(*args: str, redis_url: str) -> str:
+    result = subprocess.run([sys.executable, "-m", "crawler", *args, "--redis-url", redis_url],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    return result.stdout
