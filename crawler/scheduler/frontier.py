@@ -350,6 +350,20 @@ class Frontier:
             args += [lease_id, host]
         return self._call("reclaim", keys, args)
 
+    def work_left(self) -> int:
+        """Requests queued or leased, counted from the queues and leases themselves
+        (not the ``totals`` counters): every host with work is in a ready set or
+        the orphans, every lease in a member's lease hash."""
+        nodes = [n.decode() for n in self.client.zrange(self.keys.members, 0, -1)]
+        sets = [self.keys.ready(n) for n in nodes] + [self.keys.orphans]
+        hosts = {h for hs in self._pipeline(lambda p: [p.zrange(k, 0, -1) for k in sets])
+                 for h in hs}
+        self.round_trips += 1
+        counts = self._pipeline(lambda p: [
+            *(p.llen(self.keys.queue(h.decode())) for h in hosts),
+            *(p.hlen(self.keys.leases(n)) for n in nodes)])
+        return sum(counts)
+
     def lease_ids(self) -> list[str]:
         self.round_trips += 1
         return [i.decode() for i in self.client.hkeys(self.keys.leases(self.node))]

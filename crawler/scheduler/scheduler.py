@@ -96,6 +96,7 @@ class Scheduler(BaseScheduler):
         self._crawl_delays: dict[str, float] = {}
         self._paused = False
         self._trust_deaths_after = 0.0
+        self._recount_after = 0.0
         self._backed_off_hosts: set[str] = set()
         self._outcomes: Counter[str] = Counter()
         self._failures: list[tuple[str, str]] = []
@@ -504,7 +505,10 @@ class Scheduler(BaseScheduler):
                            {"id": lease_id, "host": lease.host})
 
     def _update_idle(self, cluster_work: int) -> None:
-        if cluster_work or self._ready or self._outbox or self._leased or self._acks:
+        local_work = self._ready or self._outbox or self._leased or self._acks
+        if cluster_work and not local_work:
+            cluster_work = self._recount(cluster_work)
+        if cluster_work or local_work:
             self._quiet_since = None
             self._cluster_done = False
             return
@@ -516,6 +520,23 @@ class Scheduler(BaseScheduler):
             logger.info("The cluster's frontier has been empty for %(s)gs: finishing",
                         {"s": self.idle_close})
             self._wake_engine()
+
+    def _recount(self, counted: int) -> int:
+        """The cluster's counters say work is left but this node has none: every
+        CRAWLER_IDLE_CLOSE, look at the queues and leases themselves, so counters
+        that drifted (writes lost by a Redis crash with AOF every second) cannot
+        keep the crawl from finishing."""
+        now = time.monotonic()
+        if now < self._recount_after:
+            return counted
+        self._recount_after = now + max(self.idle_close, self.heartbeat_interval)
+        actual = self.frontier.work_left()
+        if actual == 0:
+            self.stats.inc_value("frontier/counters_drifted")
+            logger.warning("The frontier's counters say %(n)d requests are queued or leased, "
+                           "but no queue or lease holds any: ignoring the counters",
+                           {"n": counted})
+        return actual
 
     def _redis_unreachable(self, exc: Exception) -> None:
         if self._redis_down_since is None:

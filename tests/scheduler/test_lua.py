@@ -176,3 +176,16 @@ def test_sweep_moves_hosts_with_their_due_time(r):
     assert r.zrange(f.keys.ready("n1"), 0, -1) == [b"b.test"]
     with pytest.raises(StaleEpoch):
         f.sweep(f.keys.ready("n1"), {"b.test": f.keys.ready("n2")}, epoch - 1)
+
+
+def test_work_left_counts_queues_and_leases_not_counters(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
+    _queue(f, r, "b.test", b"q1", epoch=epoch)
+    f.lease(1, epoch)
+    assert f.work_left() == 3
+    r.hset(f.keys.totals, "queued", 99)  # counters that drifted do not matter
+    assert f.work_left() == 3
+    r.delete(f.keys.queue("a.test"), f.keys.queue("b.test"), f.keys.leases("n1"))
+    assert f.work_left() == 0
