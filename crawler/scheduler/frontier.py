@@ -243,12 +243,12 @@ class Frontier:
     def lease(self, want: int, epoch: int) -> tuple[list[Leased], int | None]:
         """Lease up to *want* requests from due hosts; also return the next due time."""
         now = self.now_ms()
-        hosts = [h.decode() for h in self.client.zrangebyscore(
-            self.keys.ready(self.node), "-inf", now, start=0, num=want)]
-        self.round_trips += 1
+        ready = self.keys.ready(self.node)
+        due, first = self._pipeline(lambda pipe: [
+            pipe.zrangebyscore(ready, "-inf", now, start=0, num=want),
+            pipe.zrange(ready, 0, 0, withscores=True)])
+        hosts = [h.decode() for h in due]
         if not hosts:
-            first = self.client.zrange(self.keys.ready(self.node), 0, 0, withscores=True)
-            self.round_trips += 1
             return [], int(first[0][1]) if first else None
         keys = [self.keys.epoch, self.keys.totals, self.keys.ready(self.node),
                 self.keys.leases(self.node)]

@@ -397,6 +397,12 @@ class Scheduler(BaseScheduler):
             trust_deaths = self._redis_down_since is None and \
                 time.monotonic() >= self._trust_deaths_after
             beat = self.membership.beat(reclaim_dead=trust_deaths)
+            if not beat.alive:
+                # declared dead (a long pause?): our leases went back to the queues,
+                # so requests not yet started must not be fetched here as well
+                for request in self._ready:
+                    self._leased.pop(request.meta[LEASE_META], None)
+                self._ready.clear()
             self._follow_control(beat.control)
             if self._redis_down_since is not None:
                 self._recover_from_outage()
