@@ -180,17 +180,18 @@ class Frontier:
     # -- data path --------------------------------------------------------------
 
     def flush(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int,
-              ready_key) -> list[int]:
+              ready_key, batch: str = "") -> list[int]:
         """Push new requests, then settle leases, in one round trip.
 
         Pushes go first so a settled page's discovered links are stored before
         its lease disappears. Returns one code per push (:data:`QUEUED`, ...).
+        Retrying a *batch* whose reply was lost returns the first result.
         """
         now = self.now_ms()
         groups = _group(pushes)
         calls = []
         if pushes:
-            calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key)))
+            calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key, batch)))
         if acks:
             calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key)))
         results = self._pipeline(lambda pipe: [self._eval(pipe, *call) for call in calls])
@@ -202,7 +203,7 @@ class Frontier:
         if status == -2:  # another node started a new Bloom layer
             self._set_layers(int(self.client.hget(self.keys.bloom, "n")))
             self.round_trips += 1
-            return self.flush(pushes, [], epoch, ready_key)
+            return self.flush(pushes, [], epoch, ready_key, batch)
         # codes come back in group order; map them to the callers' order
         ordered = [0] * len(pushes)
         for index, code in zip((i for _, items in groups for i, _ in items), codes):
@@ -213,12 +214,12 @@ class Frontier:
             self._set_layers(len(self.bloom_layers) + 1)
         return ordered
 
-    def _push_arguments(self, groups, epoch: int, now: int, ready_key):
+    def _push_arguments(self, groups, epoch: int, now: int, ready_key, batch: str):
         layers = self.bloom_layers
-        keys = [self.keys.epoch, self.keys.totals, self.keys.bloom,
+        keys = [self.keys.epoch, self.keys.totals, self.keys.bloom, self.keys.push_log(self.node),
                 *(self.keys.bloom_bits(layer.index) for layer in layers)]
         args: list = [epoch, now, len(layers), layers[-1].capacity, self.host_limit,
-                      *(layer.slices for layer in layers)]
+                      batch or f"{time.time_ns()}", *(layer.slices for layer in layers)]
         for host, items in groups:
             keys += [self.keys.queue(host), self.keys.host(host), ready_key(host)]
             args += [host, len(items)]

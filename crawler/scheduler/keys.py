@@ -16,6 +16,7 @@ key                     type    content
 ``ready:<node>``        zset    host -> time (ms) its next request may start;
                                 the hosts with queued work that a node owns
 ``orphans``             zset    hosts with queued work whose owner died or left
+``pushlog:<node>``      string  id and result codes of the node's last push batch
 ``leases:<node>``       hash    lease id -> ``host\\n<encoded request>``
 ``q:<host>``            list    encoded requests of a host, FIFO (breadth-first)
 ``host:<host>``         hash    ``n`` in flight, ``t`` next start (ms), ``d`` delay
@@ -108,6 +109,9 @@ class Keys:
 
     def ready(self, node: str) -> str:
         return f"{self.prefix}:ready:{node}"
+
+    def push_log(self, node: str) -> str:
+        return f"{self.prefix}:pushlog:{node}"
 
     def leases(self, node: str) -> str:
         return f"{self.prefix}:leases:{node}"

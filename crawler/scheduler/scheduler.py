@@ -97,6 +97,8 @@ class Scheduler(BaseScheduler):
         self._paused = False
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
+        self._unconfirmed: tuple[str, list[Pending]] | None = None
+        self._batches = 0
         self._backed_off_hosts: set[str] = set()
         self._outcomes: Counter[str] = Counter()
         self._failures: list[tuple[str, str]] = []
@@ -165,7 +167,8 @@ class Scheduler(BaseScheduler):
     # -- the engine's interface -------------------------------------------------
 
     def has_pending_requests(self) -> bool:
-        return bool(self._ready or self._outbox or self._leased) or not self._cluster_done
+        return bool(self._ready or self._outbox or self._unconfirmed or self._leased) \
+            or not self._cluster_done
 
     def __len__(self) -> int:
         return len(self._ready) + len(self._outbox)
@@ -323,16 +326,24 @@ class Scheduler(BaseScheduler):
             self._wait(due_in)
 
     def _flush(self) -> None:
-        if not (self._outbox or self._acks):
+        # A batch whose reply was lost is retried as it was, under its id, so that
+        # Redis can answer with its first result (see push.lua).
+        if self._unconfirmed is None and self._outbox:
+            self._batches += 1
+            self._unconfirmed = (f"{self._run}:{self._batches}", self._outbox)
+            self._outbox = []
+        batch, pushes = self._unconfirmed or ("", [])
+        # acks go with (after) the pushes of every request discovered before them
+        acks, self._acks = ([], self._acks) if self._outbox else (self._acks, [])
+        if not (pushes or acks):
             return
-        pushes, acks = self._outbox, self._acks
-        self._outbox, self._acks = [], []
         try:
-            codes = self.membership.with_ring(
-                lambda epoch: self.frontier.flush(pushes, acks, epoch, self.membership.ready_key))
+            codes = self.membership.with_ring(lambda epoch: self.frontier.flush(
+                pushes, acks, epoch, self.membership.ready_key, batch))
         except UNREACHABLE:
-            self._outbox[:0], self._acks[:0] = pushes, acks
+            self._acks[:0] = acks
             raise
+        self._unconfirmed = None
         rate = self.frontier.bloom_false_positive_rate()
         for pending, code in zip(pushes, codes):
             if code == DUPLICATE:
@@ -344,6 +355,8 @@ class Scheduler(BaseScheduler):
                 self.stats.inc_value("frontier/queued")
                 if pending.fingerprint:
                     self._expected_false_positives += rate
+        if self._outbox:  # a retried batch went first; now the rest
+            self._flush()
 
     def _refill(self) -> None:
         now = time.monotonic()
@@ -511,7 +524,7 @@ class Scheduler(BaseScheduler):
                            {"id": lease_id, "host": lease.host})
 
     def _update_idle(self, cluster_work: int) -> None:
-        local_work = self._ready or self._outbox or self._leased or self._acks
+        local_work = self._ready or self._outbox or self._unconfirmed or self._leased or self._acks
         if cluster_work and not local_work:
             cluster_work = self._recount(cluster_work)
         if cluster_work or local_work:

@@ -3,6 +3,7 @@ download timeout. Asserted from the server's side."""
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections import Counter
 
@@ -74,5 +75,8 @@ def test_hostile_hosts_back_off_and_every_page_arrives_once(redis_server, nodes)
         # abandoned (stalled) responses aside, never two requests at once on a host
         assert max_overlap([r for r in records if r not in stalled]) == 1
     logs = "".join(n.output() for n in cluster)
+    totals = sum((Counter({k: int(v) for k, v in re.findall(r"'outcomes/([a-z]+)': (\d+)", n.output())})
+                  for n in cluster), Counter())
+    assert totals["discovered"] == totals["fetched"] + totals["filtered"] + totals["failed"]
     assert "frontier/host_backoff/http_429" in logs
     assert "frontier/host_backoff/DownloadTimeoutError" in logs

@@ -4,6 +4,7 @@ work, buffer what they discover, resume, and lose nothing."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pytest
 
@@ -16,9 +17,9 @@ SETTINGS = {**COMMON, "DOWNLOAD_DELAY": 0.02, "CRAWLER_REDIS_SOCKET_TIMEOUT": 1,
             "CRAWLER_NODE_TIMEOUT": 3}
 
 
-def outcomes_add_up(log: str) -> bool:
-    stats = {k: int(v) for k, v in re.findall(r"'outcomes/([a-z]+)': (\d+)", log)}
-    return stats["discovered"] == sum(stats.get(k, 0) for k in ("fetched", "filtered", "failed"))
+def cluster_outcomes(logs: list[str]) -> Counter[str]:
+    return sum((Counter({k: int(v) for k, v in re.findall(r"'outcomes/([a-z]+)': (\d+)", log)})
+                for log in logs), Counter())
 
 
 def crawl_through(redis_server, nodes, outage) -> None:
@@ -36,6 +37,8 @@ def crawl_through(redis_server, nodes, outage) -> None:
         assert "Traceback" not in log
         assert log.count("Redis unreachable") <= 1, "the outage is logged once"
     assert any("Redis is reachable again" in n.output() for n in cluster)
+    totals = cluster_outcomes([n.output() for n in cluster])
+    assert totals["discovered"] == totals["fetched"] + totals["filtered"] + totals["failed"]
 
 
 def test_redis_restart_mid_crawl(redis_server, nodes):

@@ -189,3 +189,16 @@ def test_work_left_counts_queues_and_leases_not_counters(r):
     assert f.work_left() == 3
     r.delete(f.keys.queue("a.test"), f.keys.queue("b.test"), f.keys.leases("n1"))
     assert f.work_left() == 0
+
+
+def test_a_retried_push_batch_gets_its_first_result(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    pushes = [Pending("a.test", FP, b"p1"), Pending("a.test", "cd" * 20, b"p2")]
+    first = f.flush(pushes, [], epoch, ready_of("n1"), batch="run:1")
+    assert first == [QUEUED, QUEUED]
+    # the reply was lost and the node retries: same codes, nothing queued twice
+    assert f.flush(pushes, [], epoch, ready_of("n1"), batch="run:1") == first
+    assert r.llen(f.keys.queue("a.test")) == 2
+    # a new batch of the same URLs is a duplicate, as it should be
+    assert f.flush(pushes, [], epoch, ready_of("n1"), batch="run:2") == [DUPLICATE, DUPLICATE]

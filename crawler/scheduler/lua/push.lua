@@ -3,13 +3,17 @@
   ones to their host queue in one atomic step, so a URL is never marked seen
   without being queued (nor queued twice).
 
-  KEYS[1] epoch   KEYS[2] totals   KEYS[3] bloom meta
-  KEYS[4 .. 3+F]  bloom bit strings, oldest first
+  A batch is applied once: its id and codes are kept in the node's push log, and
+  a retry of the same batch (its reply was lost to a Redis stall) gets the same
+  codes back, so no URL is counted both queued and duplicate.
+
+  KEYS[1] epoch   KEYS[2] totals   KEYS[3] bloom meta   KEYS[4] node's push log
+  KEYS[5 .. 4+F]  bloom bit strings, oldest first
   then per host group: queue (list), host state (hash), owner's ready (zset)
   ARGV[1] epoch the caller's ring was built at   ARGV[2] now (ms)
   ARGV[3] F, filters the caller knows            ARGV[4] capacity of filter F
-  ARGV[5] host page limit (0: none)
-  ARGV[6 .. 5+F] slices (bit positions per URL) of each filter
+  ARGV[5] host page limit (0: none)              ARGV[6] batch id
+  ARGV[7 .. 6+F] slices (bit positions per URL) of each filter
   then per group: host, count, and per request: check ('1' or '0': dont_filter),
   payload, and when check is '1' the bit offsets in every filter, oldest first
   Returns {status, code per request}: status 0 ok, 1 ok and filter F is now full
@@ -17,12 +21,20 @@
   code 0 duplicate, 1 queued, 2 over the host page limit.
 ]]
 -- luacheck: globals KEYS ARGV redis
+local logged = redis.call('GET', KEYS[4])
+if logged and string.sub(logged, 1, #ARGV[6] + 1) == ARGV[6] .. '|' then
+  local codes = {}
+  for code in string.gmatch(string.sub(logged, #ARGV[6] + 2), '-?%d+') do
+    codes[#codes + 1] = tonumber(code)
+  end
+  return codes
+end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
 local F = tonumber(ARGV[3])
 if tonumber(redis.call('HGET', KEYS[3], 'n') or '0') ~= F then return {-2} end
 local now, capacity, limit = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local slices = {}
-for f = 1, F do slices[f] = tonumber(ARGV[5 + f]) end
+for f = 1, F do slices[f] = tonumber(ARGV[6 + f]) end
 
 local function seen_before(a)
   -- a: index in ARGV of the first offset; returns seen, index after the offsets
@@ -31,7 +43,7 @@ local function seen_before(a)
     if not seen then
       seen = true
       for j = a, a + slices[f] - 1 do
-        if redis.call('GETBIT', KEYS[3 + f], ARGV[j]) == 0 then seen = false break end
+        if redis.call('GETBIT', KEYS[4 + f], ARGV[j]) == 0 then seen = false break end
       end
     end
     a = a + slices[f]
@@ -40,7 +52,7 @@ local function seen_before(a)
 end
 
 local codes, added, queued = {0}, 0, 0
-local a, k = 6 + F, 4 + F
+local a, k = 7 + F, 5 + F
 while k <= #KEYS do
   local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   local host, count = ARGV[a], tonumber(ARGV[a + 1])
@@ -56,7 +68,7 @@ while k <= #KEYS do
       if seen then
         code = 0
       else
-        for j = after - slices[F], after - 1 do redis.call('SETBIT', KEYS[3 + F], ARGV[j], 1) end
+        for j = after - slices[F], after - 1 do redis.call('SETBIT', KEYS[4 + F], ARGV[j], 1) end
         added = added + 1
       end
       a = after
@@ -83,4 +95,5 @@ if added > 0 then
     codes[1] = 1
   end
 end
+redis.call('SET', KEYS[4], ARGV[6] .. '|' .. table.concat(codes, ','))
 return codes
