@@ -14,4 +14,6 @@ CONCURRENT_REQUESTS = 16
 CONCURRENT_ITEMS = 8  # the default 100 halves a link-following spider's throughput
 DOWNLOAD_DELAY = 0.5  # enforced per host across the whole cluster
 FEED_EXPORT_ENCODING = "utf-8"
+# Charsets that lie (GBK pages sent as UTF-8): after decompression, before spiders
+DOWNLOADER_MIDDLEWARES = {"crawler.encoding.CharsetMiddleware": 580}
 LOG_LEVEL = "INFO"

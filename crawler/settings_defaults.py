@@ -38,6 +38,9 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_HOST_PAGE_LIMIT": 0,  # 0: no limit
     "CRAWLER_TRAP_MAX_QUERY_PARAMS": 12,
     "CRAWLER_TRAP_MAX_REPEATED_SEGMENT": 3,
+    # Extraction
+    "CRAWLER_SITE_TIMEZONES": {},  # site -> IANA zone of its displayed dates
+    "CRAWLER_TIMEZONE": None,  # None: the engine profile's default
     # Operations
     "CRAWLER_HEALTH_HOST": "0.0.0.0",
     "CRAWLER_HEALTH_PORT": None,  # None: no health/metrics server

@@ -87,10 +87,12 @@ def exception_outcome(exception: Exception) -> str:
     return f"failed/{type(exception).__name__}"
 
 
-# What a crawler of forums and blogs parses; anything else stops downloading once
-# its headers arrive, and reaches the spider as an empty, flagged response.
-PAGE_TYPES = ("text/", "application/xhtml", "application/xml", "application/json",
-              "application/rss", "application/atom", "application/ld+json")
+# What a crawler of forums and blogs parses (HTML, feeds, JSON APIs such as Flarum's
+# application/vnd.api+json); anything else stops downloading once its headers arrive,
+# and reaches the spider as an empty, flagged response.
+def is_page_type(content_type: str) -> bool:
+    kind = content_type.split(";", 1)[0].strip()
+    return kind.startswith("text/") or kind.endswith(("json", "xml", "html"))
 
 
 class NotAPageFilter:
@@ -107,7 +109,7 @@ class NotAPageFilter:
 
     def _headers_received(self, headers, body_length, request, spider) -> None:
         content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").lower()
-        if content_type and not content_type.startswith(PAGE_TYPES):
+        if content_type and not is_page_type(content_type):
             self.stats.inc_value("frontier/not_a_page")
             raise StopDownload(fail=False)
 

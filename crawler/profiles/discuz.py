@@ -1,0 +1,73 @@
+"""Discuz! X (X2.5–X3.5), the dominant Chinese self-hosted BBS.
+
+Dynamic URLs (``forum.php?mod=forumdisplay|viewthread``) and the rewritten ``forum-2-1.html`` /
+``thread-101-2-1.html`` forms. Floors (``a#postnum{pid}``) are only rendered for browsers, not
+for robots, so positions usually come from page order. Dates prefer ``span@title`` (the full
+date) over the relative display text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from crawler.profiles.base import ForumProfile
+
+
+class Discuz(ForumProfile):
+    name = "discuz"
+    default_charset = "gb18030"
+    timezone = "Asia/Shanghai"
+    languages = ("zh", "en")
+    date_order = "YMD"
+
+    generator_prefixes = ("Discuz!",)
+    markers = (
+        "body#nv_forum",
+        "div#postlist table.plhin",
+        "tbody[id^=normalthread_]",
+        'script[src*="static/js/common.js"]',
+    )
+    min_markers = 2
+
+    index_url = re.compile(r"/(?:forum\.php|index\.php)?(?:\?(?!.*\bmod=)(?:gid=\d+)?)?$")
+    board_url = re.compile(
+        r"forum\.php\?(?=.*\bmod=forumdisplay)(?=.*\bfid=(?P<bid>\d+))|/forum-(?P<bid2>\d+)-\d+\.html"
+    )
+    thread_url = re.compile(
+        r"forum\.php\?(?=.*\bmod=viewthread)(?=.*\btid=(?P<tid>\d+))|/thread-(?P<tid2>\d+)-\d+-\d+\.html"
+    )
+    drop_params = ("extra", "authorid", "ordertype", "_dsign", "formhash", "from", "mobile", "sid")
+    post_permalink = "forum.php?mod=redirect&goto=findpost&ptid={thread_id}&pid={post_id}"
+
+    soft_404_texts = ("抱歉，指定的主题不存在", "抱歉，您没有权限访问该版块", "抱歉，本帖要求阅读权限")
+    soft_404_selectors = ("div#messagetext.alert_error",)
+
+    _board_link = "table.fl_tb h2 a, div#subforum table.fl_tb h2 a"
+    _thread_row = "tbody[id^=normalthread_], tbody[id^=stickthread_]"
+    _thread_row_link = "a.xst"
+    _thread_row_author = "td.by:nth-of-type(2) cite a"
+    _thread_row_replies = "td.num a::text"
+    _thread_row_views = "td.num em::text"
+    _thread_row_created = ("td.by:nth-of-type(2) em span::attr(title)", "td.by:nth-of-type(2) em span::text")
+    _thread_row_last_post = ("td.by:last-child em span::attr(title)", "td.by:last-child em a::text")
+    _board_name = "div.bm_h h1 a::text"
+    _next_page = "div.pg a.nxt::attr(href)"
+
+    _thread_title = "span#thread_subject::text"
+    _breadcrumbs = "div#pt div.z a:not(.nvhm)"
+    _post = "div#postlist > div[id^=post_]"
+    _post_id = "table.plhin::attr(id)"
+    _post_author = "td.pls .authi a.xw1, td.plc .authi a.xi2"
+    _post_author_id = "td.pls .authi a.xw1::attr(href), td.plc .authi a.xi2::attr(href)"
+    _post_time = ("em[id^=authorposton] span::attr(title)", "em[id^=authorposton]::text")
+    _post_floor = "a[id^=postnum] em::text"
+    _post_body = "td.t_f[id^=postmessage_]"
+    _post_quote_ids = "div.quote blockquote a[href*='goto=findpost']::attr(href)"
+    _quote_id_regex = re.compile(r"\bpid=(\d+)")
+    _post_edited = "i.pstatus"
+    text_strip = ("i.pstatus", "div.blockcode em", "div.locked", "ignore_js_op", "div.attach_nopermission")
+
+    def thread_page_one(self, url: str) -> str:
+        url = re.sub(r"&page=\d+", "", self.canonicalize(url))
+        # Rewritten form: thread-{tid}-{page}-{board page}.html
+        return re.sub(r"/thread-(\d+)-\d+-(\d+)\.html", r"/thread-\1-1-\2.html", url)

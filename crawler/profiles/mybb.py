@@ -1,0 +1,99 @@
+"""MyBB 1.8 (default theme and its "classic" postbit).
+
+Display dates are in the forum's zone and may be relative: "Today"/"Yesterday" sit in a
+``span[title="MM-DD-YYYY"]`` with the clock time after the span, so the date is rebuilt from
+the title plus the time. Floors are shown (``#N``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from parsel import Selector
+from scrapy.http import TextResponse
+
+from crawler.profiles.base import ForumProfile
+
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AP]M)?", re.IGNORECASE)
+
+
+class MyBB(ForumProfile):
+    name = "mybb"
+    languages = ("en",)
+    date_order = "MDY"
+
+    markers = (
+        'a[href*="mybb.com"]',
+        'script[src*="jscripts/general.js"]',
+        "div#posts div.post[id^=post_]",
+        "tr.inline_row",
+    )
+    min_markers = 2
+
+    index_url = re.compile(r"/(?:index\.php)?$")
+    board_url = re.compile(
+        r"forumdisplay\.php\?(?=(?:.*&)?fid=(?P<bid>\d+))|/Forum-[^/?#]*?-?(?P<bid2>\d+)?$"
+    )
+    thread_url = re.compile(
+        r"showthread\.php\?(?=(?:.*&)?tid=(?P<tid>\d+))|/thread-(?P<tid2>\d+)(?:-page-\d+)?\.html"
+    )
+    drop_params = ("sid", "action", "highlight", "mode", "datecut", "sortby", "order")
+    post_permalink = "showthread.php?tid={thread_id}&pid={post_id}#pid{post_id}"
+
+    soft_404_texts = (
+        "The specified thread does not exist.",
+        "The specified forum does not exist.",
+        "You do not have permission to access this page.",
+    )
+
+    _board_link = (
+        "tbody[id^=cat_] strong a[href*='forumdisplay.php'], table.tborder tr td strong a[href*='Forum-']"
+    )
+    _thread_row = "tr.inline_row"
+    _thread_row_link = "span[id^=tid_] a"
+    _thread_row_author = "div.author a"
+    _thread_row_replies = "td:nth-child(3) a::text"
+    _thread_row_views = "td:nth-child(4)::text"
+    _thread_row_last_post = ("span.lastpost::alltext",)
+    _board_name = "td.thead strong::text"
+    _next_page = "div.pagination a.pagination_next::attr(href)"
+    _author_id_regex = re.compile(r"uid=(\d+)")
+
+    _thread_title = "td.thead strong::text"
+    _breadcrumbs = "div.navigation a"
+    _post = "div#posts > div.post[id^=post_]"
+    _post_id = "::attr(id)"
+    _post_author = "div.author_information span.largetext a"
+    _post_author_id = "div.author_information span.largetext a::attr(href)"
+    _post_floor = "div.post_head div.float_right strong a::text"
+    _post_body = "div.post_body"
+    _post_quote_ids = "blockquote.mycode_quote cite a.quick_jump::attr(href)"
+    _quote_id_regex = re.compile(r"pid=(\d+)")
+    _post_edited = "span.post_edit span.edited_post"
+    text_strip = ("div.codeblock > div.title",)
+
+    def post(self, sel: Selector, response: TextResponse, thread_id: str) -> dict[str, Any]:
+        fields = super().post(sel, response, thread_id)
+        fields["created_raw"] = self._date(sel.css("div.post_head span.post_date"))
+        return fields
+
+    def thread_ref(self, row: Selector, response: TextResponse):  # type: ignore[no-untyped-def]
+        ref = super().thread_ref(row, response)
+        ref.last_post_raw = self._date(row.css("span.lastpost"))
+        ref.url = self.canonicalize(ref.url)
+        return ref
+
+    @staticmethod
+    def _date(container: Any) -> str | None:
+        """``<span title="03-02-2024">Today</span>, 07:00 AM`` -> ``03-02-2024 07:00 AM``."""
+        if not container:
+            return None
+        title = container.xpath("./span[@title]/@title").get()
+        text = " ".join(container.xpath("./text() | ./span[@title]/text()").getall())
+        text = re.sub(r"\s+", " ", text.replace("\xa0", " ")).strip(" ,")
+        clock = _CLOCK.search(text)
+        if title:
+            return f"{title} {clock.group(0)}" if clock else title
+        stamp = re.search(r"\d{2}-\d{2}-\d{4},?\s*(?:" + _CLOCK.pattern + ")?", text, re.IGNORECASE)
+        return stamp.group(0).strip(" ,") if stamp else text or None

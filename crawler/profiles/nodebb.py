@@ -1,0 +1,152 @@
+"""NodeBB: every page route has a JSON twin under ``/api``; the profile reads only those.
+
+``/api/categories`` -> ``/api/category/{cid}/{slug}?page=N`` -> ``/api/topic/{tid}/{slug}?page=N``.
+Posts carry ``index`` (0-based position), ``timestampISO`` and ``edited`` (ms, 0 = never).
+Quotes are Markdown blockquotes whose first line links ``/post/{pid}``.
+Detection: the ``X-Powered-By: NodeBB`` header when present, else ``component=`` markup.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+from parsel import Selector
+from scrapy.http import Response, TextResponse
+
+from crawler.items import Author, Board
+from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
+
+_POST_LINK = re.compile(r"/post/(\d+)")
+
+
+class NodeBB(ForumProfile):
+    name = "nodebb"
+
+    markers = ('script[src*="nodebb.min.js"]', "[component]", 'link[href*="/assets/client.css"]')
+    min_markers = 2
+
+    index_url = re.compile(r"^https?://[^/]+/(?:api/)?(?:categories)?(?:\?.*)?$")
+    board_url = re.compile(r"/category/(?P<bid>\d+)(?:/|$|\?)")
+    thread_url = re.compile(r"/topic/(?P<tid>\d+)(?:/|$|\?)")
+    post_permalink = "/post/{post_id}"
+
+    @classmethod
+    def detect(cls, response: Response) -> bool:
+        powered = response.headers.get(b"X-Powered-By", b"").decode("latin-1")
+        return powered.startswith("NodeBB") or super().detect(response)
+
+    def request_url(self, kind: PageKind, url: str) -> str:
+        parts = urlsplit(url)
+        if kind is PageKind.INDEX:
+            return urljoin(url, "/api/categories")
+        if parts.path.startswith("/api/"):
+            return url
+        return urlunsplit(parts._replace(path="/api" + parts.path))
+
+    def is_soft_404(self, response: TextResponse) -> bool:
+        data = _json(response)
+        return isinstance(data, dict) and "error" in data and len(data) <= 2
+
+    def board_links(self, response: TextResponse) -> list[PageCursor]:
+        data = _json(response) or {}
+        cursors = []
+        for category in _walk(data.get("categories") or []):
+            url = self.canonicalize(urljoin(response.url, f"/category/{category['slug']}"))
+            cursors.append(PageCursor(url=url, extra={"board_name": category.get("name")}))
+        if data.get("cid") is not None:  # a category page lists its children too
+            cursors = [c for c in cursors if self.board_id_from(c.url) != str(data["cid"])]
+        return cursors
+
+    def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
+        data = _json(response) or {}
+        return [
+            ThreadRef(
+                url=self.canonicalize(urljoin(response.url, f"/topic/{t['slug']}")),
+                thread_id=str(t["tid"]),
+                title=t.get("titleRaw") or t.get("title"),
+                author_name=(t.get("user") or {}).get("username"),
+                author_id=_str((t.get("user") or {}).get("uid")),
+                reply_count=max(int(t.get("postcount") or 1) - 1, 0),
+                view_count=t.get("viewcount"),
+                created_raw=t.get("timestampISO"),
+                last_post_raw=t.get("lastposttimeISO"),
+                board_id=_str(t.get("cid") or data.get("cid")),
+                board_name=data.get("name") or cursor.extra.get("board_name"),
+            )
+            for t in data.get("topics") or []
+        ]
+
+    def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
+        data = _json(response) or {}
+        pagination = data.get("pagination") or {}
+        nxt = pagination.get("next") or {}
+        if not nxt.get("active"):
+            return None
+        parts = urlsplit(cursor.url)
+        url = urlunsplit(parts._replace(query=f"page={nxt['page']}"))
+        return PageCursor(url=self.canonicalize(url), page=cursor.page + 1, extra=dict(cursor.extra))
+
+    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+        data = _json(response) or {}
+        thread_id = _str(data.get("tid")) or self.thread_id_from(response.url) or ""
+        posts = [self._post(p, response, thread_id) for p in data.get("posts") or []]
+        thread = self._thread(data, response, ref) if cursor.page == 1 else None
+        return ThreadPage(thread=thread, posts=posts, next=self.next_page(response, cursor))
+
+    def _thread(self, data: dict[str, Any], response: TextResponse, ref: ThreadRef | None) -> dict[str, Any]:
+        category = data.get("category") or {}
+        crumbs = [
+            c["text"]
+            for c in data.get("breadcrumbs") or []
+            if c.get("url") and not c["text"].startswith("[[")
+        ]
+        opener = next(iter(data.get("posts") or []), {})
+        return {
+            "thread_id": str(data["tid"]),
+            "url": self.canonicalize(urljoin(response.url, f"/topic/{data['slug']}")),
+            "title": data.get("titleRaw") or data.get("title"),
+            "board": Board(id=_str(category.get("cid")), name=category.get("name"), path=crumbs),
+            "author": Author(name=(opener.get("user") or {}).get("username"), id=_str(data.get("uid"))),
+            "created_raw": data.get("timestampISO"),
+            "reply_count": max(int(data.get("postcount") or 1) - 1, 0),
+            "view_count": data.get("viewcount"),
+            "last_post_at_raw": data.get("lastposttimeISO"),
+        }
+
+    def _post(self, post: dict[str, Any], response: TextResponse, thread_id: str) -> dict[str, Any]:
+        html = post.get("content") or ""
+        links = Selector(text=html or "<p></p>").css("blockquote a[href*='/post/']::attr(href)").getall()
+        quoted = [m.group(1) for m in map(_POST_LINK.search, links) if m]
+        index = post.get("index")
+        return {
+            "post_id": str(post["pid"]),
+            "thread_id": thread_id,
+            "url": urljoin(response.url, self.post_permalink.format(post_id=post["pid"])),
+            "position": index + 1 if isinstance(index, int) else None,
+            "author": Author(name=(post.get("user") or {}).get("username"), id=_str(post.get("uid"))),
+            "created_raw": post.get("timestampISO") or post.get("timestamp"),
+            "body_html": html.strip() or None,
+            "quoted_post_ids": list(dict.fromkeys(quoted)),
+            "edited": bool(post.get("edited")),
+        }
+
+
+def _walk(categories: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for category in categories:
+        out.append(category)
+        out.extend(_walk(category.get("children") or []))
+    return out
+
+
+def _json(response: TextResponse) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)

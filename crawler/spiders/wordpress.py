@@ -1,0 +1,208 @@
+"""``scrapy crawl wordpress -a start_url=https://blog.example/``: a WordPress blog, API first.
+
+1. The start page gives the REST API root (``link[rel="https://api.w.org/"]``).
+2. API mode: all posts through ``wp/v2/posts`` (pages from ``X-WP-TotalPages``), then the
+   comments of each post through ``wp/v2/comments?post=ID``, with their ``parent``.
+3. HTML mode, when the page has no API link or the API refuses (401/403/404 are common on
+   hardened sites): the index pages (``/page/N/``) -> each article page (joining
+   ``<!--nextpage-->`` parts) -> its comment pages (``/comment-page-N/``); the RSS feed when the
+   theme shows no article list.
+
+Stats: ``wordpress/mode/api`` or ``wordpress/mode/html``.
+Spider arguments: ``start_url`` (required), ``per_page`` (API page size, default 100),
+``timezone`` (for dates without an offset).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import scrapy
+from scrapy.http import Response, TextResponse
+from twisted.python.failure import Failure
+
+from crawler.items import Article, Comment
+from crawler.profiles.wordpress import WordPress
+from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
+
+logger = logging.getLogger(__name__)
+
+BLOG_SETTINGS: dict[str, Any] = dict(FORUM_SETTINGS)
+
+
+class WordPressSpider(scrapy.Spider):
+    name = "wordpress"
+    custom_settings: ClassVar[dict[str, Any]] = BLOG_SETTINGS
+    default_charset = None
+
+    def __init__(
+        self,
+        start_url: str | None = None,
+        per_page: str | int = 100,
+        timezone: str | None = None,
+        **kwargs: Any,
+    ):
+        super().__init__(**kwargs)
+        self.check_arguments(start_url=start_url, per_page=per_page, timezone=timezone)
+        assert start_url is not None
+        self.start_url = start_url
+        self.site = urlsplit(start_url).netloc
+        self.allowed_domains = [site_domain(start_url)]
+        self.site_timezone = timezone
+        self.wp = WordPress()
+        self.wp.per_page = int(per_page)
+
+    @staticmethod
+    def check_arguments(
+        start_url: str | None = None, per_page: str | int = 100, timezone: str | None = None, **_: Any
+    ) -> None:
+        """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
+        check_start_url(start_url)
+        check_timezone(timezone)
+        if not str(per_page).isdigit() or not 1 <= int(per_page) <= 100:
+            raise ValueError(
+                f"per_page {per_page!r} must be a whole number from 1 to 100 (the REST API limit)"
+            )
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        yield scrapy.Request(self.start_url, callback=self.parse_home, dont_filter=True)
+
+    def parse_home(self, response: Response) -> Iterator[Any]:
+        if not isinstance(response, TextResponse):
+            return
+        root = self.wp.api_root(response)
+        if root is None:
+            yield from self._html_mode(response)
+            return
+        yield scrapy.Request(
+            self.wp.posts_url(root, 1),
+            callback=self.parse_api_posts,
+            errback=self.api_refused,
+            cb_kwargs={"root": root, "page": 1},
+            meta={"home": response.url},
+        )
+
+    # -- API mode ------------------------------------------------------------------------------
+    def parse_api_posts(self, response: Response, root: str, page: int) -> Iterator[Any]:
+        posts = _json_list(response)
+        if posts is None:
+            yield from self._fallback(response.meta["home"], "not a post list")
+            return
+        if page == 1:
+            self.crawler.stats.inc_value("wordpress/mode/api")
+        crawled_at = fetch_time(response)
+        for post in posts:
+            fields = self.wp.article_from_api(post)
+            yield Article(site=self.site, platform=self.wp.name, crawled_at=crawled_at, **fields)
+            yield scrapy.Request(
+                self.wp.comments_url(root, post["id"], 1),
+                callback=self.parse_api_comments,
+                cb_kwargs={"root": root, "post_id": post["id"], "article_url": fields["url"], "page": 1},
+            )
+        if page < self.wp.total_pages(response):
+            yield scrapy.Request(
+                self.wp.posts_url(root, page + 1),
+                callback=self.parse_api_posts,
+                cb_kwargs={"root": root, "page": page + 1},
+                meta={"home": response.meta["home"]},
+            )
+
+    def parse_api_comments(
+        self, response: Response, root: str, post_id: int, article_url: str, page: int
+    ) -> Iterator[Any]:
+        comments = _json_list(response) or []
+        crawled_at = fetch_time(response)
+        for comment in comments:
+            yield Comment(crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url))
+        if page < self.wp.total_pages(response):
+            yield scrapy.Request(
+                self.wp.comments_url(root, post_id, page + 1),
+                callback=self.parse_api_comments,
+                cb_kwargs={"root": root, "post_id": post_id, "article_url": article_url, "page": page + 1},
+            )
+
+    def api_refused(self, failure: Failure) -> Iterator[Any]:
+        home = failure.request.meta["home"]  # type: ignore[attr-defined]
+        yield from self._fallback(home, failure.getErrorMessage())
+
+    def _fallback(self, home: str, reason: str) -> Iterator[Any]:
+        logger.info(
+            "WordPress REST API unusable at %(home)s (%(reason)s); reading HTML",
+            {"home": home, "reason": reason},
+        )
+        yield scrapy.Request(home, callback=self.parse_index, dont_filter=True)
+
+    # -- HTML mode -----------------------------------------------------------------------------
+    def _html_mode(self, response: TextResponse) -> Iterator[Any]:
+        yield from self.parse_index(response)
+
+    def parse_index(self, response: Response) -> Iterator[Any]:
+        if not isinstance(response, TextResponse):
+            return
+        if response.url.rstrip("/") == self.start_url.rstrip("/"):
+            self.crawler.stats.inc_value("wordpress/mode/html")
+        links = self.wp.article_links(response)
+        for url in links:
+            yield scrapy.Request(url, callback=self.parse_article)
+        nxt = self.wp.next_index_page(response)
+        if nxt:
+            yield scrapy.Request(nxt, callback=self.parse_index)
+        feed = self.wp.feed_url(response)
+        if not links and feed:
+            yield scrapy.Request(feed, callback=self.parse_feed)
+
+    def parse_feed(self, response: Response) -> Iterator[Any]:
+        for link in response.xpath(
+            "//item/link/text() | //*[local-name()='entry']/*[local-name()='link']/@href"
+        ).getall():
+            yield scrapy.Request(response.urljoin(link.strip()), callback=self.parse_article)
+
+    def parse_article(
+        self, response: Response, article: dict[str, Any] | None = None, parts: list[str] | None = None
+    ) -> Iterator[Any]:
+        if not isinstance(response, TextResponse):
+            return
+        if article is None:
+            fields = self.wp.article_from_html(response)
+            if fields is None:
+                return
+            yield from self._comments(response, fields["url"])
+            parts = self.wp.part_links(response)
+        else:
+            fields = {
+                **article,
+                "body_html": (article.get("body_html") or "") + "\n" + (self.wp.part_body(response) or ""),
+            }
+        if parts:
+            # An article split with <!--nextpage-->: emit it once all parts are read.
+            yield scrapy.Request(
+                parts[0], callback=self.parse_article, cb_kwargs={"article": fields, "parts": parts[1:]}
+            )
+            return
+        yield Article(site=self.site, platform=self.wp.name, crawled_at=fetch_time(response), **fields)
+
+    def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
+        if isinstance(response, TextResponse):
+            yield from self._comments(response, article_url)
+
+    def _comments(self, response: TextResponse, article_url: str) -> Iterator[Any]:
+        crawled_at = fetch_time(response)
+        for fields in self.wp.comments_from_html(response, article_url):
+            yield Comment(crawled_at=crawled_at, **fields)
+        nxt = self.wp.next_comment_page(response)
+        if nxt:
+            yield scrapy.Request(
+                nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": article_url}
+            )
+
+
+def _json_list(response: Response) -> list[dict[str, Any]] | None:
+    try:
+        data = json.loads(response.body)
+    except ValueError:
+        return None
+    return data if isinstance(data, list) else None
