@@ -129,6 +129,15 @@ class ForumProfile:
     languages: ClassVar[tuple[str, ...] | None] = None
     date_order: ClassVar[str | None] = None
 
+    # -- versions ------------------------------------------------------------------------------
+    #: The markup version a nested version class reads (``None`` on an engine's own class).
+    version: ClassVar[str | None] = None
+    #: Nested versions: subclasses that override only what changed in older or newer markup,
+    #: with their own ``generator_prefixes``/``markers``. Each page is read by the first version
+    #: whose fingerprints match it (:meth:`for_page`), else by the engine's class. Items, requests
+    #: and pipelines know the engine by ``name`` only, which the versions share.
+    versions: ClassVar[tuple[type[ForumProfile], ...]] = ()
+
     # -- detection ---------------------------------------------------------------------------
     generator_prefixes: ClassVar[tuple[str, ...]] = ()
     #: CSS selectors typical of the engine; ``min_markers`` of them must match.
@@ -181,7 +190,21 @@ class ForumProfile:
     # ---------------------------------------------------------------------------------------
     @classmethod
     def detect(cls, response: Response) -> bool:
-        """True when ``response`` looks like a page of this engine. Cheap, no requests."""
+        """True when ``response`` looks like a page of this engine (any of its versions).
+        Cheap, no requests."""
+        return cls.fingerprint_matches(response) or any(
+            v.fingerprint_matches(response) for v in cls.versions if v is not cls
+        )
+
+    @classmethod
+    def for_page(cls, response: Response) -> type[ForumProfile]:
+        """The version of this engine that reads ``response``: the first nested version whose
+        fingerprints match, else the class itself."""
+        return next((v for v in cls.versions if v is not cls and v.fingerprint_matches(response)), cls)
+
+    @classmethod
+    def fingerprint_matches(cls, response: Response) -> bool:
+        """This class's own generator prefixes and markers, its versions left out."""
         if not hasattr(response, "css"):
             return False
         generator = response.css('meta[name="generator"]::attr(content)').get("")

@@ -1,9 +1,15 @@
-"""vBulletin 3.8 / 4.2 (the legacy boards most sites still run).
+"""vBulletin 3.8 / 4.2 (the legacy boards most sites still run): one engine, two markups.
 
-Session ids ride in ``s=`` on every link for guests: dropped. Dates are display-only, in the
-forum's zone and often relative ("Today, 10:33 PM"), so they are resolved against the fetch
-time (the server's Date header) in the site timezone; set ``CRAWLER_SITE_TIMEZONES`` for each
-site. Dates are month-first by default (``02-28-2013``).
+Both share the URLs (``forumdisplay.php?f=``, ``showthread.php?t=``), the ``s=`` session id on
+every guest link (dropped), the error texts and the dates. The 4.x list-based templates are
+:class:`VBulletin`; the 3.x table-based ones are its nested version :class:`VBulletin3`, which
+overrides only the fingerprints and selectors. Each page is read by the version whose
+fingerprints it shows (generator meta ``vBulletin 3.8.x``, else vB3-only markup), so
+``scrapy crawl vbulletin`` and ``scrapy crawl forum`` handle both; items say ``vbulletin``.
+
+Dates are display-only, in the forum's zone and often relative ("Today, 10:33 PM"), so they are
+resolved against the fetch time (the server's Date header) in the site timezone; set
+``CRAWLER_SITE_TIMEZONES`` for each site. Dates are month-first by default (``02-28-2013``).
 """
 
 from __future__ import annotations
@@ -14,15 +20,18 @@ from typing import TYPE_CHECKING
 from crawler.profiles.base import ForumProfile, PageCursor, ThreadRef
 
 if TYPE_CHECKING:
+    from parsel import Selector
     from scrapy.http import TextResponse
 
 
 class VBulletin(ForumProfile):
+    """vBulletin 4.x; 3.x pages are read by :class:`VBulletin3` (see :attr:`versions`)."""
+
     name = "vbulletin"
     languages = ("en",)
     date_order = "MDY"
 
-    generator_prefixes = ("vBulletin 3", "vBulletin 4")
+    generator_prefixes = ("vBulletin 4",)
     markers = ("html#vbulletin_html", "ol#posts li.postbitlegacy", "ol#threads li.threadbit")
 
     index_url = re.compile(r"/(?:forum\.php|index\.php)?(?:\?[^=]*)?$")
@@ -59,7 +68,57 @@ class VBulletin(ForumProfile):
     _post_quote_ids = "div.quote_container div.bbcode_postedby a[href*='p=']::attr(href)"
     _quote_id_regex = re.compile(r"[?&;]p=(\d+)")
     _post_edited = "blockquote.lastedited"
-    text_strip = ("div.bbcode_description",)
+    #: Used for every version: the text pipeline knows the engine by name only. vB4 code-block
+    #: label; vB3 ``Quote:``/``Code:`` labels and the quote's table cell (no quote class in 3.x).
+    text_strip = ("div.bbcode_description", "div.smallfont", "td.alt2")
+
+
+class VBulletin3(VBulletin):
+    """vBulletin 3.x (3.8 templates): a ``table#post{id}`` per post, ``td.thead`` dates,
+    ``a.bigusername`` authors, ``tbody#threadbits_forum_{f}`` thread rows, ``div.pagenav``."""
+
+    version = "3"
+    versions = ()
+
+    generator_prefixes = ("vBulletin 3",)
+    # For boards that strip the generator meta: markup that vB4 does not have.
+    markers = (
+        "div#posts table[id^=post] a.bigusername",
+        "tbody[id^=threadbits_forum_] a[id^=thread_title_]",
+        "td.alt1Active[id^=f] a[href*='forumdisplay.php']",
+    )
+
+    _board_link = "td.alt1Active[id^=f] a[href*='forumdisplay.php']"
+    _thread_row = "tbody[id^=threadbits_forum_] > tr"
+    _thread_row_link = "a[id^=thread_title_]"
+    # The starter is a <span onclick="window.open('member.php?u=…')">; the thread page has it.
+    _thread_row_author = None
+    _thread_row_replies = "a[href*='whoposted']::text"
+    _thread_row_views = "td:last-child::text"
+    _board_name = "td.navbar > strong::text"
+    _next_page = "div.pagenav a[rel=next]::attr(href), div.pagenav a[title^='Next Page']::attr(href)"
+
+    _thread_title = "td.navbar > strong::text"
+    _breadcrumbs = "span.navbar a"
+    _post = "div#posts table[id^=post]"
+    _post_author = "a.bigusername"
+    _post_author_id = "a.bigusername::attr(href)"
+    _post_time = ("td.thead:first-child::alltext",)
+    _post_floor = "a[id^=postcount]::attr(name)"
+    _post_body = "div[id^=post_message_]"
+    _post_quote_ids = "div[id^=post_message_] td.alt2 a[href*='p=']::attr(href)"
+    _post_edited = "div[id^=post_message_] ~ div.smallfont > em"
+
+    def thread_ref(self, row: Selector, response: TextResponse) -> ThreadRef:
+        ref = super().thread_ref(row, response)
+        # Last post cell: "02-28-2013 <span class="time">10:33 PM</span><br />by <a>name</a>".
+        cell = row.xpath(".//a[contains(@href, 'goto=lastpost')]/ancestor::div[1]")[:1]
+        texts = cell.xpath("./br[1]/preceding-sibling::node()/descendant-or-self::text()").getall()
+        ref.last_post_raw = " ".join(" ".join(texts).split()) or None
+        return ref
+
+
+VBulletin.versions = (VBulletin3,)
 
 
 class VBulletin5(ForumProfile):

@@ -6,7 +6,8 @@ Pure extraction over responses and API objects; the crawl order lives in
 * Detection: ``meta[name=generator]`` starting with "WordPress", the ``link[rel="https://api.w.org/"]``
   API discovery link, or ``/wp-content/`` assets.
 * API: ``posts?per_page=N&page=P&_embed=author,wp:term`` (``X-WP-TotalPages`` header), and
-  ``comments?post=ID&per_page=N&page=P``; dates from ``date_gmt`` (naive UTC in the API).
+  ``comments?post=ID&per_page=N&page=P``; dates from ``date_gmt`` (naive UTC in the API). Post
+  objects carry no comment count: it is the comments collection's ``X-WP-Total`` header.
   Sites without pretty permalinks expose the API as ``/?rest_route=/``; both forms are handled.
 * HTML (themes following the core markup, e.g. Twenty Twenty-One): ``article.hentry``,
   ``.entry-title``, ``time.entry-date[datetime]``, ``.entry-content``, ``ol.comment-list``
@@ -75,6 +76,15 @@ class WordPress:
     @staticmethod
     def total_pages(response: Response) -> int:
         return to_int(response.headers.get(b"X-WP-TotalPages", b"1").decode("latin-1")) or 1
+
+    @classmethod
+    def total_items(cls, response: Response, on_page: int) -> int | None:
+        """Items in a whole collection: ``X-WP-Total``; without the header (proxies may drop
+        it) the items on this page if it is the only one, else ``None``."""
+        total = to_int(response.headers.get(b"X-WP-Total", b"").decode("latin-1"))
+        if total is not None:
+            return total
+        return on_page if cls.total_pages(response) == 1 else None
 
     # -- API objects -> item fields ----------------------------------------------------------
     @staticmethod

@@ -37,7 +37,10 @@ class EncodeError(ValueError):
 
 
 def encode(request: Request, spider: Spider) -> bytes:
-    data = request.to_dict(spider=spider)
+    try:  # to_dict refuses callbacks that are not methods of the spider
+        data = request.to_dict(spider=spider)
+    except ValueError as exc:
+        raise EncodeError(str(exc)) from None
     meta = data.get("meta")
     if meta and LEASE_META in meta:
         data["meta"] = {k: v for k, v in meta.items() if k != LEASE_META}

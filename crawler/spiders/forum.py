@@ -1,8 +1,11 @@
 """The shared forum spider, driven by an engine profile.
 
 ``scrapy crawl forum -a start_url=URL`` detects the engine from the first response
-(stats ``profiles/detected/<engine>`` or ``profiles/undetected``); ``scrapy crawl <engine>
--a start_url=URL`` (one spider per entry of :data:`crawler.profiles.PROFILES`) skips detection.
+(stats ``profiles/detected/<engine>``, plus ``profiles/detected/<engine>/<version>`` when a
+nested markup version reads the page, or ``profiles/undetected``); ``scrapy crawl <engine>
+-a start_url=URL`` (one spider per entry of :data:`crawler.profiles.PROFILES`) skips engine
+detection. Either way each page is read by the engine's version that matches it
+(:meth:`~crawler.profiles.base.ForumProfile.for_page`: vBulletin 3 and 4 are one engine).
 
 Crawl order is breadth-first by level through request priorities: index, then boards and all
 their thread-list pages, then threads and all their pages. The engine name, page kind, cursor
@@ -78,7 +81,7 @@ class ForumSpider(scrapy.Spider):
         if profile_cls is None:
             return
         self.default_charset = profile_cls.default_charset
-        profile = profile_cls()
+        profile = profile_cls.for_page(response)()
         if isinstance(profile, Generic):
             yield from self.parse_page(
                 response, engine=profile.name, kind=PageKind.PAGE, cursor=PageCursor(response.url).as_dict()
@@ -104,7 +107,12 @@ class ForumSpider(scrapy.Spider):
             )
             return Generic
         self.crawler.stats.inc_value(f"profiles/detected/{found.name}")
-        logger.info("Detected %(engine)s at %(url)s", {"engine": found.name, "url": response.url})
+        engine = found.name
+        version = found.for_page(response).version
+        if version:
+            self.crawler.stats.inc_value(f"profiles/detected/{found.name}/{version}")
+            engine = f"{found.name} {version}"
+        logger.info("Detected %(engine)s at %(url)s", {"engine": engine, "url": response.url})
         return found
 
     # -- pages -------------------------------------------------------------------------------
@@ -119,7 +127,8 @@ class ForumSpider(scrapy.Spider):
         profile_cls = get_profile(engine)
         if profile_cls is None or not isinstance(response, TextResponse):
             return
-        profile = profile_cls()
+        # The engine travels by name; its markup version is read off each page (vBulletin 3/4).
+        profile = profile_cls.for_page(response)()
         page_kind = PageKind(kind)
         self.crawler.stats.inc_value(f"forum/pages/{page_kind}")
         if profile.is_soft_404(response):

@@ -2,7 +2,10 @@
 
 1. The start page gives the REST API root (``link[rel="https://api.w.org/"]``).
 2. API mode: all posts through ``wp/v2/posts`` (pages from ``X-WP-TotalPages``), then the
-   comments of each post through ``wp/v2/comments?post=ID``, with their ``parent``.
+   comments of each post through ``wp/v2/comments?post=ID``, with their ``parent``. A post
+   object has no comment count, so each Article waits for its first comments page and takes
+   ``comment_count`` from its ``X-WP-Total`` header (the article rides in that request's
+   ``cb_kwargs``); if the comments request fails the Article is emitted without a count.
 3. HTML mode, when the page has no API link or the API refuses (401/403/404 are common on
    hardened sites): the index pages (``/page/N/``) -> each article page (joining
    ``<!--nextpage-->`` parts) -> its comment pages (``/comment-page-N/``); the RSS feed when the
@@ -97,11 +100,19 @@ class WordPressSpider(scrapy.Spider):
         crawled_at = fetch_time(response)
         for post in posts:
             fields = self.wp.article_from_api(post)
-            yield Article(site=self.site, platform=self.wp.name, crawled_at=crawled_at, **fields)
+            # Emitted with the count from the first comments page (parse_api_comments).
+            article = {**fields, "crawled_at": crawled_at}
             yield scrapy.Request(
                 self.wp.comments_url(root, post["id"], 1),
                 callback=self.parse_api_comments,
-                cb_kwargs={"root": root, "post_id": post["id"], "article_url": fields["url"], "page": 1},
+                errback=self.api_comments_failed,
+                cb_kwargs={
+                    "root": root,
+                    "post_id": post["id"],
+                    "article_url": fields["url"],
+                    "page": 1,
+                    "article": article,
+                },
             )
         if page < self.wp.total_pages(response):
             yield scrapy.Request(
@@ -112,9 +123,19 @@ class WordPressSpider(scrapy.Spider):
             )
 
     def parse_api_comments(
-        self, response: Response, root: str, post_id: int, article_url: str, page: int
+        self,
+        response: Response,
+        root: str,
+        post_id: int,
+        article_url: str,
+        page: int,
+        article: dict[str, Any] | None = None,
     ) -> Iterator[Any]:
-        comments = _json_list(response) or []
+        listed = _json_list(response)
+        comments = listed or []
+        if article is not None:
+            count = self.wp.total_items(response, len(comments)) if listed is not None else None
+            yield Article(site=self.site, platform=self.wp.name, **{**article, "comment_count": count})
         crawled_at = fetch_time(response)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url))
@@ -124,6 +145,18 @@ class WordPressSpider(scrapy.Spider):
                 callback=self.parse_api_comments,
                 cb_kwargs={"root": root, "post_id": post_id, "article_url": article_url, "page": page + 1},
             )
+
+    def api_comments_failed(self, failure: Failure) -> Iterator[Any]:
+        """The first comments page failed: the article still goes out, without a count."""
+        request = failure.request  # type: ignore[attr-defined]
+        logger.info(
+            "WordPress comments unavailable at %(url)s (%(reason)s)",
+            {"url": request.url, "reason": failure.getErrorMessage()},
+        )
+        self.crawler.stats.inc_value("wordpress/comments/failed")
+        article = request.cb_kwargs.get("article")
+        if article is not None:
+            yield Article(site=self.site, platform=self.wp.name, **article)
 
     def api_refused(self, failure: Failure) -> Iterator[Any]:
         home = failure.request.meta["home"]  # type: ignore[attr-defined]

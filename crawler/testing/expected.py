@@ -25,8 +25,14 @@ def _sites(kind: str) -> list[str]:
 
 
 def engines() -> list[str]:
-    """Forum engines that have a fixture site."""
+    """Forum fixture sites (named after their engine, or after an engine's markup version)."""
     return _sites("forum")
+
+
+def site_engine(site: str) -> str:
+    """The engine a fixture site's pages are detected as and its items carry: the manifest's
+    ``engine`` (a markup version's site: ``vbulletin3`` is ``vbulletin``), else the site's name."""
+    return _manifest(site).get("engine") or site
 
 
 def blog_sites() -> list[str]:

@@ -61,6 +61,9 @@ def test_every_article(crawled: tuple[str, list[dict[str, Any]], Any]) -> None:
         assert got["tags"] == post.tags
         if site in WORDPRESS:
             assert got["categories"] == post.categories
+            # API mode: X-WP-Total of the post's comments; HTML: the comments title, if shown.
+            count = len(post.comments)
+            assert got["comment_count"] == (count if site == "wordpress" else count or None)
         assert datetime.fromisoformat(got["published"]) == post.at
         for part in post.parts:
             for paragraph in part:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from crawler.testing.expected import crawl_fixture, engines, load_expected
+from crawler.testing.expected import crawl_fixture, engines, load_expected, site_engine
 from crawler.testing.fixture_server import route_key
 from tests.extract.sitegen.content import build
 
@@ -100,11 +100,15 @@ def _instant(value: str) -> datetime:
     return parsed
 
 
-@pytest.mark.parametrize("engine", ["discuz", "discourse", "smf"])
-def test_forum_spider_detects_engine_and_gets_the_same_items(engine: str) -> None:
+@pytest.mark.parametrize("site", ["discuz", "discourse", "smf", "vbulletin3"])
+def test_forum_spider_detects_engine_and_gets_the_same_items(site: str) -> None:
     # GBK behind a lying header (Discuz), an HTML start page leading to a JSON API (Discourse),
-    # absolute links and offsets (SMF): detection must pick the profile and change nothing else.
-    items, result, _ = crawl_fixture(engine, spider="forum")
+    # absolute links and offsets (SMF), an older markup version of an engine (vBulletin 3.8):
+    # detection must pick the profile and change nothing else.
+    items, result, _ = crawl_fixture(site, spider="forum")
+    engine = site_engine(site)
     assert result.stats.get(f"profiles/detected/{engine}") == 1
+    if site != engine:
+        assert result.stats.get(f"profiles/detected/{engine}/{site.removeprefix(engine)}") == 1
     assert "profiles/undetected" not in result.stats
-    assert items == load_expected(engine)
+    assert items == load_expected(site)

@@ -15,6 +15,7 @@ from crawler.testing.expected import (
     engines,
     item_key,
     load_expected,
+    site_engine,
 )
 
 TYPES = {"thread": Thread, "post": Post, "article": Article, "comment": Comment}
@@ -40,7 +41,7 @@ def test_expected_items_have_known_keys_and_required_values(engine: str) -> None
         for name in REQUIRED[cls]:
             assert item[name] not in (None, "", []), f"{name} empty in {item.get('url')}"
         if engine in engines():
-            assert item["engine"] == engine
+            assert item["engine"] == site_engine(engine)
         assert item.get("created") or item.get("published"), f"no date for {item.get('url')}"
 
 

@@ -10,8 +10,9 @@ from scrapy.http import HtmlResponse
 
 from crawler.encoding import decode_html
 from crawler.profiles import PROFILES, detect_profile, get_profile
-from crawler.profiles.base import PageKind
-from crawler.testing.expected import FIXTURES, _sites, engines
+from crawler.profiles.base import PageCursor, PageKind
+from crawler.profiles.vbulletin import VBulletin, VBulletin3
+from crawler.testing.expected import FIXTURES, _sites, engines, site_engine
 
 WORDPRESS = Path("/work/shared/fixtures/wordpress-6.1-twentytwentyone")
 
@@ -29,13 +30,56 @@ def html_pages(engine: str) -> list[tuple[str, HtmlResponse]]:
     return pages
 
 
-@pytest.mark.parametrize("engine", engines())
-def test_every_fixture_page_detected_as_its_engine_only(engine: str) -> None:
-    pages = html_pages(engine)
+@pytest.mark.parametrize("site", engines())
+def test_every_fixture_page_detected_as_its_engine_only(site: str) -> None:
+    engine = site_engine(site)  # a markup version's site (vbulletin3) is its engine's (vbulletin)
+    pages = html_pages(site)
     assert pages
     for target, response in pages:
         matches = [p.name for p in PROFILES if p.detect(response)]
-        assert matches == [engine], f"{engine}{target} detected as {matches}"
+        assert matches == [engine], f"{site}{target} detected as {matches}"
+
+
+@pytest.mark.parametrize(("site", "version"), [("vbulletin", VBulletin), ("vbulletin3", VBulletin3)])
+def test_each_vbulletin_page_read_by_its_markup_version(site: str, version: type) -> None:
+    for target, response in html_pages(site):
+        assert VBulletin.for_page(response) is version, f"{site}{target}"
+        assert version.name == "vbulletin"
+
+
+def test_vbulletin3_selected_by_generator_or_by_markup_alone() -> None:
+    generator_only = HtmlResponse(
+        url="http://x/showthread.php?t=1",
+        body=b'<html><head><meta name="generator" content="vBulletin 3.8.7" /></head><body></body></html>',
+    )
+    assert VBulletin.detect(generator_only) and VBulletin.for_page(generator_only) is VBulletin3
+    # Boards that strip the generator meta: vB3-only markup still selects the version.
+    _, page = next(p for p in html_pages("vbulletin3") if p[0] == "/showthread.php?t=101")
+    stripped = page.replace(body=page.body.replace(b'name="generator"', b'name="x-generator"'))
+    assert VBulletin.detect(stripped) and VBulletin.for_page(stripped) is VBulletin3
+    vb4 = HtmlResponse(
+        url="http://x/",
+        body=b'<html><head><meta name="generator" content="vBulletin 4.2.5" /></head><body></body></html>',
+    )
+    assert VBulletin.for_page(vb4) is VBulletin
+    vb5 = HtmlResponse(
+        url="http://x/",
+        body=b'<html><head><meta name="generator" content="vBulletin 5.6.9" /></head><body></body></html>',
+    )
+    assert not VBulletin.detect(vb5)
+
+
+def test_vbulletin3_next_page_from_title_when_rel_is_missing() -> None:
+    # vB 3.6/3.7 pagenav links carry no rel="next", only the "Next Page - Results …" title.
+    body = (
+        b'<html><head><meta name="generator" content="vBulletin 3.7.4" /></head><body>'
+        b'<div class="pagenav"><table><tr><td><a class="smallfont" href="forumdisplay.php?s=ab&amp;f=2&amp;page=2"'
+        b' title="Show results 4 to 5 of 5">2</a></td><td><a class="smallfont" href="forumdisplay.php?s=ab&amp;f=2&amp;page=2"'
+        b' title="Next Page - Results 4 to 5 of 5">&gt;</a></td></tr></table></div></body></html>'
+    )
+    response = HtmlResponse(url="http://x/forumdisplay.php?f=2", body=body)
+    nxt = VBulletin.for_page(response)().next_page(response, PageCursor(url=response.url))
+    assert nxt is not None and nxt.url == "http://x/forumdisplay.php?f=2&page=2" and nxt.page == 2
 
 
 @pytest.mark.parametrize("site", _sites("generic") + _sites("blog"))
@@ -52,8 +96,13 @@ def test_no_forum_profile_matches_wordpress(name: str) -> None:
     assert detect_profile(response) is None
 
 
-def test_every_profile_has_a_fixture_site() -> None:
-    assert sorted(p.name for p in PROFILES) == engines()
+def test_every_profile_and_version_has_a_fixture_site() -> None:
+    assert sorted(p.name for p in PROFILES) == sorted({site_engine(s) for s in engines()})
+    read_by = {get_profile(site_engine(s)).for_page(r) for s in engines() for _, r in html_pages(s)[:1]}
+    for profile in PROFILES:
+        for version in profile.versions:
+            assert version.name == profile.name and version.version
+            assert version in read_by, f"no fixture site in {profile.name} {version.version} markup"
 
 
 def test_profile_names_unique_and_registered() -> None:

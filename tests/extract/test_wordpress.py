@@ -80,14 +80,28 @@ def test_api_objects() -> None:
     assert fields[0]["author"] == "匿名用户"
 
 
-def test_total_pages_header() -> None:
-    headers = dict(
+def real_headers() -> dict[str, str]:
+    return dict(
         line.split(": ", 1)
         for line in (REF / "posts-headers.txt").read_text().splitlines()[1:]
         if ": " in line
     )
-    response = HtmlResponse(url=BASE + "/wp-json/wp/v2/posts", body=b"[]", headers=headers)
+
+
+def test_total_pages_header() -> None:
+    response = HtmlResponse(url=BASE + "/wp-json/wp/v2/posts", body=b"[]", headers=real_headers())
     assert WordPress.total_pages(response) == 5
+
+
+def test_total_items_header() -> None:
+    # The comment count of API mode: X-WP-Total of the collection, not the items on one page.
+    response = HtmlResponse(url=BASE + "/wp-json/wp/v2/posts", body=b"[]", headers=real_headers())
+    assert WordPress.total_items(response, on_page=3) == 15
+    # Header stripped (some proxies): the page's items when it is the only page, else unknown.
+    bare = HtmlResponse(url=BASE + "/wp-json/wp/v2/comments?post=5", body=b"[]")
+    assert WordPress.total_items(bare, on_page=3) == 3
+    paged = bare.replace(headers={"X-WP-TotalPages": "2"})
+    assert WordPress.total_items(paged, on_page=3) is None
 
 
 @pytest.mark.parametrize(

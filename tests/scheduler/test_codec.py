@@ -53,10 +53,12 @@ def test_round_trip_keeps_what_matters() -> None:
     assert back.headers.get("Referer") == b"https://f.example/"
 
 
-def test_unencodable_meta_is_refused_not_pickled() -> None:
+def test_unencodable_requests_are_refused_not_pickled() -> None:
     spider = ForumSpider()
     with pytest.raises(codec.EncodeError):
         codec.encode(scrapy.Request("https://f.example/", meta={"obj": object()}), spider)
+    with pytest.raises(codec.EncodeError):  # a callback that is not a spider method
+        codec.encode(scrapy.Request("https://f.example/", callback=lambda r: None), spider)
 
 
 def test_redis_memory_per_queued_request_is_at_most_120_bytes(r) -> None:

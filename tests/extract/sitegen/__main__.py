@@ -10,6 +10,8 @@ ENGINES = (
     "phpbb",
     "xenforo",
     "vbulletin",
+    "vbulletin3",
+    "vbulletin5",
     "discourse",
     "mybb",
     "smf",

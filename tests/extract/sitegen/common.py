@@ -26,6 +26,9 @@ class Site:
     spider: str | None = None
     #: Extra spider arguments (-a name=value).
     args: dict[str, str] = field(default_factory=dict)
+    #: The engine a forum site's pages are detected as and its items carry, when that is not the
+    #: site's own name (a markup version of another engine: ``vbulletin3`` is ``vbulletin``).
+    profile: str | None = None
     routes: dict[str, dict[str, str]] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
 
@@ -66,6 +69,8 @@ class Site:
             "args": self.args,
             "routes": dict(sorted(self.routes.items())),
         }
+        if self.profile:
+            manifest["engine"] = self.profile
         (root / "routes.json").write_text(
             json.dumps(manifest, ensure_ascii=False, indent=1, sort_keys=True) + "\n", encoding="utf-8"
         )
