@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
+# What the data path treats as an outage: also a Redis that answers but refuses
+# (OOM under noeviction, MISCONF with a full disk, READONLY after a failover).
+FAILED = (RedisError, OSError)
 
 
 class RedisUnavailable(RuntimeError):

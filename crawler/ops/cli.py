@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
+from crawler.scheduler.membership import RingUnstable
 
 if TYPE_CHECKING:
     from crawler.ops.connect import Target
@@ -99,7 +100,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
     target = open_target(args)
     try:
         result = control.seed(target, args.urls, dont_filter=args.dont_filter)
-    except RuntimeError as exc:  # membership kept changing
+    except RingUnstable as exc:  # membership kept changing
         raise CliError(str(exc)) from None
     print(f"queued {result.queued}, already seen {result.duplicate}, over the host page "
           f"limit {result.over_host_limit}")

@@ -31,7 +31,12 @@ class BloomLayer:
 
     @classmethod
     def of(cls, base_capacity: int, base_error_rate: float, index: int) -> BloomLayer:
-        return cls(index, base_capacity * 2**index, base_error_rate / 2 ** (index + 1))
+        error_rate = base_error_rate / 2 ** (index + 1)
+        capacity = base_capacity * 2**index
+        # a Redis string holds at most 2**32 bits: later layers stop doubling there
+        bits_per_url = math.log(1 / error_rate) / math.log(2) ** 2
+        capacity = min(capacity, int((2**32 - 2**20) / bits_per_url))
+        return cls(index, capacity, error_rate)
 
     @cached_property
     def slices(self) -> int:

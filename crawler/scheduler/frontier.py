@@ -42,6 +42,7 @@ class Pending(NamedTuple):
     fingerprint: str | None
     payload: bytes
     url: str = ""
+    retry: bool = False  # continues a leased request: no dedup, no host budget
 
 
 class Ack(NamedTuple):
@@ -189,21 +190,23 @@ class Frontier:
         """
         now = self.now_ms()
         groups = _group(pushes)
+        batch = batch or (f"{self.node}:{time.time_ns()}" if pushes else "")
         calls = []
         if pushes:
             calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key, batch)))
         if acks:
-            calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key)))
+            calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key, batch)))
         results = self._pipeline(lambda pipe: [self._eval(pipe, *call) for call in calls])
-        if acks and results[-1] == -1 or pushes and results[0][0] == -1:
+        pushed = results[0] if pushes else [0]
+        if pushed[0] == -1 or (acks and results[-1] == -1):
             raise StaleEpoch
-        if not pushes:
-            return []
-        status, codes = results[0][0], results[0][1:]
-        if status == -2:  # another node started a new Bloom layer
+        if pushed[0] == -2:  # another node started a new Bloom layer: both go again
             self._set_layers(int(self.client.hget(self.keys.bloom, "n")))
             self.round_trips += 1
-            return self.flush(pushes, [], epoch, ready_key, batch)
+            return self.flush(pushes, acks, epoch, ready_key, batch)
+        if not pushes:
+            return []
+        status, codes = pushed[0], pushed[1:]
         # codes come back in group order; map them to the callers' order
         ordered = [0] * len(pushes)
         for index, code in zip((i for _, items in groups for i, _ in items), codes):
@@ -219,12 +222,14 @@ class Frontier:
         keys = [self.keys.epoch, self.keys.totals, self.keys.bloom, self.keys.push_log(self.node),
                 *(self.keys.bloom_bits(layer.index) for layer in layers)]
         args: list = [epoch, now, len(layers), layers[-1].capacity, self.host_limit,
-                      batch or f"{time.time_ns()}", *(layer.slices for layer in layers)]
+                      batch, *(layer.slices for layer in layers)]
         for host, items in groups:
             keys += [self.keys.queue(host), self.keys.host(host), ready_key(host)]
             args += [host, len(items)]
             for _, pending in items:
-                if pending.fingerprint is None:
+                if pending.retry:
+                    args += ["2", pending.payload]
+                elif pending.fingerprint is None:
                     args += ["0", pending.payload]
                 else:
                     args += ["1", pending.payload]
@@ -232,9 +237,12 @@ class Frontier:
                         args += layer.offsets(pending.fingerprint)
         return keys, args
 
-    def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key):
-        keys = [self.keys.epoch, self.keys.totals, self.keys.leases(self.node)]
-        args: list = [epoch, now, self.delay_ms, self.backoff_base_ms, self.backoff_max_ms]
+    def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key,
+                       batch: str):
+        keys = [self.keys.epoch, self.keys.totals, self.keys.leases(self.node),
+                self.keys.push_log(self.node)]
+        args: list = [epoch, now, self.delay_ms, self.backoff_base_ms, self.backoff_max_ms,
+                      batch]
         for ack in acks:
             keys += [self.keys.host(ack.host), self.keys.queue(ack.host),
                      ready_key(ack.host)]
@@ -259,7 +267,7 @@ class Frontier:
                                          self.park_ms, *hosts])
         if out[0] == -1:
             raise StaleEpoch
-        leased = [Leased(str(out[i]), hosts[out[i + 1] - 1], out[i + 2])
+        leased = [Leased(out[i].decode(), hosts[out[i + 1] - 1], out[i + 2])
                   for i in range(2, len(out), 3)]
         return leased, (None if out[1] == -1 else int(out[1]))
 
@@ -281,10 +289,10 @@ class Frontier:
                                             "claimed": claimed}, maxlen=100, approximate=True)
         self.round_trips += 1
 
-    def set_crawl_delay(self, host: str, delay_ms: int) -> None:
-        """Record a host's robots.txt Crawl-delay for whichever node owns it."""
-        self.client.hset(self.keys.host(host), "d", delay_ms)
-        self.round_trips += 1
+    def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
+        """Record hosts' robots.txt Crawl-delay for whichever node owns them."""
+        self._pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
+                                     for host, delay in delays_ms.items()])
 
     # -- membership -------------------------------------------------------------
 

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+class RingUnstable(Exception):
+    """Membership changed on every one of several consecutive attempts."""
+
+
 class Membership:
     """Join, heartbeat, failure detection, drain and leave for one node.
 
@@ -70,7 +74,7 @@ class Membership:
                 return
             except StaleEpoch:
                 continue
-        raise RuntimeError("membership kept changing during 5 consecutive sweeps")
+        raise RingUnstable("membership kept changing during 5 consecutive sweeps")
 
     def _sweep(self) -> None:
         keys = self.frontier.keys
@@ -94,7 +98,7 @@ class Membership:
                 return operation(self.epoch)
             except StaleEpoch:
                 self.refresh()
-        raise RuntimeError("membership kept changing during 5 consecutive attempts")
+        raise RingUnstable("membership kept changing during 5 consecutive attempts")
 
     def beat(self, reclaim_dead: bool = True) -> Beat:
         """Heartbeat; detect dead members and reclaim their work; follow the epoch.

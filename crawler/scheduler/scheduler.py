@@ -14,13 +14,13 @@ from scrapy.core.scheduler import BaseScheduler
 from scrapy.utils.asyncio import call_later, create_looping_call
 from scrapy.utils.httpobj import urlparse_cached
 
-from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
+from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler import codec
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Ack, Beat, Frontier, Pending
 from crawler.scheduler.keys import Keys
-from crawler.scheduler.membership import Membership
+from crawler.scheduler.membership import Membership, RingUnstable
 from crawler.scheduler.traps import TrapRules, strip_session_ids
 
 if TYPE_CHECKING:
@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
 logger = logging.getLogger(__name__)
+
+# A Redis that fails or refuses, or a ring that churns: keep local work, retry later
+TRANSIENT = (*FAILED, RingUnstable)
 
 
 class Scheduler(BaseScheduler):
@@ -98,6 +101,8 @@ class Scheduler(BaseScheduler):
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
         self._unconfirmed: tuple[str, list[Pending]] | None = None
+        self._held: list[tuple[Ack, Request]] = []
+        self._crawl_delays_unsaved: dict[str, int] = {}
         self._batches = 0
         self._backed_off_hosts: set[str] = set()
         self._outcomes: Counter[str] = Counter()
@@ -150,7 +155,7 @@ class Scheduler(BaseScheduler):
                 self._flush()
                 self.membership.leave()
                 break
-            except UNREACHABLE as exc:
+            except TRANSIENT as exc:
                 self._redis_unreachable(exc)
                 if time.monotonic() > deadline:
                     logger.error("Redis stayed unreachable: %(n)d discovered requests could not "
@@ -174,14 +179,17 @@ class Scheduler(BaseScheduler):
         return len(self._ready) + len(self._outbox)
 
     def enqueue_request(self, request: Request) -> bool:
-        if not self._continue_lease(request):
+        retry = self._continue_lease(request)
+        if not retry:
             self._record("discovered")
             request = self._without_session_ids(request)
             if reason := self._filter_reason(request):
                 self._record(f"filtered/{reason}")
                 return False
         fingerprint = None
-        if not request.dont_filter:
+        # Start requests are deduplicated even when dont_filter (Scrapy's default for
+        # start_urls): otherwise every node, and every resumed run, fetches them again.
+        if not retry and (not request.dont_filter or request.meta.get("is_start_request")):
             fingerprint = self.df.fingerprint(request)
             if self.df.seen_recently(fingerprint):
                 self.df.log(request)
@@ -195,13 +203,13 @@ class Scheduler(BaseScheduler):
                          "URL, callback name, JSON-able meta and cb_kwargs)",
                          {"request": request, "exc": exc}, extra={"spider": self.spider})
             return False
-        self._outbox.append(Pending(_host(request), fingerprint, payload, request.url))
+        self._outbox.append(Pending(_host(request), fingerprint, payload, request.url, retry))
         self.stats.inc_value("frontier/enqueued")
         self._expedite()
         if len(self._outbox) >= self.flush_size and self._redis_down_since is None:
             try:
                 self._flush()
-            except UNREACHABLE as exc:  # keep buffering; flushed when Redis returns
+            except TRANSIENT as exc:  # keep buffering; flushed when Redis returns
                 self._redis_unreachable(exc)
         return True
 
@@ -243,7 +251,7 @@ class Scheduler(BaseScheduler):
         if lease is None:
             return
         done = lease.done_ms or self.frontier.now_ms()
-        self._acks.append(Ack(lease_id, lease.host, done, lease.backoff_ms))
+        self._held.append((Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request))
         self.stats.inc_value("frontier/settled")
         if outcome is not None:
             self._record(outcome, lease.url)
@@ -310,7 +318,7 @@ class Scheduler(BaseScheduler):
         crawl_delay = robotparser.crawl_delay(agent)
         if crawl_delay and crawl_delay > self.delay:
             self._crawl_delays[_host(request)] = crawl_delay
-            self.frontier.set_crawl_delay(_host(request), int(crawl_delay * 1000))
+            self._crawl_delays_unsaved[_host(request)] = int(crawl_delay * 1000)
             self.stats.inc_value("frontier/robots_crawl_delay")
 
     def host_delay(self, request: Request) -> float:
@@ -325,13 +333,28 @@ class Scheduler(BaseScheduler):
         if self._refill_after > time.monotonic() + due_in:
             self._wait(due_in)
 
+    def _release_acks(self) -> None:
+        """Acks wait until Scrapy has finished scraping their response: the spider
+        middleware sees the callback's output end before the scraper's workers have
+        handed all of it to the engine (CONCURRENT_ITEMS at a time)."""
+        slot = getattr(self.crawler.engine.scraper, "slot", None) if self.crawler.engine else None
+        active = slot.active if slot is not None else ()
+        done = [(ack, request) for ack, request in self._held if request not in active]
+        if done:
+            self._held = [(ack, request) for ack, request in self._held if request in active]
+            self._acks += [ack for ack, _ in done]
+
     def _flush(self) -> None:
+        self._release_acks()
         # A batch whose reply was lost is retried as it was, under its id, so that
         # Redis can answer with its first result (see push.lua).
         if self._unconfirmed is None and self._outbox:
             self._batches += 1
             self._unconfirmed = (f"{self._run}:{self._batches}", self._outbox)
             self._outbox = []
+        if self._crawl_delays_unsaved:  # before the acks that would use them
+            self.frontier.set_crawl_delays(self._crawl_delays_unsaved)
+            self._crawl_delays_unsaved = {}
         batch, pushes = self._unconfirmed or ("", [])
         # acks go with (after) the pushes of every request discovered before them
         acks, self._acks = ([], self._acks) if self._outbox else (self._acks, [])
@@ -340,7 +363,7 @@ class Scheduler(BaseScheduler):
         try:
             codes = self.membership.with_ring(lambda epoch: self.frontier.flush(
                 pushes, acks, epoch, self.membership.ready_key, batch))
-        except UNREACHABLE:
+        except TRANSIENT:
             self._acks[:0] = acks
             raise
         self._unconfirmed = None
@@ -366,14 +389,14 @@ class Scheduler(BaseScheduler):
             self._flush()
             leased, next_due = self.membership.with_ring(
                 lambda epoch: self.frontier.lease(self.prefetch, epoch))
-        except UNREACHABLE as exc:
+        except TRANSIENT as exc:
             self._redis_unreachable(exc)
             self._wait(self.idle_backoff_max)
             return
         for lease in leased:
             request = codec.decode(lease.payload, self.spider)
             request.meta[LEASE_META] = lease.lease_id
-            self._leased[lease.lease_id] = _Lease(lease.host, request.url)
+            self._leased[lease.lease_id] = _Lease(lease.host, request)
             self._ready.append(request)
         self.stats.inc_value("frontier/leased", len(leased))
         if leased:
@@ -411,15 +434,20 @@ class Scheduler(BaseScheduler):
                 time.monotonic() >= self._trust_deaths_after
             beat = self.membership.beat(reclaim_dead=trust_deaths)
             if not beat.alive:
-                # declared dead (a long pause?): our leases went back to the queues,
-                # so requests not yet started must not be fetched here as well
-                for request in self._ready:
-                    self._leased.pop(request.meta[LEASE_META], None)
+                # declared dead (a long pause?): our leases went back to the queues, so
+                # requests not yet started must not be fetched here as well; hand them
+                # back too, in case one was granted while the reclaim ran
+                dropped = [request.meta[LEASE_META] for request in self._ready]
+                for lease_id in dropped:
+                    self._leased.pop(lease_id, None)
                 self._ready.clear()
+                if dropped:
+                    self.frontier.reclaim(self.node, dead_before_ms=None, remove=False,
+                                          lease_ids=dropped)
             self._follow_control(beat.control)
             if self._redis_down_since is not None:
                 self._recover_from_outage()
-        except UNREACHABLE as exc:
+        except TRANSIENT as exc:
             self._redis_unreachable(exc)
             return
         self._last_beat, self._last_beat_at = beat, time.monotonic()
@@ -433,7 +461,7 @@ class Scheduler(BaseScheduler):
             self._stop_watch.stop()
             try:
                 self._drain()
-            except UNREACHABLE as exc:  # close() hands everything back later
+            except TRANSIENT as exc:  # close() hands everything back later
                 self._redis_unreachable(exc)
 
     def _recover_from_outage(self) -> None:
@@ -455,7 +483,7 @@ class Scheduler(BaseScheduler):
         failures, self._failures = self._failures, []
         try:
             self.frontier.publish(self._run, dict(self._outcomes), failures)
-        except UNREACHABLE:
+        except TRANSIENT:
             self._failures[:0] = failures
 
     def _follow_control(self, control: dict[str, str]) -> None:
@@ -524,7 +552,8 @@ class Scheduler(BaseScheduler):
                            {"id": lease_id, "host": lease.host})
 
     def _update_idle(self, cluster_work: int) -> None:
-        local_work = self._ready or self._outbox or self._unconfirmed or self._leased or self._acks
+        local_work = (self._ready or self._outbox or self._unconfirmed or self._leased
+                      or self._acks or self._held)
         if cluster_work and not local_work:
             cluster_work = self._recount(cluster_work)
         if cluster_work or local_work:
@@ -560,7 +589,7 @@ class Scheduler(BaseScheduler):
     def _redis_unreachable(self, exc: Exception) -> None:
         if self._redis_down_since is None:
             self._redis_down_since = time.monotonic()
-            logger.error("Redis unreachable (%(exc)s); keeping local work and retrying",
+            logger.error("Redis unreachable or failing (%(exc)s); keeping local work and retrying",
                          {"exc": exc})
         self.stats.inc_value("frontier/redis_errors")
 
@@ -576,11 +605,12 @@ class Scheduler(BaseScheduler):
 
 
 class _Lease:
-    __slots__ = ("host", "url", "started", "done_ms", "backoff_ms")
+    __slots__ = ("host", "url", "request", "started", "done_ms", "backoff_ms")
 
-    def __init__(self, host: str, url: str) -> None:
+    def __init__(self, host: str, request: Request) -> None:
         self.host = host
-        self.url = url
+        self.url = request.url
+        self.request = request  # the object the engine scrapes, to see when it is done
         self.backoff_ms = 0
         self.started = False  # reached the downloader
         self.done_ms: int | None = None  # when its response arrived

@@ -100,7 +100,7 @@ def test_lease_honours_crawl_delay_and_removes_empty_hosts(r):
     f = make_frontier(r, delay_ms=0)
     epoch = f.join(1)
     _queue(f, r, "a.test", b"p1", epoch=epoch)
-    f.set_crawl_delay("a.test", 5000)
+    f.set_crawl_delays({"a.test": 5000})
     leased, _ = f.lease(10, epoch)
     assert len(leased) == 1
     assert not r.zscore(f.keys.ready("n1"), "a.test")  # queue empty: host leaves ready
@@ -202,3 +202,38 @@ def test_a_retried_push_batch_gets_its_first_result(r):
     assert r.llen(f.keys.queue("a.test")) == 2
     # a new batch of the same URLs is a duplicate, as it should be
     assert f.flush(pushes, [], epoch, ready_of("n1"), batch="run:2") == [DUPLICATE, DUPLICATE]
+
+
+def test_retries_neither_meet_nor_use_the_host_budget(r):
+    f = make_frontier(r, host_limit=2)
+    epoch = f.join(1)
+    pushes = [Pending("a.test", f"{i:040x}", b"p%d" % i) for i in range(2)]
+    assert f.flush(pushes, [], epoch, ready_of("n1")) == [QUEUED, QUEUED]
+    retry = Pending("a.test", None, b"p0 again", retry=True)
+    assert f.flush([retry], [], epoch, ready_of("n1")) == [QUEUED]
+    assert r.hget(f.keys.host("a.test"), "a") == b"2"
+    assert f.flush([Pending("a.test", "e" * 40, b"new")], [], epoch, ready_of("n1")) == [OVER_HOST_LIMIT]
+
+
+def test_acks_wait_for_the_push_batch_before_them(r):
+    f = make_frontier(r, bloom_capacity=1000)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    leased, _ = f.lease(1, epoch)
+    f.flush([Pending("b.test", f"{i:040x}", b"x") for i in range(1000)], [], epoch, ready_of("n1"))
+    stale = make_frontier(r, node="n1", bloom_capacity=1000)  # still believes in one layer
+    stale.bloom_layers, stale.bloom_counts = stale.bloom_layers[:1], stale.bloom_counts[:1]
+    child = Pending("a.test", "c" * 40, b"child")
+    ack = Ack(leased[0].lease_id, "a.test", f.now_ms())
+    # the push is refused (stale Bloom layers), so the ack must not apply either; the
+    # frontier then retries both, in order
+    assert stale.flush([child], [ack], epoch, ready_of("n1")) == [QUEUED]
+    assert r.hlen(f.keys.leases("n1")) == 0
+    assert r.lrange(f.keys.queue("a.test"), 0, -1) == [b"child"]
+
+
+def test_bloom_layers_stop_doubling_at_the_redis_string_limit():
+    from crawler.scheduler.bloom import BloomLayer  # noqa: PLC0415
+
+    layer = BloomLayer.of(100_000_000, 1e-4, 5)
+    assert layer.slices * layer.bits_per_slice < 2**32

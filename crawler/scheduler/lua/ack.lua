@@ -12,20 +12,29 @@
   consecutive backoffs; a normal outcome resets b. The state lives with the host,
   so it survives the host moving to another node.
 
-  KEYS[1] epoch   KEYS[2] totals   KEYS[3] node's leases
+  Acks sent with a push batch apply only if that batch was applied (it is in the
+  node's push log), so a page's lease never goes before its discovered links.
+
+  KEYS[1] epoch   KEYS[2] totals   KEYS[3] node's leases   KEYS[4] node's push log
   then per lease: host state (hash), queue (list), owner's ready (zset)
   ARGV[1] epoch   ARGV[2] now (ms)   ARGV[3] default delay (ms)
   ARGV[4] backoff BASE (ms)   ARGV[5] backoff MAX (ms)
+  ARGV[6] id of the push batch sent before these acks ('' if none)
   then per lease: lease id, host, response time (ms), backoff (ms; 0 none, -1
   exponential)
-  Returns the number of leases settled, or -1 when the epoch is stale.
+  Returns the number of leases settled, -1 when the epoch is stale, -2 when the
+  batch before them was not applied.
 ]]
 -- luacheck: globals KEYS ARGV redis
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if ARGV[6] ~= '' then
+  local logged = redis.call('GET', KEYS[4])
+  if not logged or string.sub(logged, 1, #ARGV[6] + 1) ~= ARGV[6] .. '|' then return -2 end
+end
 local now, delay = tonumber(ARGV[2]), tonumber(ARGV[3])
 local base, cap = tonumber(ARGV[4]), tonumber(ARGV[5])
-local settled, k = 0, 4
-for i = 6, #ARGV, 4 do
+local settled, k = 0, 5
+for i = 7, #ARGV, 4 do
   local state, queue, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   k = k + 3
   if redis.call('HDEL', KEYS[3], ARGV[i]) == 1 then

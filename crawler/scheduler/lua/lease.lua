@@ -34,7 +34,8 @@ for i = 6, #ARGV do
     else
       n, t = n + 1, now + gap
       redis.call('HSET', state, 'n', n, 't', t)
-      local id = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+      -- unique even if Redis lost its last writes and the counter went back
+      local id = string.format('%d-%d', redis.call('HINCRBY', KEYS[2], 'seq', 1), now)
       redis.call('HSET', leases, id, host .. '\n' .. payload)
       leased = leased + 1
       out[#out + 1], out[#out + 2], out[#out + 3] = id, i - 5, payload

@@ -14,8 +14,9 @@
   ARGV[3] F, filters the caller knows            ARGV[4] capacity of filter F
   ARGV[5] host page limit (0: none)              ARGV[6] batch id
   ARGV[7 .. 6+F] slices (bit positions per URL) of each filter
-  then per group: host, count, and per request: check ('1' or '0': dont_filter),
-  payload, and when check is '1' the bit offsets in every filter, oldest first
+  then per group: host, count, and per request: check ('1'; '0': dont_filter, no
+  dedup; '2': a retry, neither dedup nor host budget), payload, and when check
+  is '1' the bit offsets in every filter, oldest first
   Returns {status, code per request}: status 0 ok, 1 ok and filter F is now full
   (a new filter starts), -1 stale epoch, -2 stale filter count (nothing written);
   code 0 duplicate, 1 queued, 2 over the host page limit.
@@ -58,7 +59,7 @@ while k <= #KEYS do
   local host, count = ARGV[a], tonumber(ARGV[a + 1])
   a, k = a + 2, k + 3
   local admitted = tonumber(redis.call('HGET', state, 'a') or '0')
-  local pushed = 0
+  local pushed, budgeted = 0, 0
   for _ = 1, count do
     local check, payload = ARGV[a], ARGV[a + 1]
     a = a + 2
@@ -73,15 +74,18 @@ while k <= #KEYS do
       end
       a = after
     end
-    if code == 1 and limit > 0 and admitted + pushed >= limit then code = 2 end
+    -- a retry ('2') was admitted the first time: it neither meets nor uses the budget
+    if code == 1 and check ~= '2' then
+      if limit > 0 and admitted + budgeted >= limit then code = 2 else budgeted = budgeted + 1 end
+    end
     if code == 1 then
       redis.call('RPUSH', queue, payload)
       pushed = pushed + 1
     end
     codes[#codes + 1] = code
   end
+  if budgeted > 0 then redis.call('HINCRBY', state, 'a', budgeted) end
   if pushed > 0 then
-    redis.call('HINCRBY', state, 'a', pushed)
     local t = tonumber(redis.call('HGET', state, 't') or '0')
     redis.call('ZADD', ready, 'NX', math.max(t, now), host)
     queued = queued + pushed
