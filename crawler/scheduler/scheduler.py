@@ -430,9 +430,7 @@ class Scheduler(BaseScheduler):
     def _tick(self) -> None:
         try:
             self._flush()
-            trust_deaths = self._redis_down_since is None and \
-                time.monotonic() >= self._trust_deaths_after
-            beat = self.membership.beat(reclaim_dead=trust_deaths)
+            beat = self.membership.beat(reclaim_dead=self._may_judge_deaths())
             if not beat.alive:
                 # declared dead (a long pause?): our leases went back to the queues, so
                 # requests not yet started must not be fetched here as well; hand them
@@ -455,6 +453,17 @@ class Scheduler(BaseScheduler):
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self._update_stats()
         self._publish()
+
+    def _may_judge_deaths(self) -> bool:
+        """Only a node that has itself been beating steadily for a whole timeout may
+        take another's silence for death: after a Redis stall or a pause of its own,
+        every heartbeat looks stale, its own included."""
+        now = time.monotonic()
+        last = self._last_beat_at
+        if self._redis_down_since is not None or last is None \
+                or now - last > 2 * self.heartbeat_interval + 1:
+            self._trust_deaths_after = max(self._trust_deaths_after, now + self.node_timeout)
+        return now >= self._trust_deaths_after
 
     def _watch_for_stop(self) -> None:
         if not self.crawler.crawling and not self._draining:
