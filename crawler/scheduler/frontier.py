@@ -221,8 +221,9 @@ class Frontier:
         layers = self.bloom_layers
         keys = [self.keys.epoch, self.keys.totals, self.keys.bloom, self.keys.push_log(self.node),
                 *(self.keys.bloom_bits(layer.index) for layer in layers)]
-        args: list = [epoch, now, len(layers), layers[-1].capacity, self.host_limit,
-                      batch, *(layer.slices for layer in layers)]
+        last = layers[-1]
+        args: list = [epoch, now, len(layers), last.capacity, self.host_limit, batch,
+                      last.slices * last.bits_per_slice, *(layer.slices for layer in layers)]
         for host, items in groups:
             keys += [self.keys.queue(host), self.keys.host(host), ready_key(host)]
             args += [host, len(items)]

@@ -13,7 +13,9 @@
   ARGV[1] epoch the caller's ring was built at   ARGV[2] now (ms)
   ARGV[3] F, filters the caller knows            ARGV[4] capacity of filter F
   ARGV[5] host page limit (0: none)              ARGV[6] batch id
-  ARGV[7 .. 6+F] slices (bit positions per URL) of each filter
+  ARGV[7] size of filter F in bits (its string is created at that size: grown
+  bit by bit, Redis would over-allocate by up to half)
+  ARGV[8 .. 7+F] slices (bit positions per URL) of each filter
   then per group: host, count, and per request: check ('1'; '0': dont_filter, no
   dedup; '2': a retry, neither dedup nor host budget), payload, and when check
   is '1' the bit offsets in every filter, oldest first
@@ -35,7 +37,10 @@ local F = tonumber(ARGV[3])
 if tonumber(redis.call('HGET', KEYS[3], 'n') or '0') ~= F then return {-2} end
 local now, capacity, limit = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local slices = {}
-for f = 1, F do slices[f] = tonumber(ARGV[6 + f]) end
+for f = 1, F do slices[f] = tonumber(ARGV[7 + f]) end
+if redis.call('EXISTS', KEYS[4 + F]) == 0 then
+  redis.call('SETBIT', KEYS[4 + F], tonumber(ARGV[7]) - 1, 0)
+end
 
 local function seen_before(a)
   -- a: index in ARGV of the first offset; returns seen, index after the offsets
@@ -53,7 +58,7 @@ local function seen_before(a)
 end
 
 local codes, added, queued = {0}, 0, 0
-local a, k = 7 + F, 5 + F
+local a, k = 8 + F, 5 + F
 while k <= #KEYS do
   local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   local host, count = ARGV[a], tonumber(ARGV[a + 1])
