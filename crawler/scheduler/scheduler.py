@@ -489,7 +489,10 @@ class Scheduler(BaseScheduler):
                                               "n": len(self._outbox)})
         self._redis_down_since = None
         self._trust_deaths_after = time.monotonic() + self.node_timeout
-        unknown = set(self.frontier.lease_ids()) - set(self._leased)
+        # ours: leased here, or settled with the ack still held or waiting to be sent
+        ours = {*self._leased, *(a.lease_id for a, _ in self._held),
+                *(a.lease_id for a in self._acks)}
+        unknown = set(self.frontier.lease_ids()) - ours
         if unknown:
             self.frontier.reclaim(self.node, dead_before_ms=None, remove=False, lease_ids=unknown)
             self.membership.refresh()
