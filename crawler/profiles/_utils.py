@@ -160,3 +160,15 @@ def _squeeze(line: str) -> str:
     line = line.replace("\xa0", " ").rstrip()
     indent = len(line) - len(line.lstrip(" "))
     return " " * indent + re.sub(r"[ \t]+", " ", line.strip())
+
+
+def json_or_none(response: Any) -> Any:
+    """The response's JSON body, or None when it is not JSON (an HTML error page)."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -17,6 +17,7 @@ from parsel import Selector
 from scrapy.http import TextResponse
 
 from crawler.items import Author, Board
+from crawler.profiles._utils import json_or_none, str_or_none
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
 
 BATCH = 20
@@ -42,12 +43,12 @@ class Discourse(ForumProfile):
         return urlunsplit(parts._replace(path=parts.path.rstrip("/") + ".json"))
 
     def is_soft_404(self, response: TextResponse) -> bool:
-        data = _json(response)
+        data = json_or_none(response)
         return isinstance(data, dict) and "errors" in data and "error_type" in data
 
     # -- listings ------------------------------------------------------------------------------
     def board_links(self, response: TextResponse) -> list[PageCursor]:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         categories = (data.get("category_list") or {}).get("categories") or []
         return [
             PageCursor(
@@ -58,7 +59,7 @@ class Discourse(ForumProfile):
         ]
 
     def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         topics = (data.get("topic_list") or {}).get("topics") or []
         users = {u["id"]: u.get("username") for u in data.get("users") or []}
         return [self._ref(t, response, cursor, users) for t in topics]
@@ -71,18 +72,18 @@ class Discourse(ForumProfile):
             url=self.canonicalize(urljoin(response.url, f"/t/{topic['slug']}/{topic['id']}")),
             thread_id=str(topic["id"]),
             title=topic.get("title"),
-            author_id=_str(poster.get("user_id")),
+            author_id=str_or_none(poster.get("user_id")),
             author_name=users.get(poster.get("user_id")),
             reply_count=max(int(topic.get("posts_count") or 1) - 1, 0),
             view_count=topic.get("views"),
             created_raw=topic.get("created_at"),
             last_post_raw=topic.get("last_posted_at"),
-            board_id=_str(topic.get("category_id")),
+            board_id=str_or_none(topic.get("category_id")),
             board_name=cursor.extra.get("board_name"),
         )
 
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         more = (data.get("topic_list") or {}).get("more_topics_url")
         if not more:
             return None
@@ -92,11 +93,11 @@ class Discourse(ForumProfile):
 
     # -- threads -------------------------------------------------------------------------------
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         stream = data.get("post_stream") or {}
         raw_posts = stream.get("posts") or []
         thread_id = (
-            _str(data.get("id")) or cursor.extra.get("thread_id") or self.thread_id_from(response.url) or ""
+            str_or_none(data.get("id")) or cursor.extra.get("thread_id") or self.thread_id_from(response.url) or ""
         )
         slug = data.get("slug") or cursor.extra.get("slug") or "-"
         numbers = dict(cursor.extra.get("numbers") or {})
@@ -133,11 +134,11 @@ class Discourse(ForumProfile):
             "url": self.canonicalize(urljoin(response.url, f"/t/{data['slug']}/{data['id']}")),
             "title": data.get("title"),
             "board": Board(
-                id=_str(data.get("category_id")),
+                id=str_or_none(data.get("category_id")),
                 name=ref.board_name if ref else None,
                 path=[ref.board_name] if ref and ref.board_name else [],
             ),
-            "author": Author(name=creator.get("username"), id=_str(creator.get("id"))),
+            "author": Author(name=creator.get("username"), id=str_or_none(creator.get("id"))),
             "created_raw": data.get("created_at"),
             "reply_count": max(int(data.get("posts_count") or 1) - 1, 0),
             "view_count": data.get("views"),
@@ -160,20 +161,9 @@ class Discourse(ForumProfile):
                 self.post_permalink.format(slug=slug, thread_id=thread_id, post_number=post["post_number"]),
             ),
             "position": post.get("post_number"),
-            "author": Author(name=post.get("username"), id=_str(post.get("user_id"))),
+            "author": Author(name=post.get("username"), id=str_or_none(post.get("user_id"))),
             "created_raw": post.get("created_at"),
             "body_html": cooked.strip() or None,
             "quoted_post_ids": [q for q in dict.fromkeys(quoted) if q],
             "edited": int(post.get("version") or 1) > 1,
         }
-
-
-def _json(response: TextResponse) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)

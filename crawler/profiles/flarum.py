@@ -16,6 +16,7 @@ from parsel import Selector
 from scrapy.http import TextResponse
 
 from crawler.items import Author, Board
+from crawler.profiles._utils import json_or_none
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
 
 BATCH = 20
@@ -43,11 +44,11 @@ class Flarum(ForumProfile):
         return urljoin(url, f"/api/discussions/{self.thread_id_from(url)}")
 
     def is_soft_404(self, response: TextResponse) -> bool:
-        data = _json(response)
+        data = json_or_none(response)
         return isinstance(data, dict) and "errors" in data and "data" not in data
 
     def board_links(self, response: TextResponse) -> list[PageCursor]:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         if not isinstance(data.get("data"), list) or urlsplit(response.url).path != "/api/tags":
             return []
         return [
@@ -60,7 +61,7 @@ class Flarum(ForumProfile):
         ]
 
     def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         users = _included(data, "users")
         refs = []
         for d in data.get("data") or []:
@@ -83,7 +84,7 @@ class Flarum(ForumProfile):
         return refs
 
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
-        nxt = ((_json(response) or {}).get("links") or {}).get("next")
+        nxt = ((json_or_none(response) or {}).get("links") or {}).get("next")
         if not nxt:
             return None
         return PageCursor(
@@ -91,7 +92,7 @@ class Flarum(ForumProfile):
         )
 
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         users = _included(data, "users")
         if cursor.page == 1:
             discussion = data["data"]
@@ -178,10 +179,3 @@ def _included(data: dict[str, Any], kind: str) -> dict[str, Any]:
                 {**resource, **resource.get("attributes", {})} if kind == "users" else resource
             )
     return found
-
-
-def _json(response: TextResponse) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None

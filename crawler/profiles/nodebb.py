@@ -16,6 +16,7 @@ from parsel import Selector
 from scrapy.http import Response, TextResponse
 
 from crawler.items import Author, Board
+from crawler.profiles._utils import json_or_none, str_or_none
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
 
 _POST_LINK = re.compile(r"/post/(\d+)")
@@ -46,11 +47,11 @@ class NodeBB(ForumProfile):
         return urlunsplit(parts._replace(path="/api" + parts.path))
 
     def is_soft_404(self, response: TextResponse) -> bool:
-        data = _json(response)
+        data = json_or_none(response)
         return isinstance(data, dict) and "error" in data and len(data) <= 2
 
     def board_links(self, response: TextResponse) -> list[PageCursor]:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         cursors = []
         for category in _walk(data.get("categories") or []):
             url = self.canonicalize(urljoin(response.url, f"/category/{category['slug']}"))
@@ -60,26 +61,26 @@ class NodeBB(ForumProfile):
         return cursors
 
     def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         return [
             ThreadRef(
                 url=self.canonicalize(urljoin(response.url, f"/topic/{t['slug']}")),
                 thread_id=str(t["tid"]),
                 title=t.get("titleRaw") or t.get("title"),
                 author_name=(t.get("user") or {}).get("username"),
-                author_id=_str((t.get("user") or {}).get("uid")),
+                author_id=str_or_none((t.get("user") or {}).get("uid")),
                 reply_count=max(int(t.get("postcount") or 1) - 1, 0),
                 view_count=t.get("viewcount"),
                 created_raw=t.get("timestampISO"),
                 last_post_raw=t.get("lastposttimeISO"),
-                board_id=_str(t.get("cid") or data.get("cid")),
+                board_id=str_or_none(t.get("cid") or data.get("cid")),
                 board_name=data.get("name") or cursor.extra.get("board_name"),
             )
             for t in data.get("topics") or []
         ]
 
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
-        data = _json(response) or {}
+        data = json_or_none(response) or {}
         pagination = data.get("pagination") or {}
         nxt = pagination.get("next") or {}
         if not nxt.get("active"):
@@ -89,8 +90,8 @@ class NodeBB(ForumProfile):
         return PageCursor(url=self.canonicalize(url), page=cursor.page + 1, extra=dict(cursor.extra))
 
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        data = _json(response) or {}
-        thread_id = _str(data.get("tid")) or self.thread_id_from(response.url) or ""
+        data = json_or_none(response) or {}
+        thread_id = str_or_none(data.get("tid")) or self.thread_id_from(response.url) or ""
         posts = [self._post(p, response, thread_id) for p in data.get("posts") or []]
         thread = self._thread(data, response, ref) if cursor.page == 1 else None
         return ThreadPage(thread=thread, posts=posts, next=self.next_page(response, cursor))
@@ -107,8 +108,8 @@ class NodeBB(ForumProfile):
             "thread_id": str(data["tid"]),
             "url": self.canonicalize(urljoin(response.url, f"/topic/{data['slug']}")),
             "title": data.get("titleRaw") or data.get("title"),
-            "board": Board(id=_str(category.get("cid")), name=category.get("name"), path=crumbs),
-            "author": Author(name=(opener.get("user") or {}).get("username"), id=_str(data.get("uid"))),
+            "board": Board(id=str_or_none(category.get("cid")), name=category.get("name"), path=crumbs),
+            "author": Author(name=(opener.get("user") or {}).get("username"), id=str_or_none(data.get("uid"))),
             "created_raw": data.get("timestampISO"),
             "reply_count": max(int(data.get("postcount") or 1) - 1, 0),
             "view_count": data.get("viewcount"),
@@ -125,7 +126,7 @@ class NodeBB(ForumProfile):
             "thread_id": thread_id,
             "url": urljoin(response.url, self.post_permalink.format(post_id=post["pid"])),
             "position": index + 1 if isinstance(index, int) else None,
-            "author": Author(name=(post.get("user") or {}).get("username"), id=_str(post.get("uid"))),
+            "author": Author(name=(post.get("user") or {}).get("username"), id=str_or_none(post.get("uid"))),
             "created_raw": post.get("timestampISO") or post.get("timestamp"),
             "body_html": html.strip() or None,
             "quoted_post_ids": list(dict.fromkeys(quoted)),
@@ -139,14 +140,3 @@ def _walk(categories: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(category)
         out.extend(_walk(category.get("children") or []))
     return out
-
-
-def _json(response: TextResponse) -> Any:
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def _str(value: Any) -> str | None:
-    return None if value is None else str(value)
