@@ -19,6 +19,7 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_HEARTBEAT_INTERVAL": 1.0,
     "CRAWLER_NODE_TIMEOUT": 10.0,
     "CRAWLER_RING_VNODES": 2000,
+    "CRAWLER_STEAL_AFTER": 0.25,  # None: never take another node's waiting hosts
     # Politeness and host backoff
     "CRAWLER_HOST_MAX_INFLIGHT": 1,
     "CRAWLER_BACKOFF_BASE": 2.0,

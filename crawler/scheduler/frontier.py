@@ -56,6 +56,7 @@ class Leased(NamedTuple):
     lease_id: str
     host: str
     payload: bytes
+    stolen: bool = False  # from a host another node owns
 
 
 class Beat(NamedTuple):
@@ -250,26 +251,42 @@ class Frontier:
             args += [ack.lease_id, ack.host, ack.done_ms, ack.backoff_ms]
         return keys, args
 
-    def lease(self, want: int, epoch: int) -> tuple[list[Leased], int | None]:
-        """Lease up to *want* requests from due hosts; also return the next due time."""
+    def lease(self, want: int, epoch: int, steal_from: Sequence[str] = (),
+              steal_after_ms: int = 0) -> tuple[list[Leased], int | None]:
+        """Lease up to *want* requests from due hosts; also return the next due time.
+
+        Short of due hosts of its own, the node takes hosts that have waited over
+        *steal_after_ms* past their due time in the ready sets of *steal_from*
+        (other nodes), most overdue first: their owners are too busy for them.
+        """
         now = self.now_ms()
         ready = self.keys.ready(self.node)
-        due, first = self._pipeline(lambda pipe: [
+        victims = [self.keys.ready(node) for node in steal_from]
+        due, first, *overdue = self._pipeline(lambda pipe: [
             pipe.zrangebyscore(ready, "-inf", now, start=0, num=want),
-            pipe.zrange(ready, 0, 0, withscores=True)])
-        hosts = [h.decode() for h in due]
-        if not hosts:
+            pipe.zrange(ready, 0, 0, withscores=True),
+            *(pipe.zrangebyscore(key, "-inf", now - steal_after_ms, start=0, num=want,
+                                 withscores=True) for key in victims)])
+        candidates = {h.decode(): ready for h in due}
+        for _, host, key in sorted((score, host.decode(), key) for key, hosts in
+                                   zip(victims, overdue) for host, score in hosts):
+            if len(candidates) >= want:
+                break
+            candidates.setdefault(host, key)
+        if not candidates:
             return [], int(first[0][1]) if first else None
-        keys = [self.keys.epoch, self.keys.totals, self.keys.ready(self.node),
-                self.keys.leases(self.node)]
-        for host in hosts:
-            keys += [self.keys.queue(host), self.keys.host(host)]
+        keys = [self.keys.epoch, self.keys.totals, ready, self.keys.leases(self.node)]
+        for host, ready_key in candidates.items():
+            keys += [self.keys.queue(host), self.keys.host(host), ready_key]
         out = self._call("lease", keys, [epoch, now, self.delay_ms, self.max_inflight,
-                                         self.park_ms, *hosts])
+                                         self.park_ms, *candidates])
         if out[0] == -1:
             raise StaleEpoch
-        leased = [Leased(out[i].decode(), hosts[out[i + 1] - 1], out[i + 2])
-                  for i in range(2, len(out), 3)]
+        hosts = list(candidates.items())
+        leased = []
+        for i in range(2, len(out), 3):
+            host, ready_key = hosts[out[i + 1] - 1]
+            leased.append(Leased(out[i].decode(), host, out[i + 2], ready_key != ready))
         return leased, (None if out[1] == -1 else int(out[1]))
 
     def publish(self, run: str, outcomes: dict[str, int],

@@ -62,7 +62,8 @@ class Scheduler(BaseScheduler):
                  idle_backoff_max: float, heartbeat_interval: float, node_timeout: float,
                  vnodes: int, delay: float, max_inflight: int, host_limit: int,
                  bloom_capacity: int, bloom_error_rate: float, backoff_base: float,
-                 backoff_max: float, depth_limit: int, traps: TrapRules) -> None:
+                 backoff_max: float, depth_limit: int, traps: TrapRules,
+                 steal_after: float | None) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.df = dupefilter
@@ -84,6 +85,7 @@ class Scheduler(BaseScheduler):
         self.backoff_max = backoff_max
         self.depth_limit = depth_limit
         self.traps = traps
+        self.steal_after = steal_after
         self.spider: Spider | None = None
         self._outbox: list[Pending] = []
         self._acks: list[Ack] = []
@@ -394,8 +396,7 @@ class Scheduler(BaseScheduler):
             return
         try:
             self._flush()
-            leased, next_due = self.membership.with_ring(
-                lambda epoch: self.frontier.lease(self.prefetch, epoch))
+            leased, next_due = self.membership.with_ring(self._lease)
         except TRANSIENT as exc:
             self._redis_unreachable(exc)
             self._wait(self.idle_backoff_max)
@@ -406,6 +407,8 @@ class Scheduler(BaseScheduler):
             self._leased[lease.lease_id] = _Lease(lease.host, request)
             self._ready.append(request)
         self.stats.inc_value("frontier/leased", len(leased))
+        if stolen := sum(lease.stolen for lease in leased):
+            self.stats.inc_value("frontier/stolen", stolen)
         if leased:
             self._refill_after = 0.0
             return
@@ -416,6 +419,13 @@ class Scheduler(BaseScheduler):
             wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
             self.stats.inc_value("frontier/politeness_waits")
         self._wait(wait)
+
+    def _lease(self, epoch: int):
+        if self.steal_after is None:
+            return self.frontier.lease(self.prefetch, epoch)
+        others = [node for node in self.membership.ring.weights if node != self.node]
+        return self.frontier.lease(self.prefetch, epoch, steal_from=others,
+                                   steal_after_ms=int(self.steal_after * 1000))
 
     def _wait(self, seconds: float) -> None:
         """Refill no sooner than in *seconds*, and wake the engine then."""
@@ -665,6 +675,8 @@ def options_from_settings(s: BaseSettings) -> dict[str, Any]:
         backoff_base=get("CRAWLER_BACKOFF_BASE", float),
         backoff_max=get("CRAWLER_BACKOFF_MAX", float),
         depth_limit=get("CRAWLER_DEPTH_LIMIT", int),
+        steal_after=None if s.get("CRAWLER_STEAL_AFTER") in (None, "None", "")
+        else get("CRAWLER_STEAL_AFTER", float),
         traps=TrapRules(max_url_length=get("URLLENGTH_LIMIT", int),
                         max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", int),
                         max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS", int)),
@@ -693,6 +705,8 @@ def _validate(options: dict[str, Any]) -> None:
     check(options["backoff_base"] > 0, "CRAWLER_BACKOFF_BASE", options["backoff_base"], "> 0")
     check(options["backoff_max"] >= options["backoff_base"], "CRAWLER_BACKOFF_MAX",
           options["backoff_max"], f"at least CRAWLER_BACKOFF_BASE ({options['backoff_base']!r})")
+    check(options["steal_after"] is None or options["steal_after"] >= 0, "CRAWLER_STEAL_AFTER",
+          options["steal_after"], ">= 0 (or None: never steal)")
     check(options["vnodes"] >= 1, "CRAWLER_RING_VNODES", options["vnodes"], ">= 1")
     check(options["bloom_capacity"] >= 1000, "CRAWLER_BLOOM_CAPACITY", options["bloom_capacity"], ">= 1000")
     check(0 < options["bloom_error_rate"] < 0.1, "CRAWLER_BLOOM_ERROR_RATE",

@@ -7,13 +7,15 @@ every page fetched, each once, per-host concurrency and gaps between request sta
 from __future__ import annotations
 
 import signal
-from collections import Counter
 import subprocess
 import sys
+from collections import Counter
+from urllib.parse import urlsplit
 
 import pytest
 
 from crawler.demo.site import SiteServer
+from crawler.scheduler.ring import Ring
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.slow
@@ -104,6 +106,23 @@ def test_a_leaving_node_hands_off_at_once(redis_server, nodes):
         assert_polite(site, 0.05)
     assert "Draining node crawler-2" in leaving.output()
     assert "left the ring" in leaving.output()
+
+
+def test_an_idle_node_takes_over_hosts_its_busy_owner_leaves_waiting(redis_server, nodes):
+    # one node fetches one page at a time, the other eight: without stealing each
+    # fetches exactly the hosts the ring gives it (24 hosts: each owns several)
+    with SiteServer(hosts=24, pages_per_host=10, latency=0.1, seed=17) as site:
+        settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05, CRAWLER_STEAL_AFTER=0.2)
+        slow = nodes("crawler-slow", site.base_urls, **{**settings, "CONCURRENT_REQUESTS": 1})
+        fast = nodes("crawler-fast", site.base_urls, **settings)
+        assert [n.wait(180) for n in (slow, fast)] == [0, 0]
+        assert_each_page_once(site)
+        assert_polite(site, 0.05)
+    ring = Ring({"crawler-slow": 1, "crawler-fast": 1}, vnodes=2000)
+    slow_hosts = [u for u in site.expected_urls() if ring.owner(urlsplit(u).netloc) == "crawler-slow"]
+    taken = [u for u in fast.pages() if ring.owner(urlsplit(u).netloc) == "crawler-slow"]
+    assert len(taken) >= 0.4 * len(slow_hosts), (len(taken), len(slow_hosts))
+    assert "'frontier/stolen'" in fast.output()
 
 
 def test_an_interrupted_embedded_crawl_resumes_without_refetching(tmp_path, nodes):

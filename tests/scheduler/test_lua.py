@@ -237,3 +237,43 @@ def test_bloom_layers_stop_doubling_at_the_redis_string_limit():
 
     layer = BloomLayer.of(100_000_000, 1e-4, 5)
     assert layer.slices * layer.bits_per_slice < 2**32
+
+
+def _two_nodes(r):
+    busy, idle = make_frontier(r, "n1"), make_frontier(r, "n2")
+    busy.join(1)
+    return busy, idle, idle.join(1)
+
+
+def test_an_idle_node_takes_only_hosts_overdue_at_their_owner(r):
+    busy, idle, epoch = _two_nodes(r)
+    for host in ("late.test", "fresh.test", "flight.test"):
+        _queue(busy, r, host, b"1" + host.encode(), b"2" + host.encode(), epoch=epoch)
+    now = idle.now_ms()
+    r.zadd(busy.keys.ready("n1"), {"late.test": now - 2000, "fresh.test": now - 100,
+                                   "flight.test": now - 3000})
+    r.hset(busy.keys.host("flight.test"), "n", 1)  # the owner has it in flight
+    leased, _ = idle.lease(10, epoch, steal_from=["n1"], steal_after_ms=500)
+    assert [(x.host, x.payload, x.stolen) for x in leased] == [("late.test", b"1late.test", True)]
+    assert r.hexists(idle.keys.leases("n2"), leased[0].lease_id)
+    assert not r.exists(idle.keys.ready("n2")), "the host stays with its owner"
+    # the gate held for the host in flight; the stolen host waits for its ack
+    assert r.hget(busy.keys.host("flight.test"), "n") == b"1"
+    assert r.zscore(busy.keys.ready("n1"), "late.test") > now + 30_000
+    # the thief's ack re-arms the host at its owner, which leases it next
+    idle.flush([], [Ack(leased[0].lease_id, "late.test", idle.now_ms())], epoch, ready_of("n1"))
+    assert r.hget(busy.keys.host("late.test"), "n") == b"0"
+    mine, _ = busy.lease(10, epoch)
+    assert {(x.host, x.payload, x.stolen) for x in mine} >= {("late.test", b"2late.test", False)}
+
+
+def test_a_dead_thief_hands_its_stolen_lease_back_to_the_owner(r):
+    busy, idle, epoch = _two_nodes(r)
+    _queue(busy, r, "a.test", b"p1", b"p2", epoch=epoch)
+    r.zadd(busy.keys.ready("n1"), {"a.test": idle.now_ms() - 5000})
+    leased, _ = idle.lease(10, epoch, steal_from=["n1"], steal_after_ms=500)
+    assert [x.payload for x in leased] == [b"p1"]
+    assert busy.reclaim("n2", dead_before_ms=None, remove=True) == 1
+    assert r.lrange(busy.keys.queue("a.test"), 0, -1) == [b"p1", b"p2"]
+    assert r.hget(busy.keys.host("a.test"), "n") == b"0"
+    assert r.zscore(busy.keys.orphans, "a.test") is not None  # its owner claims it back

@@ -2,9 +2,12 @@
   Hand out the next request of each due host, within the politeness gate:
   at most ARGV[4] in flight per host and request starts at least the host's delay
   apart. A leased request stays in the node's lease hash until acked or reclaimed.
+  A candidate may sit in another node's ready set: an idle node takes the next
+  request of a host its busy owner left waiting (work stealing). The host stays
+  with its owner: the ack re-arms it there, and the gate is the same for both.
 
   KEYS[1] epoch   KEYS[2] totals   KEYS[3] node's ready (zset)   KEYS[4] node's leases
-  then per candidate host: queue (list), host state (hash)
+  then per candidate host: queue (list), host state (hash), the ready set it is in
   ARGV[1] epoch   ARGV[2] now (ms)   ARGV[3] default delay (ms)   ARGV[4] max in flight
   ARGV[5] park (ms): how far to push back a host at its in-flight limit (an ack
   re-arms it sooner)   ARGV[6 ..] candidate hosts, in KEYS order
@@ -13,13 +16,14 @@
 ]]
 -- luacheck: globals KEYS ARGV redis
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
-local ready, leases = KEYS[3], KEYS[4]
+local leases = KEYS[4]
 local now, delay, max_inflight, park =
   tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local out, leased = {0, -1}, 0
 for i = 6, #ARGV do
   local host = ARGV[i]
-  local queue, state = KEYS[3 + (i - 5) * 2], KEYS[4 + (i - 5) * 2]
+  local k = 5 + (i - 6) * 3
+  local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   local s = redis.call('HMGET', state, 'n', 't', 'd')
   local n, t = tonumber(s[1] or '0'), tonumber(s[2] or '0')
   local gap = math.max(delay, tonumber(s[3] or '0'))
@@ -53,6 +57,6 @@ if leased > 0 then
   redis.call('HINCRBY', KEYS[2], 'queued', -leased)
   redis.call('HINCRBY', KEYS[2], 'leased', leased)
 end
-local first = redis.call('ZRANGE', ready, 0, 0, 'WITHSCORES')
+local first = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
 if first[2] then out[2] = tonumber(first[2]) end
 return out
