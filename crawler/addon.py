@@ -43,7 +43,7 @@ class ClusterAddon:
         settings.set("CRAWLER_DEPTH_LIMIT", depth, settings.getpriority("DEPTH_LIMIT") or 0)
         settings.set("DEPTH_LIMIT", 0, "cmdline")
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
-        settings.set("RANDOMIZE_DOWNLOAD_DELAY", False, "cmdline")
+        settings.set("DOWNLOAD_DELAY_JITTER", 0, "cmdline")
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None)
         settings.set_in_component_priority_dict(

@@ -10,6 +10,7 @@ the average stays under 3 bytes per URL up to 15 times the configured capacity.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterator
@@ -55,6 +56,10 @@ class BloomLayer:
         """Absolute bit offsets of *key*: one bit in each slice."""
         m = self.bits_per_slice
         return [i * m + h for i, h in enumerate(self._hashes(key))]
+
+    def packed_offsets(self, key: str) -> bytes:
+        """:meth:`offsets` as little-endian uint32 (a Redis string has < 2**32 bits)."""
+        return struct.pack(f"<{self.slices}I", *self.offsets(key))
 
     def false_positive_rate(self, count: int) -> float:
         """Chance that an unseen key looks seen once *count* keys are in."""

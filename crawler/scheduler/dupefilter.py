@@ -34,6 +34,7 @@ class BloomDupeFilter(BaseDupeFilter):
         self.debug = debug
         self.logdupes = True
         self._recent: OrderedDict[str, None] = OrderedDict()
+        self._filtered = 0  # added to the stats by update_stats (a stats call per link costs)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -53,11 +54,19 @@ class BloomDupeFilter(BaseDupeFilter):
             self._recent.popitem(last=False)
         return False
 
+    def close(self, reason: str) -> None:
+        self.update_stats()
+
     def request_seen(self, request: Request) -> bool:
         return self.seen_recently(self.fingerprint(request))
 
+    def update_stats(self) -> None:
+        if self._filtered:
+            self.crawler.stats.inc_value("dupefilter/filtered", self._filtered)
+            self._filtered = 0
+
     def log(self, request: Request, spider=None) -> None:
-        self.crawler.stats.inc_value("dupefilter/filtered")
+        self._filtered += 1
         if self.debug:
             logger.debug("Filtered duplicate request: %(request)s", {"request": request},
                          extra={"spider": self.crawler.spider})

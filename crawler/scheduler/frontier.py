@@ -110,6 +110,7 @@ class Frontier:
         self.park_ms = 60_000
         self.round_trips = 0
         self.clock_offset_ms = 0
+        self._best_rtt = float("inf")
         self.scripts = Scripts.load(client)
         self.round_trips += 1
         self.bloom_layers: list[BloomLayer] = []
@@ -234,9 +235,8 @@ class Frontier:
                 elif pending.fingerprint is None:
                     args += ["0", pending.payload]
                 else:
-                    args += ["1", pending.payload]
-                    for layer in layers:
-                        args += layer.offsets(pending.fingerprint)
+                    args += ["1", pending.payload,
+                             b"".join(layer.packed_offsets(pending.fingerprint) for layer in layers)]
         return keys, args
 
     def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key,
@@ -320,9 +320,21 @@ class Frontier:
                           [self.node, self.now_ms(), weight])
 
     def _sync_clock(self) -> None:
+        sent = time.time()
         sec, usec = self.client.time()
         self.round_trips += 1
-        self.clock_offset_ms = sec * 1000 + usec // 1000 - int(time.time() * 1000)
+        self._set_clock(sec, usec, sent)
+
+    def _set_clock(self, sec: int, usec: int, sent: float) -> None:
+        """Redis read its clock somewhere in the round trip: take the midpoint
+        (as NTP does), and skip samples from slow round trips (a busy node),
+        whose error would shrink politeness gaps between nodes."""
+        now = time.time()
+        rtt = now - sent
+        if rtt > max(0.005, 2 * self._best_rtt):
+            return
+        self._best_rtt = min(self._best_rtt, rtt)
+        self.clock_offset_ms = round(sec * 1000 + usec / 1000 - (sent + now) / 2 * 1000)
 
     def ring_snapshot(self) -> tuple[int, dict[str, int]]:
         """The epoch and the weights of all members, read atomically."""
@@ -345,9 +357,10 @@ class Frontier:
             pipe.hgetall(self.keys.control)
             pipe.time()
 
+        sent = time.time()
         changed, epoch, dead, (queued, leased), orphans, control, (sec, usec) = \
             self._pipeline(build)
-        self.clock_offset_ms = sec * 1000 + usec // 1000 - int(time.time() * 1000)
+        self._set_clock(sec, usec, sent)
         return Beat(bool(changed), int(epoch or 0), [d.decode() for d in dead],
                     int(queued or 0), int(leased or 0), orphans,
                     {k.decode(): v.decode() for k, v in control.items()})

@@ -108,6 +108,9 @@ class Scheduler(BaseScheduler):
         self._batches = 0
         self._backed_off_hosts: set[str] = set()
         self._outcomes: Counter[str] = Counter()
+        # per-request stats, added to Scrapy's at each heartbeat: a stats call costs
+        # several microseconds, and these happen for every discovered link
+        self._counts: Counter[str] = Counter()
         self._failures: list[tuple[str, str]] = []
         self._run = f"{node}@{int(time.time() * 1000)}"
         self._last_beat: Beat | None = None
@@ -207,7 +210,7 @@ class Scheduler(BaseScheduler):
                          {"request": request, "exc": exc}, extra={"spider": self.spider})
             return False
         self._outbox.append(Pending(_host(request), fingerprint, payload, request.url, retry))
-        self.stats.inc_value("frontier/enqueued")
+        self._counts["frontier/enqueued"] += 1
         self._expedite()
         if len(self._outbox) >= self.flush_size and self._redis_down_since is None:
             try:
@@ -240,7 +243,7 @@ class Scheduler(BaseScheduler):
         if not self._ready:
             return None
         request = self._ready.popleft()
-        self.stats.inc_value("frontier/dequeued")
+        self._counts["frontier/dequeued"] += 1
         return request
 
     # -- leases -----------------------------------------------------------------
@@ -259,7 +262,7 @@ class Scheduler(BaseScheduler):
             return
         done = lease.done_ms or self.frontier.now_ms()
         self._held.append((Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request))
-        self.stats.inc_value("frontier/settled")
+        self._counts["frontier/settled"] += 1
         if outcome is not None:
             self._record(outcome, lease.url)
 
@@ -379,12 +382,12 @@ class Scheduler(BaseScheduler):
         rate = self.frontier.bloom_false_positive_rate()
         for pending, code in zip(pushes, codes):
             if code == DUPLICATE:
-                self.stats.inc_value("dupefilter/filtered")
+                self._counts["dupefilter/filtered"] += 1
                 self._record("filtered/duplicate")
             elif code == OVER_HOST_LIMIT:
                 self._record("filtered/host_limit")
             else:
-                self.stats.inc_value("frontier/queued")
+                self._counts["frontier/queued"] += 1
                 if pending.fingerprint:
                     self._expected_false_positives += rate
         if self._outbox:  # a retried batch went first; now the rest
@@ -406,9 +409,9 @@ class Scheduler(BaseScheduler):
             request.meta[LEASE_META] = lease.lease_id
             self._leased[lease.lease_id] = _Lease(lease.host, request)
             self._ready.append(request)
-        self.stats.inc_value("frontier/leased", len(leased))
+        self._counts["frontier/leased"] += len(leased)
         if stolen := sum(lease.stolen for lease in leased):
-            self.stats.inc_value("frontier/stolen", stolen)
+            self._counts["frontier/stolen"] += stolen
         if leased:
             self._refill_after = 0.0
             return
@@ -623,6 +626,10 @@ class Scheduler(BaseScheduler):
         self.stats.inc_value("frontier/redis_errors")
 
     def _update_stats(self) -> None:
+        counts, self._counts = self._counts, Counter()
+        for key, count in counts.items():
+            self.stats.inc_value(key, count)
+        self.df.update_stats()
         for outcome, count in self._outcomes.items():
             self.stats.set_value(f"outcomes/{outcome}", count)
         frontier = self.frontier

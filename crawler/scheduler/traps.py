@@ -42,14 +42,16 @@ class TrapRules:
         self.max_query_params = max_query_params
 
     def reason(self, url: str) -> str | None:
+        # cheap counts first: the exact ones (Counter, parse_qsl) only for suspects
         if self.max_url_length and len(url) > self.max_url_length:
             return "url_length"
         parts = urlsplit(url)
         segments = [s for s in parts.path.split("/") if s]
-        if self.max_repeated_segment and segments and \
+        if self.max_repeated_segment and len(segments) > len(set(segments)) and \
                 max(Counter(segments).values()) > self.max_repeated_segment:
             return "repeated_path_segment"
-        if self.max_query_params and parts.query and \
-                len(parse_qsl(parts.query, keep_blank_values=True)) > self.max_query_params:
+        query = parts.query
+        if self.max_query_params and query.count("&") + query.count(";") >= self.max_query_params \
+                and len(parse_qsl(query, keep_blank_values=True)) > self.max_query_params:
             return "query_params"
         return None

@@ -15,6 +15,7 @@ from tests.scheduler.test_cluster import COMMON
 pytestmark = pytest.mark.slow
 
 RETRY_AFTER = 3
+CLOCK_ERROR = 0.01
 
 
 def too_many_requests(path: str, hit: int):
@@ -70,7 +71,9 @@ def test_hostile_hosts_back_off_and_every_page_arrives_once(redis_server, nodes)
         host0 = sorted((r for r in records if r.host == 0), key=lambda r: r.start)
         for r in refused:
             later = [x.start for x in host0 if x.start > r.start]
-            assert not later or min(later) >= r.end + RETRY_AFTER, "request inside Retry-After"
+            # nodes time responses on their own clocks, each set to Redis' to a few ms
+            assert not later or min(later) >= r.end + RETRY_AFTER - CLOCK_ERROR, \
+                "request inside Retry-After"
         assert sum(r.status == 503 for r in records) >= 2
         # abandoned (stalled) responses aside, never two requests at once on a host
         assert max_overlap([r for r in records if r not in stalled]) == 1
