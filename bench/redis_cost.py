@@ -79,7 +79,7 @@ def fill_ours(client, pairs: list[tuple[str, str]]):
     spider = make_spider()
     start, trips = time.perf_counter(), f.round_trips
     for i in range(0, len(pairs), BATCH):
-        pushes = [Pending(h, fingerprint(u), encode(spider_request(u, spider), spider), u)
+        pushes = [Pending(h, fingerprint(u), encode(spider_request(u, spider), spider, h), u)
                   for h, u in pairs[i:i + BATCH]]
         f.flush(pushes, [], epoch, lambda host: keys.ready("n1"))
     return f, epoch, time.perf_counter() - start, f.round_trips - trips
@@ -88,7 +88,7 @@ def fill_ours(client, pairs: list[tuple[str, str]]):
 def payload_mean(pairs: list[tuple[str, str]]) -> float:
     from crawler.scheduler.codec import encode  # noqa: PLC0415
     spider = make_spider()
-    return sum(len(encode(spider_request(u, spider), spider)) for _, u in pairs) / len(pairs)
+    return sum(len(encode(spider_request(u, spider), spider, h)) for h, u in pairs) / len(pairs)
 
 
 def measured_false_positive_rate(client, f, probes: int = 100_000) -> float:

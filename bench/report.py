@@ -69,17 +69,6 @@ def throughput(d: dict) -> list[str]:
     return lines
 
 
-def experiment(d: dict) -> list[str]:
-    """A bench-only patch measured against the frontier as committed (same run, interleaved)."""
-    lines = [f"Experiment `{d.get('name', '')}`: {d['runs']} interleaved runs, same site and flags.",
-             "", "| configuration | pages/s | CPU s / 1000 pages | Redis round trips / page |",
-             "|---|---|---|---|"]
-    for name, r in d["configs"].items():
-        lines.append(f"| {name} | {r['pages_per_s']:.0f} | {r['cpu_per_1000']:.2f} | "
-                     f"{r['round_trips_per_page']:.3f} |")
-    return lines + [""]
-
-
 def request_kind(d: dict) -> str:
     ours = d["ours"][0]["payload_bytes_mean"]
     if "payload_bytes_mean" not in d["scrapy_redis_queue"]:  # a run with bare requests
@@ -255,11 +244,6 @@ def targets() -> list[str]:
     out = ["## Targets (from `../shared/docs/brief.md`)", "",
            "| figure | baseline | target | ours, this run | met |", "|---|---|---|---|---|"]
     out += [f"| {a} | {b} | {c} | {d} | {'yes' if ok else '**no**'} |" for a, b, c, d, ok in rows]
-    if f := load("bloom_fix"):
-        out += ["", "Bloom filter with the proposed fix (bit strings created at their exact "
-                "size, `bench/bloom_fix.py`): " + ", ".join(
-                    f"{x['bytes_per_url']:.2f} bytes per URL at {x['urls']:,} URLs "
-                    f"(logical size {x['logical_bytes_per_url']:.2f})" for x in f["rows"]) + "."]
     return out + [""]
 
 
@@ -283,8 +267,6 @@ def main() -> None:
     lines += targets()
     if (d := load("throughput")) is not None:
         lines += throughput(d)
-    if (d := load("ackwake")) is not None:
-        lines += experiment({**d, "name": "ack wake (bench/benchpatch_ack.py)"})
     if (d := load("redis_cost")) is not None:
         lines += redis_cost(d)
     if (d := load("rebalance")) is not None:

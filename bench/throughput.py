@@ -19,9 +19,6 @@ from common import (NO_ADDON, Crawl, ExternalRedis, LogWindow, Nginx, ensure_sit
 MEMORY = [*NO_ADDON, "-s", "SCHEDULER=scrapy.core.scheduler.Scheduler",
           "-s", "DUPEFILTER_CLASS=scrapy.dupefilters.RFPDupeFilter"]
 OURS = ["-s", "CRAWLER_ITEMS_STREAM=False"]  # the others store no items in Redis either
-# the bench-only experiment of bench/benchpatch.py (not in the default run)
-FIXES = 'EXTENSIONS={"benchext.BenchStats": 0, "benchpatch.Fixes": 0}'
-ACK_WAKE = 'EXTENSIONS={"benchext.BenchStats": 0, "benchpatch_ack.AckWake": 0}'
 PER_HOST_1 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
 PER_HOST_8 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "CRAWLER_HOST_MAX_INFLIGHT=8"]
 
@@ -31,8 +28,6 @@ CONFIGS: dict[str, tuple[str, list[str], bool]] = {
     "scrapy-redis": ("follow_sr", PER_HOST_1, True),
     "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
     "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
-    "ours (embedded Redis) + fixes": ("follow", [*OURS, *PER_HOST_1, "-s", FIXES], False),
-    "ours (embedded Redis) + ack wake": ("follow", [*OURS, *PER_HOST_1, "-s", ACK_WAKE], False),
     "scrapy (memory) 8/host": ("follow", [*MEMORY, *PER_HOST_8], False),
     "ours (external Redis) 8/host": ("follow", [*OURS, *PER_HOST_8], True),
 }
@@ -88,7 +83,7 @@ def main() -> None:
     parser.add_argument("--hosts", type=int, default=40, help="crawl the first N hosts")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--name", default="throughput", help="results file name")
-    parser.add_argument("--configs", default=",".join(n for n in CONFIGS if "+" not in n))
+    parser.add_argument("--configs", default=",".join(CONFIGS))
     args = parser.parse_args()
     manifest = ensure_site()
     names = args.configs.split(",")

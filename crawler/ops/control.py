@@ -48,9 +48,11 @@ def seed(target: Target, urls: list[str], *, dont_filter: bool = False) -> SeedR
     """
     requests = [_request(url, dont_filter) for url in urls]
     fingerprinter = RequestFingerprinter()
-    pending = [Pending(urlparse_cached(r).netloc.lower(),
-                       None if dont_filter else fingerprinter.fingerprint(r).hex(),
-                       codec.encode(r, None)) for r in requests]
+    pending = []
+    for r in requests:
+        host = urlparse_cached(r).netloc.lower()  # the queue's, as the scheduler's _host
+        pending.append(Pending(host, None if dont_filter else fingerprinter.fingerprint(r).hex(),
+                               codec.encode(r, None, host)))
     frontier, membership = _router(target)
     codes = membership.with_ring(
         lambda epoch: frontier.flush(pending, [], epoch, membership.ready_key))

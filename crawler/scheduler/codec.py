@@ -2,20 +2,22 @@
 
 Not pickle: readable in redis-cli, independent of Python versions, safe if Redis is
 shared. Format version 2 is the leading ``2``; version 1 payloads (``1``, always a full
-URL in ``u``) still decode. A follow-spider request, in the queue ``q:bbs.example.cn``::
+URL in ``u``) still decode. Two follow-spider requests in the queue ``...:q:bbs.example.cn``::
 
-    2{"s":"/thread-8812-2-1.html","e":"failed","r":"/forum-37-5.html","m":{"depth":4}}
+    2{"s":"/thread-8812-2-1.html","r":"/forum-37-5.html","e":"failed","m":{"depth":4}}
+    2{"s":"/threads/engine-noise.8812/page-3","r":"./page-2","e":"failed","m":{"depth":5}}
 
 Every request of a queue has the queue's host, so version 2 stores the URL without it:
 ``s`` is the rest of ``https://<host>...``, ``t`` of ``http://<host>...`` (the last letter
 of the scheme), ``u`` the full URL (when no host is given, or the URL does not start with
 exactly that scheme and host). ``r`` is a Referer on the URL's own scheme and netloc
 (RefererMiddleware adds the parent page's URL to every followed link), stored as its
-rest. Decoding such a payload needs the same host back, hence ``decode(..., host)``.
+rest, or as ``./`` plus its rest after the URL's folder when shorter (the previous page
+of a thread). A payload without ``u`` decodes only with its host: ``decode(..., host)``.
 
-Plain ``scrapy.Request`` objects are read attribute by attribute and rebuilt with
-``Request(...)``: ``to_dict`` costs a ``getmembers`` of the spider per callback and
-``request_from_dict`` a generic dispatch, most of the cost per request. Subclasses
+Plain ``scrapy.Request`` objects are read attribute by attribute, their callbacks named
+once per spider class and method (``to_dict`` runs a ``getmembers`` of the spider per
+callback: most of the cost of encoding), and rebuilt with ``Request(...)``. Subclasses
 (FormRequest, JsonRequest...) go through ``to_dict``/``request_from_dict``, which they
 may override. Both paths end in :func:`_pack`, so their payloads are byte-identical.
 """
@@ -53,6 +55,7 @@ _RELATIVE = {"https": "s", "http": "t"}  # key of a URL stored without "<scheme>
 # scheme://netloc, then the rest, which starts with / ? # or is empty: stripping the
 # first part and putting it back is exact, whatever the rest holds
 _ORIGIN = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^/?#]*)(.*)", re.DOTALL)
+_FOLDER = re.compile(r"[^?#]*/")  # the rest up to its last "/" before any query
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _loads = json.JSONDecoder().decode
 
@@ -92,7 +95,10 @@ def decode(payload: bytes, spider: Spider | None, host: str | None = None) -> Re
     headers = {k.encode("latin-1"): [v.encode("latin-1") for v in vs]
                for k, vs in data.pop("h", {}).items()}
     if "r" in data:
-        headers[b"Referer"] = [(_ORIGIN.match(url)[1] + data.pop("r")).encode("latin-1")]
+        origin, rest = _ORIGIN.match(url).groups()
+        if (referer := data.pop("r")).startswith("./"):
+            referer = _folder(rest) + referer[2:]
+        headers[b"Referer"] = [(origin + referer).encode("latin-1")]
     kwargs = {_LONG.get(k, k): v for k, v in data.items()}
     kwargs["url"] = url
     if headers:
@@ -127,13 +133,20 @@ def _pack(fields: dict[str, Any], host: str | None) -> bytes:
                                    for k, vs in dict.items(fields["headers"])}
     if origin and len(referer := headers.get("Referer", ())) == 1 \
             and (same := _ORIGIN.match(referer[0])) and same[1] == origin[1]:
-        compact["r"] = same[2]
+        folder, rest = _folder(origin[2]), same[2]
+        if len(folder) > 2 and rest.startswith(folder):  # when shorter: a sibling page
+            rest = "./" + rest[len(folder):]  # "./page-35" next to "/threads/t.1/page-36"
+        compact["r"] = rest
         del headers["Referer"]
     # a fixed order, whatever the order of fields; a subclass's own attributes by name
     for name in (*_DEFAULTS, *(n for n in fields if n not in _DEFAULTS and n != "url")):
         if (value := fields[name]) != _DEFAULTS.get(name, ...):
             compact[_SHORT.get(name, name)] = value
     return VERSION + _dumps(compact).encode()
+
+
+def _folder(rest: str) -> str:
+    return match[0] if (match := _FOLDER.match(rest)) else ""
 
 
 _names: dict[tuple[type, Any], str] = {}  # (spider class, function): its attribute name

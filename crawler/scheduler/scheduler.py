@@ -201,15 +201,16 @@ class Scheduler(BaseScheduler):
             if reason := self._filter_reason(request):
                 self._record(f"filtered/{reason}")
                 return False
+        host = _host(request)
         try:
-            payload = codec.encode(request, self.spider)
+            payload = codec.encode(request, self.spider, host)
         except codec.EncodeError as exc:
             self._record("failed/unencodable", request.url)
             logger.error("Cannot queue %(request)s: %(exc)s (queued requests hold plain data: "
                          "URL, callback name, JSON-able meta and cb_kwargs)",
                          {"request": request, "exc": exc}, extra={"spider": self.spider})
             return False
-        self._outbox.append(Pending(_host(request), fingerprint, payload, request.url, retry))
+        self._outbox.append(Pending(host, fingerprint, payload, request.url, retry))
         self._counts["frontier/enqueued"] += 1
         self._expedite()
         if len(self._outbox) >= self.flush_size and self._redis_down_since is None:
@@ -354,7 +355,7 @@ class Scheduler(BaseScheduler):
             # each released lease makes its host due once its gap has passed
             soonest = min(max(self.delay, self._crawl_delays.get(ack.host, 0.0),
                               ack.backoff_ms / 1000) for ack, _ in done)
-            self._expedite(max(0.01, soonest))
+            self._expedite(max(0.002, soonest))
 
     def _flush(self) -> None:
         self._release_acks()
@@ -405,7 +406,7 @@ class Scheduler(BaseScheduler):
             self._wait(self.idle_backoff_max)
             return
         for lease in leased:
-            request = codec.decode(lease.payload, self.spider)
+            request = codec.decode(lease.payload, self.spider, lease.host)
             request.meta[LEASE_META] = lease.lease_id
             self._leased[lease.lease_id] = _Lease(lease.host, request)
             self._ready.append(request)

@@ -37,8 +37,8 @@ def node(client, name: str, weight: int = 1) -> tuple[Frontier, Membership]:
 
 def push(frontier: Frontier, membership: Membership, urls: list[str]) -> None:
     fingerprint = RequestFingerprinter().fingerprint  # what a node's dupefilter uses
-    pending = [Pending(Request(u).url.split("/")[2], fingerprint(Request(u)).hex(),
-                       codec.encode(Request(u), None)) for u in urls]
+    pending = [Pending(host := Request(u).url.split("/")[2], fingerprint(Request(u)).hex(),
+                       codec.encode(Request(u), None, host)) for u in urls]
     membership.with_ring(lambda e: frontier.flush(pending, [], e, membership.ready_key))
 
 
@@ -123,7 +123,8 @@ def test_seed_routes_like_a_node_and_skips_seen_urls(crawl, redis_session, r, ca
     owner = Ring({"a": 1, "b": 2, "c": 1}, 1000).owner("new.example")
     assert r.zscore(Keys(CRAWL).ready(owner), "new.example") is not None
     payload = r.lrange(Keys(CRAWL).queue("new.example"), 0, -1)
-    assert [codec.decode(p, None).url for p in payload] == ["http://new.example/"]
+    assert payload == [b'2{"t":"/"}']  # stored without its host, the queue's
+    assert [codec.decode(p, None, "new.example").url for p in payload] == ["http://new.example/"]
     code, out, _ = run(capsys, "seed", "--dont-filter", "http://big.example/0", *url)
     assert code == 0 and "queued 1" in out
     code, _, err = run(capsys, "seed", "ftp://x.example/", *url)
