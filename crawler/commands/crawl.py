@@ -42,10 +42,10 @@ class Command(ScrapyCrawl):
         """Check what the cluster add-on will run with (project and -s settings)."""
         if not any(load_object(a) is ClusterAddon for a in self.settings.getdict("ADDONS")):
             return
-        from crawler.scheduler.scheduler import options_from_settings  # noqa: PLC0415
+        from crawler.scheduler.scheduler import SchedulerOptions  # noqa: PLC0415
 
         settings = self.settings.copy()
         ClusterAddon().update_settings(settings)
-        options_from_settings(settings)
+        SchedulerOptions.from_settings(settings)
         if url := settings.get("REDIS_URL"):
             connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT")).close()

@@ -111,6 +111,7 @@ class Frontier:
         self.round_trips = 0
         self.clock_offset_ms = 0
         self._best_rtt = float("inf")
+        self._peeked: tuple | None = None  # due hosts read by the last flush, for lease
         self.scripts = Scripts.load(client)
         self.round_trips += 1
         self.bloom_layers: list[BloomLayer] = []
@@ -183,13 +184,16 @@ class Frontier:
     # -- data path --------------------------------------------------------------
 
     def flush(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int,
-              ready_key, batch: str = "") -> list[int]:
+              ready_key, batch: str = "", peek: tuple | None = None) -> list[int]:
         """Push new requests, then settle leases, in one round trip.
 
         Pushes go first so a settled page's discovered links are stored before
         its lease disappears. Returns one code per push (:data:`QUEUED`, ...).
         Retrying a *batch* whose reply was lost returns the first result.
+        *peek* (the arguments of the :meth:`lease` that follows: want, steal_from,
+        steal_after_ms) makes the same round trip read the due hosts for it.
         """
+        self._peeked = None
         now = self.now_ms()
         groups = _group(pushes)
         batch = batch or (f"{self.node}:{time.time_ns()}" if pushes else "")
@@ -198,7 +202,16 @@ class Frontier:
             calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key, batch)))
         if acks:
             calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key, batch)))
-        results = self._pipeline(lambda pipe: [self._eval(pipe, *call) for call in calls])
+        def build(pipe: Pipeline) -> None:
+            for call in calls:
+                self._eval(pipe, *call)
+            if peek is not None:  # the next lease's read, after the acks: one round trip less
+                self._read_due(pipe, now, *peek)
+
+        results = self._pipeline(build)
+        if peek is not None:
+            self._peeked = (results[len(calls):], *peek, time.monotonic())
+            results = results[:len(calls)]
         pushed = results[0] if pushes else [0]
         if pushed[0] == -1 or (acks and results[-1] == -1):
             raise StaleEpoch
@@ -251,7 +264,7 @@ class Frontier:
             args += [ack.lease_id, ack.host, ack.done_ms, ack.backoff_ms]
         return keys, args
 
-    def lease(self, want: int, epoch: int, steal_from: Sequence[str] = (),
+    def lease(self, want: int, epoch: int, steal_from: tuple[str, ...] = (),
               steal_after_ms: int = 0) -> tuple[list[Leased], int | None]:
         """Lease up to *want* requests from due hosts; also return the next due time.
 
@@ -259,14 +272,18 @@ class Frontier:
         *steal_after_ms* past their due time in the ready sets of *steal_from*
         (other nodes), most overdue first: their owners are too busy for them.
         """
-        now = self.now_ms()
         ready = self.keys.ready(self.node)
         victims = [self.keys.ready(node) for node in steal_from]
-        due, first, *overdue = self._pipeline(lambda pipe: [
-            pipe.zrangebyscore(ready, "-inf", now, start=0, num=want),
-            pipe.zrange(ready, 0, 0, withscores=True),
-            *(pipe.zrangebyscore(key, "-inf", now - steal_after_ms, start=0, num=want,
-                                 withscores=True) for key in victims)])
+        peeked, self._peeked = self._peeked, None
+        if peeked is not None and peeked[1:4] == (want, tuple(steal_from), steal_after_ms) \
+                and time.monotonic() - peeked[4] < 0.05:  # read for this very lease
+            reads = peeked[0]
+        else:
+            now = self.now_ms()
+            reads = self._pipeline(lambda pipe: self._read_due(
+                pipe, now, want, tuple(steal_from), steal_after_ms))
+        due, first, *overdue = reads
+        now = self.now_ms()
         candidates = {h.decode(): ready for h in due}
         for _, host, key in sorted((score, host.decode(), key) for key, hosts in
                                    zip(victims, overdue) for host, score in hosts):
@@ -288,6 +305,15 @@ class Frontier:
             host, ready_key = hosts[out[i + 1] - 1]
             leased.append(Leased(out[i].decode(), host, out[i + 2], ready_key != ready))
         return leased, (None if out[1] == -1 else int(out[1]))
+
+    def _read_due(self, pipe: Pipeline, now: int, want: int, steal_from: tuple[str, ...],
+                  steal_after_ms: int) -> None:
+        ready = self.keys.ready(self.node)
+        pipe.zrangebyscore(ready, "-inf", now, start=0, num=want)
+        pipe.zrange(ready, 0, 0, withscores=True)
+        for node in steal_from:
+            pipe.zrangebyscore(self.keys.ready(node), "-inf", now - steal_after_ms, start=0,
+                               num=want, withscores=True)
 
     def publish(self, run: str, outcomes: dict[str, int],
                 failures: Sequence[tuple[str, str]]) -> None:

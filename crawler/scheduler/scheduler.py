@@ -7,6 +7,7 @@ import os
 import socket
 import time
 from collections import Counter, deque
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
@@ -57,35 +58,13 @@ class Scheduler(BaseScheduler):
     (an implementation detail that may change). Closing never deletes shared state.
     """
 
-    def __init__(self, crawler: Crawler, dupefilter: BloomDupeFilter, *, node: str,
-                 weight: int, flush_size: int, prefetch: int, idle_close: float,
-                 idle_backoff_max: float, heartbeat_interval: float, node_timeout: float,
-                 vnodes: int, delay: float, max_inflight: int, host_limit: int,
-                 bloom_capacity: int, bloom_error_rate: float, backoff_base: float,
-                 backoff_max: float, depth_limit: int, traps: TrapRules,
-                 steal_after: float | None) -> None:
+    def __init__(self, crawler: Crawler, dupefilter: BloomDupeFilter,
+                 options: SchedulerOptions) -> None:
         self.crawler = crawler
         self.stats = crawler.stats
         self.df = dupefilter
-        self.node = node
-        self.weight = weight
-        self.flush_size = flush_size
-        self.prefetch = prefetch
-        self.idle_close = idle_close
-        self.idle_backoff_max = idle_backoff_max
-        self.heartbeat_interval = heartbeat_interval
-        self.node_timeout = node_timeout
-        self.vnodes = vnodes
-        self.delay = delay
-        self.max_inflight = max_inflight
-        self.host_limit = host_limit
-        self.bloom_capacity = bloom_capacity
-        self.bloom_error_rate = bloom_error_rate
-        self.backoff_base = backoff_base
-        self.backoff_max = backoff_max
-        self.depth_limit = depth_limit
-        self.traps = traps
-        self.steal_after = steal_after
+        self.options = options
+        self.node = options.node
         self.spider: Spider | None = None
         self._outbox: list[Pending] = []
         self._acks: list[Ack] = []
@@ -112,29 +91,27 @@ class Scheduler(BaseScheduler):
         # several microseconds, and these happen for every discovered link
         self._counts: Counter[str] = Counter()
         self._failures: list[tuple[str, str]] = []
-        self._run = f"{node}@{int(time.time() * 1000)}"
+        self._run = f"{self.node}@{int(time.time() * 1000)}"
         self._last_beat: Beat | None = None
         self._last_beat_at: float | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler, BloomDupeFilter.from_crawler(crawler),
-                   **options_from_settings(crawler.settings))
+                   SchedulerOptions.from_settings(crawler.settings))
 
     # -- lifecycle --------------------------------------------------------------
 
     def open(self, spider: Spider) -> None:
         self.spider = spider
+        o = self.options
         self.frontier = Frontier(
             client_from_crawler(self.crawler), Keys(crawl_id(self.crawler)), self.node,
-            delay_ms=int(self.delay * 1000), max_inflight=self.max_inflight,
-            host_limit=self.host_limit, bloom_capacity=self.bloom_capacity,
-            bloom_error_rate=self.bloom_error_rate,
-            backoff_base_ms=int(self.backoff_base * 1000),
-            backoff_max_ms=int(self.backoff_max * 1000))
-        self.membership = Membership(self.frontier, weight=self.weight, vnodes=self.vnodes,
-                                     timeout_ms=int(self.node_timeout * 1000),
-                                     stats=self.stats)
+            delay_ms=int(o.delay * 1000), max_inflight=o.max_inflight, host_limit=o.host_limit,
+            bloom_capacity=o.bloom_capacity, bloom_error_rate=o.bloom_error_rate,
+            backoff_base_ms=int(o.backoff_base * 1000), backoff_max_ms=int(o.backoff_max * 1000))
+        self.membership = Membership(self.frontier, weight=o.weight, vnodes=o.vnodes,
+                                     timeout_ms=int(o.node_timeout * 1000), stats=self.stats)
         self.membership.join()
         self.df.open()
         connect = self.crawler.signals.connect
@@ -142,7 +119,7 @@ class Scheduler(BaseScheduler):
         connect(self._response_received, signal=signals.response_received)
         connect(self._robots_parsed, signal=signals.robots_parsed)
         self._ticker = create_looping_call(self._tick)
-        self._ticker.start(self.heartbeat_interval, now=False)
+        self._ticker.start(self.options.heartbeat_interval, now=False)
         # Scrapy signals nothing when a graceful stop begins (the first Ctrl-C or
         # SIGTERM): watch for it, cheaply, to hand off at once.
         self._stop_watch = create_looping_call(self._watch_for_stop)
@@ -154,7 +131,7 @@ class Scheduler(BaseScheduler):
                 loop.stop()
         if self._wake_call is not None:
             self._wake_call.cancel()
-        deadline = time.monotonic() + self.node_timeout
+        deadline = time.monotonic() + self.options.node_timeout
         while True:  # hand back everything, waiting out a short Redis outage
             try:
                 self._flush()
@@ -213,7 +190,7 @@ class Scheduler(BaseScheduler):
         self._outbox.append(Pending(host, fingerprint, payload, request.url, retry))
         self._counts["frontier/enqueued"] += 1
         self._expedite()
-        if len(self._outbox) >= self.flush_size and self._redis_down_since is None:
+        if len(self._outbox) >= self.options.flush_size and self._redis_down_since is None:
             try:
                 self._flush()
             except TRANSIENT as exc:  # keep buffering; flushed when Redis returns
@@ -221,9 +198,9 @@ class Scheduler(BaseScheduler):
         return True
 
     def _filter_reason(self, request: Request) -> str | None:
-        if self.depth_limit and request.meta.get("depth", 0) > self.depth_limit:
+        if self.options.depth_limit and request.meta.get("depth", 0) > self.options.depth_limit:
             return "depth"
-        if reason := self.traps.reason(request.url):
+        if reason := self.options.traps.reason(request.url):
             return f"trap/{reason}"
         return None
 
@@ -325,14 +302,14 @@ class Scheduler(BaseScheduler):
         agent = self.crawler.settings.get("ROBOTSTXT_USER_AGENT") or \
             request.headers.get(b"User-Agent") or self.crawler.settings.get("USER_AGENT")
         crawl_delay = robotparser.crawl_delay(agent)
-        if crawl_delay and crawl_delay > self.delay:
+        if crawl_delay and crawl_delay > self.options.delay:
             self._crawl_delays[_host(request)] = crawl_delay
             self._crawl_delays_unsaved[_host(request)] = int(crawl_delay * 1000)
             self.stats.inc_value("frontier/robots_crawl_delay")
 
     def host_delay(self, request: Request) -> float:
         """The minimum gap between request starts to *request*'s host."""
-        return max(self.delay, self._crawl_delays.get(_host(request), 0.0))
+        return max(self.options.delay, self._crawl_delays.get(_host(request), 0.0))
 
     # -- Redis traffic ----------------------------------------------------------
 
@@ -353,11 +330,12 @@ class Scheduler(BaseScheduler):
             self._held = [(ack, request) for ack, request in self._held if request in active]
             self._acks += [ack for ack, _ in done]
             # each released lease makes its host due once its gap has passed
-            soonest = min(max(self.delay, self._crawl_delays.get(ack.host, 0.0),
+            soonest = min(max(self.options.delay, self._crawl_delays.get(ack.host, 0.0),
                               ack.backoff_ms / 1000) for ack, _ in done)
             self._expedite(max(0.002, soonest))
 
-    def _flush(self) -> None:
+    def _flush(self, peek: bool = False) -> None:
+        """Send what is buffered; with *peek*, also read the due hosts for a lease."""
         self._release_acks()
         # A batch whose reply was lost is retried as it was, under its id, so that
         # Redis can answer with its first result (see push.lua).
@@ -375,7 +353,8 @@ class Scheduler(BaseScheduler):
             return
         try:
             codes = self.membership.with_ring(lambda epoch: self.frontier.flush(
-                pushes, acks, epoch, self.membership.ready_key, batch))
+                pushes, acks, epoch, self.membership.ready_key, batch,
+                peek=self._lease_arguments() if peek and not self._outbox else None))
         except TRANSIENT:
             self._acks[:0] = acks
             raise
@@ -392,18 +371,20 @@ class Scheduler(BaseScheduler):
                 if pending.fingerprint:
                     self._expected_false_positives += rate
         if self._outbox:  # a retried batch went first; now the rest
-            self._flush()
+            self._flush(peek)
 
     def _refill(self) -> None:
         now = time.monotonic()
         if now < self._refill_after:
             return
         try:
-            self._flush()
-            leased, next_due = self.membership.with_ring(self._lease)
+            self._flush(peek=True)
+            want, steal_from, steal_after_ms = self._lease_arguments()
+            leased, next_due = self.membership.with_ring(
+                lambda epoch: self.frontier.lease(want, epoch, steal_from, steal_after_ms))
         except TRANSIENT as exc:
             self._redis_unreachable(exc)
-            self._wait(self.idle_backoff_max)
+            self._wait(self.options.idle_backoff_max)
             return
         for lease in leased:
             request = codec.decode(lease.payload, self.spider, lease.host)
@@ -418,18 +399,18 @@ class Scheduler(BaseScheduler):
             return
         # Nothing due: sleep until the next owned host is, but at most
         # CRAWLER_IDLE_BACKOFF_MAX, the delay to notice work pushed by other nodes.
-        wait = self.idle_backoff_max
+        wait = self.options.idle_backoff_max
         if next_due is not None:
             wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
             self.stats.inc_value("frontier/politeness_waits")
         self._wait(wait)
 
-    def _lease(self, epoch: int):
-        if self.steal_after is None:
-            return self.frontier.lease(self.prefetch, epoch)
-        others = [node for node in self.membership.ring.weights if node != self.node]
-        return self.frontier.lease(self.prefetch, epoch, steal_from=others,
-                                   steal_after_ms=int(self.steal_after * 1000))
+    def _lease_arguments(self) -> tuple[int, tuple[str, ...], int]:
+        """How many to lease, and from whose hosts a node short of work may steal."""
+        if self.options.steal_after is None:
+            return self.options.prefetch, (), 0
+        others = tuple(node for node in self.membership.ring.weights if node != self.node)
+        return self.options.prefetch, others, int(self.options.steal_after * 1000)
 
     def _wait(self, seconds: float) -> None:
         """Refill no sooner than in *seconds*, and wake the engine then."""
@@ -482,8 +463,8 @@ class Scheduler(BaseScheduler):
         now = time.monotonic()
         last = self._last_beat_at
         if self._redis_down_since is not None or last is None \
-                or now - last > 2 * self.heartbeat_interval + 1:
-            self._trust_deaths_after = max(self._trust_deaths_after, now + self.node_timeout)
+                or now - last > 2 * self.options.heartbeat_interval + 1:
+            self._trust_deaths_after = max(self._trust_deaths_after, now + self.options.node_timeout)
         return now >= self._trust_deaths_after
 
     def _watch_for_stop(self) -> None:
@@ -502,7 +483,7 @@ class Scheduler(BaseScheduler):
                        "buffered meanwhile", {"s": time.monotonic() - self._redis_down_since,
                                               "n": len(self._outbox)})
         self._redis_down_since = None
-        self._trust_deaths_after = time.monotonic() + self.node_timeout
+        self._trust_deaths_after = time.monotonic() + self.options.node_timeout
         # ours: leased here, or settled with the ack still held or waiting to be sent
         ours = {*self._leased, *(a.lease_id for a, _ in self._held),
                 *(a.lease_id for a in self._acks)}
@@ -532,7 +513,7 @@ class Scheduler(BaseScheduler):
             self._drain()
         elif not drain and self._draining and self.crawler.crawling:
             self._draining = False
-            self.membership.undrain(self.weight)
+            self.membership.undrain(self.options.weight)
             logger.info("Node %(node)s owns hosts again", {"node": self.node})
             self._wake_engine()
 
@@ -596,10 +577,10 @@ class Scheduler(BaseScheduler):
         now = time.monotonic()
         if self._quiet_since is None:
             self._quiet_since = now
-        elif now - self._quiet_since >= self.idle_close and not self._cluster_done:
+        elif now - self._quiet_since >= self.options.idle_close and not self._cluster_done:
             self._cluster_done = True
             logger.info("The cluster's frontier has been empty for %(s)gs: finishing",
-                        {"s": self.idle_close})
+                        {"s": self.options.idle_close})
             self._wake_engine()
 
     def _recount(self, counted: int) -> int:
@@ -610,7 +591,7 @@ class Scheduler(BaseScheduler):
         now = time.monotonic()
         if now < self._recount_after:
             return counted
-        self._recount_after = now + max(self.idle_close, self.heartbeat_interval)
+        self._recount_after = now + max(self.options.idle_close, self.options.heartbeat_interval)
         actual = self.frontier.work_left()
         if actual == 0:
             self.stats.inc_value("frontier/counters_drifted")
@@ -657,65 +638,89 @@ def _host(request: Request) -> str:
     return urlparse_cached(request).netloc.lower()
 
 
-def options_from_settings(s: BaseSettings) -> dict[str, Any]:
-    """The scheduler's options, validated (ValueError names the bad setting)."""
-    def get(name: str, kind: type) -> Any:
-        try:
-            return {int: s.getint, float: s.getfloat}[kind](name)
-        except (TypeError, ValueError):
-            raise ValueError(f"{name} ({s.get(name)!r}) must be a number") from None
+@dataclass(frozen=True)
+class SchedulerOptions:
+    """The scheduler's settings, read and checked once (see docs/settings.md)."""
 
-    options = dict(
-        node=s.get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
-        weight=get("CRAWLER_NODE_WEIGHT", int),
-        flush_size=get("CRAWLER_FLUSH_SIZE", int),
-        prefetch=get("CRAWLER_PREFETCH", int) or get("CONCURRENT_REQUESTS", int),
-        idle_close=get("CRAWLER_IDLE_CLOSE", float),
-        idle_backoff_max=get("CRAWLER_IDLE_BACKOFF_MAX", float),
-        heartbeat_interval=get("CRAWLER_HEARTBEAT_INTERVAL", float),
-        node_timeout=get("CRAWLER_NODE_TIMEOUT", float),
-        vnodes=get("CRAWLER_RING_VNODES", int),
-        delay=get("CRAWLER_HOST_DELAY", float),
-        max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT", int),
-        host_limit=get("CRAWLER_HOST_PAGE_LIMIT", int),
-        bloom_capacity=get("CRAWLER_BLOOM_CAPACITY", int),
-        bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE", float),
-        backoff_base=get("CRAWLER_BACKOFF_BASE", float),
-        backoff_max=get("CRAWLER_BACKOFF_MAX", float),
-        depth_limit=get("CRAWLER_DEPTH_LIMIT", int),
-        steal_after=None if s.get("CRAWLER_STEAL_AFTER") in (None, "None", "")
-        else get("CRAWLER_STEAL_AFTER", float),
-        traps=TrapRules(max_url_length=get("URLLENGTH_LIMIT", int),
-                        max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", int),
-                        max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS", int)),
-    )
-    _validate(options)
-    return options
+    node: str
+    weight: int
+    flush_size: int
+    prefetch: int
+    idle_close: float
+    idle_backoff_max: float
+    heartbeat_interval: float
+    node_timeout: float
+    vnodes: int
+    delay: float
+    max_inflight: int
+    host_limit: int
+    bloom_capacity: int
+    bloom_error_rate: float
+    backoff_base: float
+    backoff_max: float
+    depth_limit: int
+    steal_after: float | None
+    traps: TrapRules
 
+    @classmethod
+    def from_settings(cls, s: BaseSettings) -> SchedulerOptions:
+        """Raises ValueError, in one line naming the setting, for a bad value."""
+        def get(name: str, kind: type) -> Any:
+            try:
+                return {int: s.getint, float: s.getfloat}[kind](name)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} ({s.get(name)!r}) must be a number") from None
 
-def _validate(options: dict[str, Any]) -> None:
-    def check(ok: bool, setting: str, value: object, expected: str) -> None:
-        if not ok:
-            raise ValueError(f"{setting} ({value!r}) must be {expected}")
+        options = cls(
+            node=s.get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
+            weight=get("CRAWLER_NODE_WEIGHT", int),
+            flush_size=get("CRAWLER_FLUSH_SIZE", int),
+            prefetch=get("CRAWLER_PREFETCH", int) or get("CONCURRENT_REQUESTS", int),
+            idle_close=get("CRAWLER_IDLE_CLOSE", float),
+            idle_backoff_max=get("CRAWLER_IDLE_BACKOFF_MAX", float),
+            heartbeat_interval=get("CRAWLER_HEARTBEAT_INTERVAL", float),
+            node_timeout=get("CRAWLER_NODE_TIMEOUT", float),
+            vnodes=get("CRAWLER_RING_VNODES", int),
+            delay=get("CRAWLER_HOST_DELAY", float),
+            max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT", int),
+            host_limit=get("CRAWLER_HOST_PAGE_LIMIT", int),
+            bloom_capacity=get("CRAWLER_BLOOM_CAPACITY", int),
+            bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE", float),
+            backoff_base=get("CRAWLER_BACKOFF_BASE", float),
+            backoff_max=get("CRAWLER_BACKOFF_MAX", float),
+            depth_limit=get("CRAWLER_DEPTH_LIMIT", int),
+            steal_after=None if s.get("CRAWLER_STEAL_AFTER") in (None, "None", "")
+            else get("CRAWLER_STEAL_AFTER", float),
+            traps=TrapRules(max_url_length=get("URLLENGTH_LIMIT", int),
+                            max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", int),
+                            max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS", int)),
+        )
+        options._validate()
+        return options
 
-    check(options["weight"] >= 0, "CRAWLER_NODE_WEIGHT", options["weight"], ">= 0")
-    check(options["delay"] >= 0, "DOWNLOAD_DELAY", options["delay"], ">= 0")
-    check(options["max_inflight"] >= 1, "CRAWLER_HOST_MAX_INFLIGHT", options["max_inflight"], ">= 1")
-    check(options["host_limit"] >= 0, "CRAWLER_HOST_PAGE_LIMIT", options["host_limit"], ">= 0 (0: no limit)")
-    check(options["flush_size"] >= 1, "CRAWLER_FLUSH_SIZE", options["flush_size"], ">= 1")
-    check(options["prefetch"] >= 1, "CRAWLER_PREFETCH", options["prefetch"], ">= 1")
-    check(options["idle_close"] >= 0, "CRAWLER_IDLE_CLOSE", options["idle_close"], ">= 0")
-    check(options["heartbeat_interval"] > 0, "CRAWLER_HEARTBEAT_INTERVAL",
-          options["heartbeat_interval"], "> 0")
-    check(options["node_timeout"] > 2 * options["heartbeat_interval"], "CRAWLER_NODE_TIMEOUT",
-          options["node_timeout"], "more than twice CRAWLER_HEARTBEAT_INTERVAL "
-          f"({options['heartbeat_interval']!r}), or live nodes would be declared dead")
-    check(options["backoff_base"] > 0, "CRAWLER_BACKOFF_BASE", options["backoff_base"], "> 0")
-    check(options["backoff_max"] >= options["backoff_base"], "CRAWLER_BACKOFF_MAX",
-          options["backoff_max"], f"at least CRAWLER_BACKOFF_BASE ({options['backoff_base']!r})")
-    check(options["steal_after"] is None or options["steal_after"] >= 0, "CRAWLER_STEAL_AFTER",
-          options["steal_after"], ">= 0 (or None: never steal)")
-    check(options["vnodes"] >= 1, "CRAWLER_RING_VNODES", options["vnodes"], ">= 1")
-    check(options["bloom_capacity"] >= 1000, "CRAWLER_BLOOM_CAPACITY", options["bloom_capacity"], ">= 1000")
-    check(0 < options["bloom_error_rate"] < 0.1, "CRAWLER_BLOOM_ERROR_RATE",
-          options["bloom_error_rate"], "between 0 and 0.1")
+    def _validate(self) -> None:
+        def check(ok: bool, setting: str, value: object, expected: str) -> None:
+            if not ok:
+                raise ValueError(f"{setting} ({value!r}) must be {expected}")
+
+        check(self.weight >= 0, "CRAWLER_NODE_WEIGHT", self.weight, ">= 0")
+        check(self.delay >= 0, "DOWNLOAD_DELAY", self.delay, ">= 0")
+        check(self.max_inflight >= 1, "CRAWLER_HOST_MAX_INFLIGHT", self.max_inflight, ">= 1")
+        check(self.host_limit >= 0, "CRAWLER_HOST_PAGE_LIMIT", self.host_limit, ">= 0 (0: no limit)")
+        check(self.flush_size >= 1, "CRAWLER_FLUSH_SIZE", self.flush_size, ">= 1")
+        check(self.prefetch >= 1, "CRAWLER_PREFETCH", self.prefetch, ">= 1")
+        check(self.idle_close >= 0, "CRAWLER_IDLE_CLOSE", self.idle_close, ">= 0")
+        check(self.heartbeat_interval > 0, "CRAWLER_HEARTBEAT_INTERVAL", self.heartbeat_interval,
+              "> 0")
+        check(self.node_timeout > 2 * self.heartbeat_interval, "CRAWLER_NODE_TIMEOUT",
+              self.node_timeout, "more than twice CRAWLER_HEARTBEAT_INTERVAL "
+              f"({self.heartbeat_interval!r}), or live nodes would be declared dead")
+        check(self.backoff_base > 0, "CRAWLER_BACKOFF_BASE", self.backoff_base, "> 0")
+        check(self.backoff_max >= self.backoff_base, "CRAWLER_BACKOFF_MAX", self.backoff_max,
+              f"at least CRAWLER_BACKOFF_BASE ({self.backoff_base!r})")
+        check(self.steal_after is None or self.steal_after >= 0, "CRAWLER_STEAL_AFTER",
+              self.steal_after, ">= 0 (or None: never steal)")
+        check(self.vnodes >= 1, "CRAWLER_RING_VNODES", self.vnodes, ">= 1")
+        check(self.bloom_capacity >= 1000, "CRAWLER_BLOOM_CAPACITY", self.bloom_capacity, ">= 1000")
+        check(0 < self.bloom_error_rate < 0.1, "CRAWLER_BLOOM_ERROR_RATE", self.bloom_error_rate,
+              "between 0 and 0.1")

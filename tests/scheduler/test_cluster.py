@@ -96,7 +96,9 @@ def test_a_leaving_node_hands_off_at_once(redis_server, nodes):
     # its hosts and unstarted work at once, then finish what it started
     with SiteServer(hosts=12, pages_per_host=20, latency=0.6, seed=14) as site:
         settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
-        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(3)]
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
+        # the leaving node owns most hosts, so that it surely has requests in flight
+        cluster.append(nodes("crawler-2", site.base_urls, **settings, CRAWLER_NODE_WEIGHT=4))
         assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
         leaving = cluster[2]
         leaving.signal(signal.SIGTERM)
