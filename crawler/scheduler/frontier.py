@@ -69,6 +69,12 @@ class Beat(NamedTuple):
     control: dict[str, str]
 
 
+class _Peek(NamedTuple):
+    arguments: tuple  # of the lease it was read for: want, steal_from, steal_after_ms
+    reads: list  # the due-host reads' replies
+    at: float  # time.monotonic() when read
+
+
 @dataclass(frozen=True)
 class Scripts:
     """SHA1s of the Lua scripts; loaded once per client, reloaded after a Redis restart."""
@@ -111,7 +117,7 @@ class Frontier:
         self.round_trips = 0
         self.clock_offset_ms = 0
         self._best_rtt = float("inf")
-        self._peeked: tuple | None = None  # due hosts read by the last flush, for lease
+        self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
         self.scripts = Scripts.load(client)
         self.round_trips += 1
         self.bloom_layers: list[BloomLayer] = []
@@ -210,7 +216,7 @@ class Frontier:
 
         results = self._pipeline(build)
         if peek is not None:
-            self._peeked = (results[len(calls):], *peek, time.monotonic())
+            self._peeked = _Peek(tuple(peek), results[len(calls):], time.monotonic())
             results = results[:len(calls)]
         pushed = results[0] if pushes else [0]
         if pushed[0] == -1 or (acks and results[-1] == -1):
@@ -275,9 +281,9 @@ class Frontier:
         ready = self.keys.ready(self.node)
         victims = [self.keys.ready(node) for node in steal_from]
         peeked, self._peeked = self._peeked, None
-        if peeked is not None and peeked[1:4] == (want, tuple(steal_from), steal_after_ms) \
-                and time.monotonic() - peeked[4] < 0.05:  # read for this very lease
-            reads = peeked[0]
+        if peeked is not None and peeked.arguments == (want, tuple(steal_from), steal_after_ms) \
+                and time.monotonic() - peeked.at < 0.05:  # read for this very lease
+            reads = peeked.reads
         else:
             now = self.now_ms()
             reads = self._pipeline(lambda pipe: self._read_due(

@@ -277,3 +277,21 @@ def test_a_dead_thief_hands_its_stolen_lease_back_to_the_owner(r):
     assert r.lrange(busy.keys.queue("a.test"), 0, -1) == [b"p1", b"p2"]
     assert r.hget(busy.keys.host("a.test"), "n") == b"0"
     assert r.zscore(busy.keys.orphans, "a.test") is not None  # its owner claims it back
+
+
+def test_a_flush_reads_the_due_hosts_for_the_lease_that_follows(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    f.flush([Pending("b.test", None, b"q1")], [], epoch, ready_of("n1"), peek=(10, (), 0))
+    before = f.round_trips
+    leased, _ = f.lease(10, epoch)
+    assert f.round_trips == before + 1, "the lease read the due hosts again"
+    assert {x.payload for x in leased} == {b"p1", b"q1"}  # b.test, pushed by that flush
+    # a read made for other lease arguments is not used
+    _queue(f, r, "c.test", b"s1", epoch=epoch)
+    f.flush([Pending("d.test", None, b"t1")], [], epoch, ready_of("n1"), peek=(1, (), 0))
+    before = f.round_trips
+    leased, _ = f.lease(10, epoch)
+    assert f.round_trips == before + 2
+    assert {x.payload for x in leased} == {b"s1", b"t1"}
