@@ -17,6 +17,7 @@ from scrapy.utils.request import RequestFingerprinter
 from crawler.ops.connect import CliError
 from crawler.scheduler import codec
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Frontier, Pending
+from crawler.scheduler.keys import host_of
 from crawler.scheduler.membership import Membership
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def seed(target: Target, urls: list[str], *, dont_filter: bool = False) -> SeedR
     fingerprinter = RequestFingerprinter()
     pending = []
     for r in requests:
-        host = urlparse_cached(r).netloc.lower()  # the queue's, as the scheduler's _host
+        host = host_of(r)
         pending.append(Pending(host, None if dont_filter else fingerprinter.fingerprint(r).hex(),
                                codec.encode(r, None, host)))
     frontier, membership = _router(target)

@@ -40,6 +40,17 @@ key                     type    content
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scrapy.utils.httpobj import urlparse_cached
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+
+def host_of(request: Request) -> str:
+    """The host a request is queued, owned and spaced by (its queue is ``q:<host>``)."""
+    return urlparse_cached(request).netloc.lower()
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, Any, Self
 from scrapy import signals
 from scrapy.core.scheduler import BaseScheduler
 from scrapy.utils.asyncio import call_later, create_looping_call
-from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler import codec
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Ack, Beat, Frontier, Pending
-from crawler.scheduler.keys import Keys
+from crawler.scheduler.keys import Keys, host_of
 from crawler.scheduler.membership import Membership, RingUnstable
 from crawler.scheduler.traps import TrapRules, strip_session_ids
 
@@ -178,7 +177,7 @@ class Scheduler(BaseScheduler):
             if reason := self._filter_reason(request):
                 self._record(f"filtered/{reason}")
                 return False
-        host = _host(request)
+        host = host_of(request)
         try:
             payload = codec.encode(request, self.spider, host)
         except codec.EncodeError as exc:
@@ -303,13 +302,13 @@ class Scheduler(BaseScheduler):
             request.headers.get(b"User-Agent") or self.crawler.settings.get("USER_AGENT")
         crawl_delay = robotparser.crawl_delay(agent)
         if crawl_delay and crawl_delay > self.options.delay:
-            self._crawl_delays[_host(request)] = crawl_delay
-            self._crawl_delays_unsaved[_host(request)] = int(crawl_delay * 1000)
+            self._crawl_delays[host_of(request)] = crawl_delay
+            self._crawl_delays_unsaved[host_of(request)] = int(crawl_delay * 1000)
             self.stats.inc_value("frontier/robots_crawl_delay")
 
     def host_delay(self, request: Request) -> float:
         """The minimum gap between request starts to *request*'s host."""
-        return max(self.options.delay, self._crawl_delays.get(_host(request), 0.0))
+        return max(self.options.delay, self._crawl_delays.get(host_of(request), 0.0))
 
     # -- Redis traffic ----------------------------------------------------------
 
@@ -632,10 +631,6 @@ class _Lease:
         self.backoff_ms = 0
         self.started = False  # reached the downloader
         self.done_ms: int | None = None  # when its response arrived
-
-
-def _host(request: Request) -> str:
-    return urlparse_cached(request).netloc.lower()
 
 
 @dataclass(frozen=True)
