@@ -42,7 +42,7 @@ class Command(ScrapyCrawl):
         """Check what the cluster add-on will run with (project and -s settings)."""
         if not any(load_object(a) is ClusterAddon for a in self.settings.getdict("ADDONS")):
             return
-        from crawler.scheduler.scheduler import SchedulerOptions  # noqa: PLC0415
+        from crawler.scheduler.options import SchedulerOptions  # noqa: PLC0415
 
         settings = self.settings.copy()
         ClusterAddon().update_settings(settings)

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 
+from crawler.scheduler.scheduler import frontier_scheduler
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -111,10 +113,8 @@ class CrawlerCollector(Collector):
 
 def scheduler_health(crawler: Crawler) -> dict[str, Any] | None:
     """The scheduler's :meth:`health`, or None before it opened (or if it has none)."""
-    scheduler = getattr(crawler.engine, "scheduler", None)
-    if scheduler is None or not hasattr(scheduler, "health") or not hasattr(scheduler, "frontier"):
-        return None
-    return scheduler.health()
+    scheduler = frontier_scheduler(crawler)
+    return None if scheduler is None else scheduler.health()
 
 
 def registry_for(crawler: Crawler) -> CollectorRegistry:

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from crawler.scheduler.frontier import Frontier
+
 logger = logging.getLogger(__name__)
 
 
@@ -35,6 +37,9 @@ class BloomDupeFilter(BaseDupeFilter):
         self.logdupes = True
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._filtered = 0  # added to the stats by update_stats (a stats call per link costs)
+        # URLs the Bloom filter may have dropped by mistake: the sum, over every URL
+        # it admitted, of its false-positive rate at that moment
+        self.expected_false_positives = 0.0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -54,16 +59,37 @@ class BloomDupeFilter(BaseDupeFilter):
             self._recent.popitem(last=False)
         return False
 
+    def check(self, request: Request) -> str | None:
+        """The fingerprint of *request*, or None if this node saw it lately."""
+        fingerprint = self.fingerprint(request)
+        if self.seen_recently(fingerprint):
+            self.log(request)
+            return None
+        return fingerprint
+
+    def admitted(self, count: int, false_positive_rate: float) -> None:
+        """*count* new URLs passed the Bloom filter while it had this error rate."""
+        self.expected_false_positives += count * false_positive_rate
+
     def close(self, reason: str) -> None:
-        self.update_stats()
+        self._add_filtered()
 
     def request_seen(self, request: Request) -> bool:
         return self.seen_recently(self.fingerprint(request))
 
-    def update_stats(self) -> None:
+    def _add_filtered(self) -> None:
         if self._filtered:
             self.crawler.stats.inc_value("dupefilter/filtered", self._filtered)
             self._filtered = 0
+
+    def update_stats(self, frontier: Frontier) -> None:
+        """Local drops, and what the cluster's Bloom filter costs in lost URLs."""
+        self._add_filtered()
+        stats = self.crawler.stats
+        stats.set_value("dupefilter/false_positive_rate", frontier.bloom_false_positive_rate())
+        stats.set_value("dupefilter/expected_false_positives",
+                        round(self.expected_false_positives, 3))
+        stats.set_value("dupefilter/bloom_layers", len(frontier.bloom_layers))
 
     def log(self, request: Request, spider=None) -> None:
         self._filtered += 1

@@ -13,19 +13,14 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownloa
 from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
 
+from crawler.scheduler.scheduler import frontier_scheduler
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-
-    from crawler.scheduler.scheduler import Scheduler
-
-
-def _scheduler(crawler: Crawler) -> Scheduler | None:
-    scheduler = crawler.engine.scheduler if crawler.engine else None
-    return scheduler if hasattr(scheduler, "settle") else None
 
 
 class _LeaseMiddleware:
@@ -37,8 +32,8 @@ class _LeaseMiddleware:
         return cls(crawler)
 
     def _settle(self, request: Request, outcome: str) -> None:
-        if (scheduler := _scheduler(self.crawler)) is not None:
-            scheduler.settle(request, outcome)
+        if (scheduler := frontier_scheduler(self.crawler)) is not None:
+            scheduler.leases.settle(request, outcome)
 
 
 class LeaseSpiderMiddleware(_LeaseMiddleware):
@@ -125,17 +120,17 @@ class HostBackoffMiddleware(_LeaseMiddleware):
         self.retry_after_max = crawler.settings.getfloat("CRAWLER_RETRY_AFTER_MAX")
 
     def process_response(self, request: Request, response: Response) -> Response:
-        scheduler = _scheduler(self.crawler)  # (a Scheduler with nothing queued is falsy)
+        scheduler = frontier_scheduler(self.crawler)
         if response.status in self.codes and scheduler is not None:
             wait = retry_after(response.headers.get(b"Retry-After"), self.retry_after_max)
-            scheduler.back_off(request, wait, f"http_{response.status}")
+            scheduler.politeness.back_off(request, wait, f"http_{response.status}")
         return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        scheduler = _scheduler(self.crawler)
+        scheduler = frontier_scheduler(self.crawler)
         host_trouble = not isinstance(exception, (IgnoreRequest, DownloadCancelledError))
         if host_trouble and scheduler is not None:
-            scheduler.back_off(request, None, type(exception).__name__)
+            scheduler.politeness.back_off(request, None, type(exception).__name__)
 
 
 def retry_after(value: bytes | None, cap: float) -> float | None:
@@ -189,16 +184,16 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         waits = request.meta.get("robots_waits", 0)
         if waits >= self.max_waits:
             raise IgnoreRequest("Forbidden by robots.txt (unavailable)")
-        if (scheduler := _scheduler(self.crawler)) is not None:
-            scheduler.back_off(request, None, "robots_unavailable")
+        if (scheduler := frontier_scheduler(self.crawler)) is not None:
+            scheduler.politeness.back_off(request, None, "robots_unavailable")
         self._stats.inc_value("robotstxt/unavailable_retry")
         return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
 
     async def robot_parser(self, request: Request):
         fetching = urlparse_cached(request).netloc not in self._parsers
         parser = await super().robot_parser(request)
-        scheduler = _scheduler(self.crawler)
-        if fetching and scheduler is not None and (gap := scheduler.host_delay(request)) > 0:
+        scheduler = frontier_scheduler(self.crawler)
+        if fetching and scheduler is not None and (gap := scheduler.politeness.host_delay(request)) > 0:
             await sleep(gap)
         return parser
 

@@ -1,0 +1,216 @@
+"""The node's traffic with the frontier: batches out, leased requests in.
+
+Discovered requests and settled leases go out together in batches (one round trip);
+leased requests come back into a small local buffer that the engine drains. A
+refill is two round trips: the flush also reads the due hosts for the lease after it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.asyncio import call_later
+
+from crawler.redis import FAILED
+from crawler.scheduler import codec
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT
+from crawler.scheduler.membership import RingUnstable
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from crawler.scheduler.dupefilter import BloomDupeFilter
+    from crawler.scheduler.frontier import Frontier, Pending
+    from crawler.scheduler.leases import LeaseBook
+    from crawler.scheduler.membership import Membership
+    from crawler.scheduler.node_loop import Outage
+    from crawler.scheduler.options import SchedulerOptions
+    from crawler.scheduler.politeness import Politeness
+
+logger = logging.getLogger(__name__)
+
+# A Redis that fails or refuses, or a ring that churns: keep local work, retry later
+TRANSIENT = (*FAILED, RingUnstable)
+
+
+class Waker:
+    """When the next refill may run, and the engine's wake-up call for it.
+
+    Scrapy has no public "poll the scheduler now"; without a wake-up the engine
+    waits for its 5 s heartbeat when a politeness gap ends.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.refill_after = 0.0
+        self._call: Any = None
+
+    def due(self) -> bool:
+        return time.monotonic() >= self.refill_after
+
+    def wait(self, seconds: float) -> None:
+        """Refill no sooner than in *seconds*, and wake the engine then."""
+        self.refill_after = time.monotonic() + seconds
+        self.cancel()
+        self._call = call_later(seconds, self.wake)
+
+    def expedite(self, due_in: float = 0.01) -> None:
+        """Local news may make a host due: a new request at once (refill in about
+        10 ms, to batch), a settled lease once its host's gap has passed."""
+        if self.refill_after > time.monotonic() + due_in:
+            self.wait(due_in)
+
+    def wake(self) -> None:
+        self._call = None
+        slot = getattr(self.crawler.engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    def cancel(self) -> None:
+        if self._call is not None:
+            self._call.cancel()
+            self._call = None
+
+
+class Exchange:
+    """Batches this node's writes to the frontier and refills its buffer of leases."""
+
+    def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
+                 membership: Membership, leases: LeaseBook, politeness: Politeness,
+                 dupefilter: BloomDupeFilter, outage: Outage) -> None:
+        self.crawler = crawler
+        self.options = options
+        self.frontier = frontier
+        self.membership = membership
+        self.leases = leases
+        self.politeness = politeness
+        self.dupefilter = dupefilter
+        self.outcomes = leases.outcomes
+        self.outage = outage
+        self.waker = Waker(crawler)
+        self.ready: deque[Request] = deque()
+        self.outbox: list[Pending] = []
+        # a batch whose reply was lost is retried as it was, under its id, so that
+        # Redis can answer with its first result (see push.lua)
+        self.unconfirmed: tuple[str, list[Pending]] | None = None
+        self._batches = 0
+
+    def has_unsent(self) -> bool:
+        return bool(self.outbox or self.unconfirmed)
+
+    def push(self, pending: Pending) -> None:
+        self.outbox.append(pending)
+        self.outcomes.counts["frontier/enqueued"] += 1
+        self.waker.expedite()
+        if len(self.outbox) >= self.options.flush_size and not self.outage.down:
+            try:
+                self.flush()
+            except TRANSIENT as exc:  # keep buffering; flushed when Redis returns
+                self.outage.failed(exc)
+
+    def next_request(self, paused: bool) -> Request | None:
+        # The engine asks right after it finishes scraping a response: the moment
+        # that response's held ack may go, and its host become due again.
+        if self.leases.held:
+            self.release_acks()
+        if not self.ready and not paused:
+            self.refill()
+        if not self.ready:
+            return None
+        self.outcomes.counts["frontier/dequeued"] += 1
+        return self.ready.popleft()
+
+    def unstarted(self) -> list[str]:
+        """Take back the leases of requests not handed to the engine yet."""
+        lease_ids = [request.meta[codec.LEASE_META] for request in self.ready]
+        self.ready.clear()
+        self.leases.forget(lease_ids)
+        return lease_ids
+
+    def release_acks(self) -> None:
+        slot = getattr(self.crawler.engine.scraper, "slot", None) if self.crawler.engine else None
+        released = self.leases.release(slot.active if slot is not None else ())
+        if released:  # each released lease makes its host due once its gap has passed
+            self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
+
+    def flush(self, peek: bool = False) -> None:
+        """Send what is buffered; with *peek*, also read the due hosts for a lease."""
+        self.release_acks()
+        if self.unconfirmed is None and self.outbox:
+            self._batches += 1
+            self.unconfirmed = (f"{self.outcomes.run}:{self._batches}", self.outbox)
+            self.outbox = []
+        if delays := self.politeness.take_unsaved():  # before the acks that would use them
+            self.frontier.set_crawl_delays(delays)
+        batch, pushes = self.unconfirmed or ("", [])
+        # acks go with (after) the pushes of every request discovered before them
+        acks = [] if self.outbox else self.leases.take_acks()
+        if not (pushes or acks):
+            return
+        try:
+            codes = self.membership.with_ring(lambda epoch: self.frontier.flush(
+                pushes, acks, epoch, self.membership.ready_key, batch,
+                peek=self._lease_arguments() if peek and not self.outbox else None))
+        except TRANSIENT:
+            self.leases.restore_acks(acks)
+            raise
+        self.unconfirmed = None
+        self._count(pushes, codes)
+        if self.outbox:  # a retried batch went first; now the rest
+            self.flush(peek)
+
+    def _count(self, pushes: list[Pending], codes: list[int]) -> None:
+        admitted = 0
+        for pending, code in zip(pushes, codes):
+            if code == DUPLICATE:
+                self.outcomes.counts["dupefilter/filtered"] += 1
+                self.outcomes.record("filtered/duplicate")
+            elif code == OVER_HOST_LIMIT:
+                self.outcomes.record("filtered/host_limit")
+            else:
+                self.outcomes.counts["frontier/queued"] += 1
+                admitted += pending.fingerprint is not None
+        self.dupefilter.admitted(admitted, self.frontier.bloom_false_positive_rate())
+
+    def refill(self) -> None:
+        if not self.waker.due():
+            return
+        try:
+            self.flush(peek=True)
+            want, steal_from, steal_after_ms = self._lease_arguments()
+            leased, next_due = self.membership.with_ring(
+                lambda epoch: self.frontier.lease(want, epoch, steal_from, steal_after_ms))
+        except TRANSIENT as exc:
+            self.outage.failed(exc)
+            self.waker.wait(self.options.idle_backoff_max)
+            return
+        spider = self.crawler.spider
+        for lease in leased:
+            request = codec.decode(lease.payload, spider, lease.host)
+            self.leases.add(lease.lease_id, lease.host, request)
+            self.ready.append(request)
+        counts = self.outcomes.counts
+        counts["frontier/leased"] += len(leased)
+        if stolen := sum(lease.stolen for lease in leased):
+            counts["frontier/stolen"] += stolen
+        if leased:
+            self.waker.refill_after = 0.0
+            return
+        # Nothing due: sleep until the next owned host is, but at most
+        # CRAWLER_IDLE_BACKOFF_MAX, the delay to notice work pushed by other nodes.
+        wait = self.options.idle_backoff_max
+        if next_due is not None:
+            wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
+            counts["frontier/politeness_waits"] += 1
+        self.waker.wait(wait)
+
+    def _lease_arguments(self) -> tuple[int, tuple[str, ...], int]:
+        """How many to lease, and from whose hosts a node short of work may steal."""
+        if self.options.steal_after is None:
+            return self.options.prefetch, (), 0
+        others = tuple(node for node in self.membership.ring.weights if node != self.options.node)
+        return self.options.prefetch, others, int(self.options.steal_after * 1000)

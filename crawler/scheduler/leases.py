@@ -1,0 +1,158 @@
+"""The lease book: requests leased to this node, from the lease until their ack is sent.
+
+A lease moves through three stages here: *leased* (handed to Scrapy), *held* (its
+outcome is known but Scrapy is still scraping its response, whose links must reach
+the frontier before the lease goes) and *acked* (waiting for the next flush).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from crawler.scheduler.codec import LEASE_META
+from crawler.scheduler.frontier import Ack
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Iterable
+
+    from scrapy import Request
+    from scrapy.core.engine import ExecutionEngine
+    from scrapy.http import Response
+
+    from crawler.scheduler.outcomes import Outcomes
+
+logger = logging.getLogger(__name__)
+
+
+class Lease:
+    __slots__ = ("host", "url", "request", "started", "done_ms", "backoff_ms")
+
+    def __init__(self, host: str, request: Request) -> None:
+        self.host = host
+        self.url = request.url
+        self.request = request  # the object the engine scrapes, to see when it is done
+        self.backoff_ms = 0  # put the host into backoff at the ack: ms, or -1 (exponential)
+        self.started = False  # reached the downloader
+        self.done_ms: int | None = None  # when its response arrived
+
+
+class LeaseBook:
+    """Every lease this node holds, and the settling of each on every way out of Scrapy.
+
+    Middlewares and signals call :meth:`settle` with the request's outcome; a retry
+    or a redirect replaces its lease (:meth:`continue_lease`); :meth:`settle_leaked`
+    is the safety net for a path nobody foresaw.
+    """
+
+    def __init__(self, outcomes: Outcomes, now_ms: Callable[[], int]) -> None:
+        self.outcomes = outcomes
+        self.now_ms = now_ms  # Redis' clock: acks are compared with other nodes' times
+        self.leased: dict[str, Lease] = {}
+        self.held: list[tuple[Ack, Request]] = []
+        self.acks: list[Ack] = []  # to send with the next flush
+
+    def __len__(self) -> int:
+        return len(self.leased)
+
+    def busy(self) -> bool:
+        """Any lease not yet acknowledged by Redis."""
+        return bool(self.leased or self.held or self.acks)
+
+    def ours(self) -> set[str]:
+        """Lease ids this node still accounts for (leased, held, or ack unsent)."""
+        return {*self.leased, *(ack.lease_id for ack, _ in self.held),
+                *(ack.lease_id for ack in self.acks)}
+
+    def add(self, lease_id: str, host: str, request: Request) -> None:
+        request.meta[LEASE_META] = lease_id
+        self.leased[lease_id] = Lease(host, request)
+
+    def get(self, request: Request) -> Lease | None:
+        return self.leased.get(request.meta.get(LEASE_META))
+
+    def forget(self, lease_ids: Iterable[str]) -> None:
+        """Drop leases handed back to Redis (drain, declared dead)."""
+        for lease_id in lease_ids:
+            self.leased.pop(lease_id, None)
+
+    def settle(self, request: Request, outcome: str | None) -> None:
+        """The outcome of *request* has been processed: release its lease.
+
+        *outcome* (``fetched/200``, ``filtered/robots``, ``failed/<error>``) is
+        counted once per lease; None settles without an outcome (a retry follows).
+        """
+        self._settle(request.meta.get(LEASE_META), outcome)
+
+    def _settle(self, lease_id: str | None, outcome: str | None) -> None:
+        lease = self.leased.pop(lease_id, None)
+        if lease is None:
+            return
+        done = lease.done_ms or self.now_ms()
+        self.held.append((Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request))
+        self.outcomes.counts["frontier/settled"] += 1
+        if outcome is not None:
+            self.outcomes.record(outcome, lease.url)
+
+    def continue_lease(self, request: Request) -> bool:
+        """Settle the lease that *request* continues, if any; True for a retry.
+
+        A retry or redirect of a leased request, made before any response was
+        processed, replaces it: its lease settles once the new request is pushed.
+        A callback's request that merely copied response.meta continues nothing.
+        """
+        lease_id = request.meta.pop(LEASE_META, None)
+        lease = self.leased.get(lease_id)
+        if lease is None or lease.done_ms is not None:
+            return False
+        if request.url == lease.url:
+            self._settle(lease_id, None)
+            return True
+        reasons = request.meta.get("redirect_reasons") or ["redirect"]
+        self._settle(lease_id, f"fetched/{reasons[-1]}")
+        return False
+
+    # signal handlers
+    def request_started(self, request: Request, spider: object) -> None:
+        if (lease := self.get(request)) is not None:
+            lease.started = True
+
+    def response_received(self, response: Response, request: Request, spider: object) -> None:
+        if (lease := self.get(request)) is not None:
+            lease.done_ms = self.now_ms()
+
+    def release(self, scraping: Collection[Request]) -> list[Ack]:
+        """Move held acks whose response Scrapy finished scraping to the send queue.
+
+        The spider middleware sees the callback's output end before the scraper's
+        workers have handed all of it to the engine (CONCURRENT_ITEMS at a time).
+        """
+        done = [(ack, request) for ack, request in self.held if request not in scraping]
+        if not done:
+            return []
+        self.held = [(ack, request) for ack, request in self.held if request in scraping]
+        released = [ack for ack, _ in done]
+        self.acks += released
+        return released
+
+    def take_acks(self) -> list[Ack]:
+        acks, self.acks = self.acks, []
+        return acks
+
+    def restore_acks(self, acks: list[Ack]) -> None:
+        """A flush failed: send these first next time."""
+        self.acks[:0] = acks
+
+    def settle_leaked(self, engine: ExecutionEngine, ready: int) -> None:
+        """Every path out of Scrapy settles a lease (middlewares, signals); this is
+        the safety net for a path we did not foresee, so the crawl can finish."""
+        if (not self.leased or ready or engine.downloader.active
+                or not engine.scraper.slot.is_idle()):
+            return
+        for lease_id, lease in list(self.leased.items()):
+            if not lease.started:
+                continue
+            self._settle(lease_id, "failed/lease_leaked")
+            self.outcomes.counts["frontier/lease_leaked"] += 1
+            logger.warning("Lease %(id)s of host %(host)s was never settled; settling it",
+                           {"id": lease_id, "host": lease.host})

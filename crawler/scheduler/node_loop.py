@@ -1,0 +1,226 @@
+"""The node's periodic life: heartbeat, deaths, operator control, outages, finishing."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from scrapy.utils.asyncio import create_looping_call
+
+from crawler.scheduler.exchange import TRANSIENT
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+    from crawler.scheduler.dupefilter import BloomDupeFilter
+    from crawler.scheduler.exchange import Exchange
+    from crawler.scheduler.frontier import Beat, Frontier
+    from crawler.scheduler.membership import Membership
+    from crawler.scheduler.options import SchedulerOptions
+
+logger = logging.getLogger(__name__)
+
+
+class Outage:
+    """Whether Redis is failing for this node, and since when (logged once)."""
+
+    def __init__(self, stats: StatsCollector) -> None:
+        self.stats = stats
+        self.since: float | None = None
+
+    @property
+    def down(self) -> bool:
+        return self.since is not None
+
+    def failed(self, exc: Exception) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+            logger.error("Redis unreachable or failing (%(exc)s); keeping local work and retrying",
+                         {"exc": exc})
+        self.stats.inc_value("frontier/redis_errors")
+
+
+class NodeLoop:
+    """Every heartbeat: flush, beat, judge deaths, follow the operator, recover from an
+    outage, and decide when the whole cluster's crawl is done.
+
+    Also watches for the start of a graceful stop (Scrapy signals nothing when the
+    first Ctrl-C or SIGTERM arrives), to hand off at once.
+    """
+
+    def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
+                 membership: Membership, exchange: Exchange, dupefilter: BloomDupeFilter,
+                 outage: Outage) -> None:
+        self.crawler = crawler
+        self.options = options
+        self.frontier = frontier
+        self.membership = membership
+        self.exchange = exchange
+        self.leases = exchange.leases
+        self.outcomes = exchange.outcomes
+        self.dupefilter = dupefilter
+        self.outage = outage
+        self.paused = False
+        self.draining = False
+        self.cluster_done = False
+        self.last_beat: Beat | None = None
+        self.last_beat_at: float | None = None
+        self._quiet_since: float | None = None
+        self._trust_deaths_after = 0.0
+        self._recount_after = 0.0
+        self._ticker = create_looping_call(self.tick)
+        self._stop_watch = create_looping_call(self._watch_for_stop)
+
+    def start(self) -> None:
+        self._ticker.start(self.options.heartbeat_interval, now=False)
+        self._stop_watch.start(0.1, now=False)
+
+    def stop(self) -> None:
+        for loop in (self._ticker, self._stop_watch):
+            if loop.running:
+                loop.stop()
+
+    def tick(self) -> None:
+        try:
+            self.exchange.flush()
+            beat = self.membership.beat(reclaim_dead=self._may_judge_deaths())
+            if not beat.alive:
+                # declared dead (a long pause?): our leases went back to the queues, so
+                # requests not yet started must not be fetched here as well; hand them
+                # back too, in case one was granted while the reclaim ran
+                if dropped := self.exchange.unstarted():
+                    self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
+                                          lease_ids=dropped)
+            self._follow_control(beat.control)
+            if self.outage.down:
+                self._recover_from_outage()
+        except TRANSIENT as exc:
+            self.outage.failed(exc)
+            return
+        self.last_beat, self.last_beat_at = beat, time.monotonic()
+        self.leases.settle_leaked(self.crawler.engine, len(self.exchange.ready))
+        self._update_idle(beat.queued + beat.leased + beat.orphans)
+        self.update_stats()
+        self.outcomes.publish(self.frontier, TRANSIENT)
+
+    def update_stats(self) -> None:
+        self.outcomes.update_stats()
+        self.dupefilter.update_stats(self.frontier)
+        self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
+
+    def _may_judge_deaths(self) -> bool:
+        """Only a node that has itself been beating steadily for a whole timeout may
+        take another's silence for death: after a Redis stall or a pause of its own,
+        every heartbeat looks stale, its own included."""
+        now = time.monotonic()
+        last = self.last_beat_at
+        if self.outage.down or last is None \
+                or now - last > 2 * self.options.heartbeat_interval + 1:
+            self._trust_deaths_after = max(self._trust_deaths_after, now + self.options.node_timeout)
+        return now >= self._trust_deaths_after
+
+    def _watch_for_stop(self) -> None:
+        if not self.crawler.crawling and not self.draining:
+            self._stop_watch.stop()
+            try:
+                self.drain()
+            except TRANSIENT as exc:  # close() hands everything back later
+                self.outage.failed(exc)
+
+    def _recover_from_outage(self) -> None:
+        """Redis is back: requeue leases granted by calls whose replies were lost,
+        and give the other nodes a heartbeat timeout to show they are alive."""
+        assert self.outage.since is not None
+        logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
+                       "buffered meanwhile", {"s": time.monotonic() - self.outage.since,
+                                              "n": len(self.exchange.outbox)})
+        self.outage.since = None
+        self._trust_deaths_after = time.monotonic() + self.options.node_timeout
+        unknown = set(self.frontier.lease_ids()) - self.leases.ours()
+        if unknown:
+            self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
+                                  lease_ids=unknown)
+            self.membership.refresh()
+            self.crawler.stats.inc_value("frontier/reclaimed", len(unknown))
+
+    def _follow_control(self, control: dict[str, str]) -> None:
+        """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
+        paused = control.get("paused") == "1"
+        if paused != self.paused:
+            self.paused = paused
+            logger.info("Crawl %(state)s by the operator", {"state": "paused" if paused else "resumed"})
+            if not paused:
+                self.exchange.waker.wake()
+        drain = control.get(f"drain:{self.options.node}") == "1"
+        if drain and not self.draining:
+            self.drain()
+        elif not drain and self.draining and self.crawler.crawling:
+            self.draining = False
+            self.membership.undrain(self.options.weight)
+            logger.info("Node %(node)s owns hosts again", {"node": self.options.node})
+            self.exchange.waker.wake()
+
+    def drain(self) -> None:
+        """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
+        self.draining = True
+        requeued = self.membership.drain(self.exchange.unstarted())
+        logger.info("Draining node %(node)s: handed off its hosts and %(n)d unstarted "
+                    "requests; waiting for %(f)d in flight",
+                    {"node": self.options.node, "n": requeued, "f": len(self.leases)})
+
+    def _update_idle(self, cluster_work: int) -> None:
+        local_work = self.exchange.ready or self.exchange.has_unsent() or self.leases.busy()
+        if cluster_work and not local_work:
+            cluster_work = self._recount(cluster_work)
+        if cluster_work or local_work:
+            self._quiet_since = None
+            self.cluster_done = False
+            return
+        now = time.monotonic()
+        if self._quiet_since is None:
+            self._quiet_since = now
+        elif now - self._quiet_since >= self.options.idle_close and not self.cluster_done:
+            self.cluster_done = True
+            logger.info("The cluster's frontier has been empty for %(s)gs: finishing",
+                        {"s": self.options.idle_close})
+            self.exchange.waker.wake()
+
+    def _recount(self, counted: int) -> int:
+        """The cluster's counters say work is left but this node has none: every
+        CRAWLER_IDLE_CLOSE, look at the queues and leases themselves, so counters
+        that drifted (writes lost by a Redis crash with AOF every second) cannot
+        keep the crawl from finishing."""
+        now = time.monotonic()
+        if now < self._recount_after:
+            return counted
+        self._recount_after = now + max(self.options.idle_close, self.options.heartbeat_interval)
+        actual = self.frontier.work_left()
+        if actual == 0:
+            self.crawler.stats.inc_value("frontier/counters_drifted")
+            logger.warning("The frontier's counters say %(n)d requests are queued or leased, "
+                           "but no queue or lease holds any: ignoring the counters",
+                           {"n": counted})
+        return actual
+
+    def health(self) -> dict[str, Any]:
+        """What the health endpoints and the progress log report about this node."""
+        beat = self.last_beat
+        return {
+            "node": self.options.node,
+            "member": self.membership.weight > 0 and not self.draining,
+            "draining": self.draining,
+            "paused": self.paused,
+            "redis_reachable": not self.outage.down,
+            "seconds_since_heartbeat": None if self.last_beat_at is None
+            else time.monotonic() - self.last_beat_at,
+            "ring_epoch": self.membership.epoch,
+            "ring_members": len(self.membership.ring.weights),
+            "cluster_queued": beat.queued if beat else None,
+            "cluster_leased": beat.leased if beat else None,
+            "local_ready": len(self.exchange.ready),
+            "local_leased": len(self.leases),
+            "outbox": len(self.exchange.outbox),
+            "redis_round_trips": self.frontier.round_trips,
+        }

@@ -1,0 +1,101 @@
+"""The scheduler's settings, read and checked once (see docs/settings.md)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from crawler.scheduler.traps import TrapRules
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+
+@dataclass(frozen=True)
+class SchedulerOptions:
+    """Every setting the frontier runs with; :meth:`from_settings` validates them."""
+
+    node: str
+    weight: int
+    flush_size: int
+    prefetch: int
+    idle_close: float
+    idle_backoff_max: float
+    heartbeat_interval: float
+    node_timeout: float
+    vnodes: int
+    delay: float
+    max_inflight: int
+    host_limit: int
+    bloom_capacity: int
+    bloom_error_rate: float
+    backoff_base: float
+    backoff_max: float
+    depth_limit: int
+    steal_after: float | None
+    traps: TrapRules
+
+    @classmethod
+    def from_settings(cls, s: BaseSettings) -> SchedulerOptions:
+        """Raises ValueError, in one line naming the setting, for a bad value."""
+        def get(name: str, kind: type) -> Any:
+            try:
+                return {int: s.getint, float: s.getfloat}[kind](name)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} ({s.get(name)!r}) must be a number") from None
+
+        options = cls(
+            node=s.get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
+            weight=get("CRAWLER_NODE_WEIGHT", int),
+            flush_size=get("CRAWLER_FLUSH_SIZE", int),
+            prefetch=get("CRAWLER_PREFETCH", int) or get("CONCURRENT_REQUESTS", int),
+            idle_close=get("CRAWLER_IDLE_CLOSE", float),
+            idle_backoff_max=get("CRAWLER_IDLE_BACKOFF_MAX", float),
+            heartbeat_interval=get("CRAWLER_HEARTBEAT_INTERVAL", float),
+            node_timeout=get("CRAWLER_NODE_TIMEOUT", float),
+            vnodes=get("CRAWLER_RING_VNODES", int),
+            delay=get("CRAWLER_HOST_DELAY", float),
+            max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT", int),
+            host_limit=get("CRAWLER_HOST_PAGE_LIMIT", int),
+            bloom_capacity=get("CRAWLER_BLOOM_CAPACITY", int),
+            bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE", float),
+            backoff_base=get("CRAWLER_BACKOFF_BASE", float),
+            backoff_max=get("CRAWLER_BACKOFF_MAX", float),
+            depth_limit=get("CRAWLER_DEPTH_LIMIT", int),
+            steal_after=None if s.get("CRAWLER_STEAL_AFTER") in (None, "None", "")
+            else get("CRAWLER_STEAL_AFTER", float),
+            traps=TrapRules(max_url_length=get("URLLENGTH_LIMIT", int),
+                            max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", int),
+                            max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS", int)),
+        )
+        options._validate()
+        return options
+
+    def _validate(self) -> None:
+        def check(ok: bool, setting: str, value: object, expected: str) -> None:
+            if not ok:
+                raise ValueError(f"{setting} ({value!r}) must be {expected}")
+
+        check(self.weight >= 0, "CRAWLER_NODE_WEIGHT", self.weight, ">= 0")
+        check(self.delay >= 0, "DOWNLOAD_DELAY", self.delay, ">= 0")
+        check(self.max_inflight >= 1, "CRAWLER_HOST_MAX_INFLIGHT", self.max_inflight, ">= 1")
+        check(self.host_limit >= 0, "CRAWLER_HOST_PAGE_LIMIT", self.host_limit, ">= 0 (0: no limit)")
+        check(self.flush_size >= 1, "CRAWLER_FLUSH_SIZE", self.flush_size, ">= 1")
+        check(self.prefetch >= 1, "CRAWLER_PREFETCH", self.prefetch, ">= 1")
+        check(self.idle_close >= 0, "CRAWLER_IDLE_CLOSE", self.idle_close, ">= 0")
+        check(self.heartbeat_interval > 0, "CRAWLER_HEARTBEAT_INTERVAL", self.heartbeat_interval,
+              "> 0")
+        check(self.node_timeout > 2 * self.heartbeat_interval, "CRAWLER_NODE_TIMEOUT",
+              self.node_timeout, "more than twice CRAWLER_HEARTBEAT_INTERVAL "
+              f"({self.heartbeat_interval!r}), or live nodes would be declared dead")
+        check(self.backoff_base > 0, "CRAWLER_BACKOFF_BASE", self.backoff_base, "> 0")
+        check(self.backoff_max >= self.backoff_base, "CRAWLER_BACKOFF_MAX", self.backoff_max,
+              f"at least CRAWLER_BACKOFF_BASE ({self.backoff_base!r})")
+        check(self.steal_after is None or self.steal_after >= 0, "CRAWLER_STEAL_AFTER",
+              self.steal_after, ">= 0 (or None: never steal)")
+        check(self.vnodes >= 1, "CRAWLER_RING_VNODES", self.vnodes, ">= 1")
+        check(self.bloom_capacity >= 1000, "CRAWLER_BLOOM_CAPACITY", self.bloom_capacity, ">= 1000")
+        check(0 < self.bloom_error_rate < 0.1, "CRAWLER_BLOOM_ERROR_RATE", self.bloom_error_rate,
+              "between 0 and 0.1")

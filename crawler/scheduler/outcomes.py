@@ -1,0 +1,54 @@
+"""Every discovered URL's one outcome, and the node's per-request counters."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scrapy.statscollectors import StatsCollector
+
+    from crawler.scheduler.frontier import Frontier
+
+
+class Outcomes:
+    """Counts outcomes (``fetched/200``, ``filtered/robots``, ``failed/<error>``) under
+    their category and their detail, lists permanent failures, and publishes both to
+    Redis, where ``python -m crawler status`` sums them over the cluster.
+
+    Per-request counters (``frontier/enqueued``...) are kept here too and added to
+    Scrapy's stats at each heartbeat: a stats call costs several microseconds, and
+    they happen for every discovered link.
+    """
+
+    def __init__(self, node: str, stats: StatsCollector) -> None:
+        self.stats = stats
+        self.run = f"{node}@{int(time.time() * 1000)}"  # counters are kept per node run
+        self.counts: Counter[str] = Counter()
+        self._outcomes: Counter[str] = Counter()
+        self._failures: list[tuple[str, str]] = []
+
+    def record(self, outcome: str, url: str | None = None) -> None:
+        """Count one outcome, under its category and its detail (outcomes/fetched/200)."""
+        self._outcomes[outcome] += 1
+        category = outcome.split("/", 1)[0]
+        if category != outcome:
+            self._outcomes[category] += 1
+        if category == "failed" and url is not None:
+            self._failures.append((url, outcome.split("/", 1)[1]))
+
+    def update_stats(self) -> None:
+        counts, self.counts = self.counts, Counter()
+        for key, count in counts.items():
+            self.stats.inc_value(key, count)
+        for outcome, count in self._outcomes.items():
+            self.stats.set_value(f"outcomes/{outcome}", count)
+
+    def publish(self, frontier: Frontier, transient: tuple[type[Exception], ...]) -> None:
+        """Send the counters and new failures; failures stay queued if Redis fails."""
+        failures, self._failures = self._failures, []
+        try:
+            frontier.publish(self.run, dict(self._outcomes), failures)
+        except transient:
+            self._failures[:0] = failures
