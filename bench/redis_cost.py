@@ -93,7 +93,7 @@ def payload_mean(pairs: list[tuple[str, str]]) -> float:
 
 def measured_false_positive_rate(client, f, probes: int = 100_000) -> float:
     # a layer started but not yet written to has no bits (and matches nothing)
-    layers = [(layer, client.get(f.keys.bloom_bits(layer.index))) for layer in f.bloom_layers]
+    layers = [(layer, client.get(f.keys.bloom_bits(layer.index))) for layer in f.bloom.layers]
     layers = [(layer, bits) for layer, bits in layers if bits]
 
     def found(fp: str) -> bool:
@@ -113,8 +113,8 @@ def ours(size: int, hosts: int, sweep: bool) -> dict:
         bloom = memory_of(client, "crawler:{bench}:bloom:*")
         out = {"urls": size, "hosts": hosts, "fill_s": took, "fill_round_trips": trips,
                "bloom_bytes": bloom, "bloom_bytes_per_url": bloom / size,
-               "bloom_layers": len(f.bloom_layers),
-               "bloom_fp_estimated": f.bloom_false_positive_rate(),
+               "bloom_layers": len(f.bloom.layers),
+               "bloom_fp_estimated": f.bloom.false_positive_rate(),
                "bloom_fp_measured": measured_false_positive_rate(client, f),
                "queue_bytes_per_request": (total - bloom) / size,
                "payload_bytes_mean": payload_mean(pairs[:1000])}
@@ -133,7 +133,7 @@ def sweep_cost(redis: ExternalRedis, f) -> dict:
     client = redis.client()
     keys = f.keys
     other = Frontier(client, keys, "n2", delay_ms=0, max_inflight=1, host_limit=0,
-                     bloom_capacity=f.bloom_capacity, bloom_error_rate=ERROR_RATE)
+                     bloom_capacity=f.bloom.capacity, bloom_error_rate=ERROR_RATE)
     epoch = other.join(1)
     ring = Ring({"n1": 1, "n2": 1}, int(DEFAULTS["CRAWLER_RING_VNODES"]))
     before, trips, start = redis.snapshot(), f.round_trips, time.perf_counter()

@@ -65,3 +65,52 @@ class BloomLayer:
         """Chance that an unseen key looks seen once *count* keys are in."""
         fill = 1.0 - math.exp(-count / self.bits_per_slice)
         return fill**self.slices
+
+
+class BloomFilter:
+    """The crawl's layered filter as a node knows it: the layers and their fill.
+
+    The bits live in Redis (``bloom:<i>``) and are set by ``push.lua``; the meta
+    hash (``bloom``) holds ``capacity``, ``error_rate``, ``n`` layers and ``c<i>``
+    URLs per layer, which is all that is needed to know the filter's error rate.
+    """
+
+    def __init__(self, capacity: int, error_rate: float, counts: list[int] | None = None) -> None:
+        self.capacity = capacity
+        self.error_rate = error_rate
+        self.layers: list[BloomLayer] = []
+        self.counts: list[int] = []
+        self.grow_to(len(counts or ()) or 1, counts)
+
+    @classmethod
+    def from_meta(cls, meta: dict[str, str]) -> BloomFilter | None:
+        """The filter that a ``bloom`` meta hash describes (None if there is none)."""
+        if "capacity" not in meta:
+            return None
+        n = int(meta.get("n", 1))
+        return cls(int(meta["capacity"]), float(meta["error_rate"]),
+                   [int(meta.get(f"c{i}", 0)) for i in range(n)])
+
+    def grow_to(self, n: int, counts: list[int] | None = None) -> None:
+        """Know *n* layers (another node, or this one, started new ones)."""
+        while len(self.layers) < n:
+            i = len(self.layers)
+            self.layers.append(BloomLayer.of(self.capacity, self.error_rate, i))
+            self.counts.append(counts[i] if counts and i < len(counts) else 0)
+
+    def packed_offsets(self, fingerprint: str) -> bytes:
+        """The bits of *fingerprint* in every layer, oldest first, as ``push.lua`` reads them."""
+        return b"".join(layer.packed_offsets(fingerprint) for layer in self.layers)
+
+    def false_positive_rate(self) -> float:
+        """Chance that a new URL is wrongly taken for seen, right now."""
+        miss = 1.0
+        for layer, count in zip(self.layers, self.counts):
+            miss *= 1.0 - layer.false_positive_rate(count)
+        return 1.0 - miss
+
+    def summary(self) -> dict:
+        layers = [{"index": layer.index, "capacity": layer.capacity, "count": count,
+                   "bytes": layer.size_bytes} for layer, count in zip(self.layers, self.counts)]
+        return {"capacity": self.capacity, "error_rate": self.error_rate, "layers": layers,
+                "urls": sum(self.counts), "false_positive_rate": self.false_positive_rate()}

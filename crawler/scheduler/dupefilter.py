@@ -86,10 +86,10 @@ class BloomDupeFilter(BaseDupeFilter):
         """Local drops, and what the cluster's Bloom filter costs in lost URLs."""
         self._add_filtered()
         stats = self.crawler.stats
-        stats.set_value("dupefilter/false_positive_rate", frontier.bloom_false_positive_rate())
+        stats.set_value("dupefilter/false_positive_rate", frontier.bloom.false_positive_rate())
         stats.set_value("dupefilter/expected_false_positives",
                         round(self.expected_false_positives, 3))
-        stats.set_value("dupefilter/bloom_layers", len(frontier.bloom_layers))
+        stats.set_value("dupefilter/bloom_layers", len(frontier.bloom.layers))
 
     def log(self, request: Request, spider=None) -> None:
         self._filtered += 1

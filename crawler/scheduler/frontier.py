@@ -1,21 +1,23 @@
 """A typed facade over the frontier's Redis state: one method per Lua operation.
 
 Every write that depends on ring ownership carries the epoch the caller's ring was
-built at; a script refuses it (:class:`StaleEpoch`) if membership changed since,
-so no request is ever routed with a stale ring. Round trips are counted here.
+built at; a script refuses it (:class:`~crawler.scheduler.scripts.StaleEpoch`) if
+membership changed since, so no request is ever routed with a stale ring. Every
+command goes out through :meth:`Frontier._send`, :meth:`Frontier._pipeline` or
+:meth:`Frontier._call`, which count the round trips.
 """
 
 from __future__ import annotations
 
-import importlib.resources
 import logging
 import time
-from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, NamedTuple
 
 from redis.exceptions import NoScriptError
 
-from crawler.scheduler.bloom import BloomLayer
+from crawler.scheduler import scripts
+from crawler.scheduler.bloom import BloomFilter
+from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -27,12 +29,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_LUA = importlib.resources.files("crawler.scheduler") / "lua"
 DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
 
-
-class StaleEpoch(Exception):
-    """Membership changed since the caller built its ring: refresh and retry."""
+__all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "Leased",
+           "Pending", "StaleEpoch"]
 
 
 class Pending(NamedTuple):
@@ -75,26 +75,6 @@ class _Peek(NamedTuple):
     at: float  # time.monotonic() when read
 
 
-@dataclass(frozen=True)
-class Scripts:
-    """SHA1s of the Lua scripts; loaded once per client, reloaded after a Redis restart."""
-
-    push: str
-    lease: str
-    ack: str
-    join: str
-    reclaim: str
-    sweep: str
-
-    @classmethod
-    def source(cls, name: str) -> str:
-        return (_LUA / f"{name}.lua").read_text()
-
-    @classmethod
-    def load(cls, client: Redis) -> Scripts:
-        return cls(**{f.name: client.script_load(cls.source(f.name)) for f in fields(cls)})
-
-
 class Frontier:
     """The cluster's shared crawl state in Redis, seen from one node.
 
@@ -118,17 +98,23 @@ class Frontier:
         self.clock_offset_ms = 0
         self._best_rtt = float("inf")
         self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
-        self.scripts = Scripts.load(client)
-        self.round_trips += 1
-        self.bloom_layers: list[BloomLayer] = []
-        self.bloom_counts: list[int] = []
-        self._init_bloom(bloom_capacity, bloom_error_rate)
+        self._load_scripts()
+        self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
 
-    # -- plumbing ---------------------------------------------------------------
+    # -- plumbing: every command is sent, and counted, here --------------------
 
     def now_ms(self) -> int:
         """Wall-clock ms corrected to Redis' clock, the one clock all nodes share."""
         return int(time.time() * 1000) + self.clock_offset_ms
+
+    def _load_scripts(self) -> None:
+        self.round_trips += 1
+        self.scripts = scripts.load(self.client)
+
+    def _send(self, command: str, *args, **kwargs):
+        """One command, one round trip."""
+        self.round_trips += 1
+        return getattr(self.client, command)(*args, **kwargs)
 
     def _pipeline(self, build, transaction: bool = False) -> list:
         """Run the commands *build* queues on a fresh pipeline, in one round trip."""
@@ -141,23 +127,25 @@ class Frontier:
             except NoScriptError:  # Redis restarted and lost its script cache
                 if attempt == 2:
                     raise
-                self.scripts = Scripts.load(self.client)
+                self._load_scripts()
         raise AssertionError("unreachable")
 
     def _eval(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
-        return target.execute_command("EVALSHA", getattr(self.scripts, name), len(keys), *keys, *args)
+        return target.execute_command("EVALSHA", self.scripts[name], len(keys), *keys, *args)
 
     def _call(self, name: str, keys: Sequence[str], args: Sequence) -> object:
+        """Run script *name* on its own; its reply, checked (see :func:`scripts.check`)."""
         self.round_trips += 1
         try:
-            return self._eval(self.client, name, keys, args)
+            reply = self._eval(self.client, name, keys, args)
         except NoScriptError:
-            self.scripts = Scripts.load(self.client)
-            return self._eval(self.client, name, keys, args)
+            self._load_scripts()
+            reply = self._eval(self.client, name, keys, args)
+        return scripts.check(name, reply)
 
     # -- dedup ----------------------------------------------------------------
 
-    def _init_bloom(self, capacity: int, error_rate: float) -> None:
+    def _init_bloom(self, capacity: int, error_rate: float) -> BloomFilter:
         def build(pipe: Pipeline) -> None:
             pipe.hsetnx(self.keys.bloom, "capacity", capacity)
             pipe.hsetnx(self.keys.bloom, "error_rate", repr(error_rate))
@@ -165,27 +153,13 @@ class Frontier:
             pipe.hgetall(self.keys.bloom)
 
         meta = {k.decode(): v.decode() for k, v in self._pipeline(build, True)[-1].items()}
-        self.bloom_capacity = int(meta["capacity"])
-        self.bloom_error_rate = float(meta["error_rate"])
-        if (self.bloom_capacity, self.bloom_error_rate) != (capacity, error_rate):
+        bloom = BloomFilter.from_meta(meta)
+        if (bloom.capacity, bloom.error_rate) != (capacity, error_rate):
             logger.warning(
                 "This crawl's Bloom filter was created with capacity %(c)d and error rate "
                 "%(p)g; keeping those (CRAWLER_BLOOM_* apply to new crawls only)",
-                {"c": self.bloom_capacity, "p": self.bloom_error_rate})
-        self._set_layers(int(meta["n"]), meta)
-
-    def _set_layers(self, n: int, meta: dict[str, str] | None = None) -> None:
-        while len(self.bloom_layers) < n:
-            i = len(self.bloom_layers)
-            self.bloom_layers.append(BloomLayer.of(self.bloom_capacity, self.bloom_error_rate, i))
-            self.bloom_counts.append(int((meta or {}).get(f"c{i}", 0)))
-
-    def bloom_false_positive_rate(self) -> float:
-        """Chance that a new URL is wrongly taken for seen, right now."""
-        miss = 1.0
-        for layer, count in zip(self.bloom_layers, self.bloom_counts):
-            miss *= 1.0 - layer.false_positive_rate(count)
-        return 1.0 - miss
+                {"c": bloom.capacity, "p": bloom.error_rate})
+        return bloom
 
     # -- data path --------------------------------------------------------------
 
@@ -217,34 +191,35 @@ class Frontier:
         results = self._pipeline(build)
         if peek is not None:
             self._peeked = _Peek(tuple(peek), results[len(calls):], time.monotonic())
-            results = results[:len(calls)]
-        pushed = results[0] if pushes else [0]
-        if pushed[0] == -1 or (acks and results[-1] == -1):
-            raise StaleEpoch
-        if pushed[0] == -2:  # another node started a new Bloom layer: both go again
-            self._set_layers(int(self.client.hget(self.keys.bloom, "n")))
-            self.round_trips += 1
+        try:  # the push's refusal first: the acks after it are refused for its sake
+            replies = [scripts.check(call[0], reply) for call, reply in zip(calls, results)]
+        except StaleBloom:  # another node started a new Bloom layer: both go again
+            self.bloom.grow_to(int(self._send("hget", self.keys.bloom, "n")))
             return self.flush(pushes, acks, epoch, ready_key, batch)
         if not pushes:
             return []
-        status, codes = pushed[0], pushed[1:]
+        status, codes = replies[0][0], replies[0][1:]
         # codes come back in group order; map them to the callers' order
         ordered = [0] * len(pushes)
         for index, code in zip((i for _, items in groups for i, _ in items), codes):
             ordered[index] = code
-        self.bloom_counts[-1] += sum(1 for p, c in zip(pushes, ordered)
+        self.bloom.counts[-1] += sum(1 for p, c in zip(pushes, ordered)
                                      if c != DUPLICATE and p.fingerprint)
-        if status == 1:
-            self._set_layers(len(self.bloom_layers) + 1)
+        if status == 1:  # the last layer is full: the next push starts a new one
+            self.bloom.grow_to(len(self.bloom.layers) + 1)
         return ordered
 
     def _push_arguments(self, groups, epoch: int, now: int, ready_key, batch: str):
-        layers = self.bloom_layers
-        keys = [self.keys.epoch, self.keys.totals, self.keys.bloom, self.keys.push_log(self.node),
-                *(self.keys.bloom_bits(layer.index) for layer in layers)]
+        layers = self.bloom.layers
         last = layers[-1]
-        args: list = [epoch, now, len(layers), last.capacity, self.host_limit, batch,
-                      last.slices * last.bits_per_slice, *(layer.slices for layer in layers)]
+        keys, args = SPECS["push"].bind(
+            dict(epoch=self.keys.epoch, totals=self.keys.totals, bloom_meta=self.keys.bloom,
+                 push_log=self.keys.push_log(self.node)),
+            dict(epoch=epoch, now=now, filters=len(layers), capacity=last.capacity,
+                 host_limit=self.host_limit, batch=batch,
+                 size_bits=last.slices * last.bits_per_slice))
+        keys += [self.keys.bloom_bits(layer.index) for layer in layers]
+        args += [layer.slices for layer in layers]
         for host, items in groups:
             keys += [self.keys.queue(host), self.keys.host(host), ready_key(host)]
             args += [host, len(items)]
@@ -254,16 +229,16 @@ class Frontier:
                 elif pending.fingerprint is None:
                     args += ["0", pending.payload]
                 else:
-                    args += ["1", pending.payload,
-                             b"".join(layer.packed_offsets(pending.fingerprint) for layer in layers)]
+                    args += ["1", pending.payload, self.bloom.packed_offsets(pending.fingerprint)]
         return keys, args
 
     def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key,
                        batch: str):
-        keys = [self.keys.epoch, self.keys.totals, self.keys.leases(self.node),
-                self.keys.push_log(self.node)]
-        args: list = [epoch, now, self.delay_ms, self.backoff_base_ms, self.backoff_max_ms,
-                      batch]
+        keys, args = SPECS["ack"].bind(
+            dict(epoch=self.keys.epoch, totals=self.keys.totals,
+                 leases=self.keys.leases(self.node), push_log=self.keys.push_log(self.node)),
+            dict(epoch=epoch, now=now, delay=self.delay_ms, backoff_base=self.backoff_base_ms,
+                 backoff_max=self.backoff_max_ms, batch=batch))
         for ack in acks:
             keys += [self.keys.host(ack.host), self.keys.queue(ack.host),
                      ready_key(ack.host)]
@@ -298,13 +273,14 @@ class Frontier:
             candidates.setdefault(host, key)
         if not candidates:
             return [], int(first[0][1]) if first else None
-        keys = [self.keys.epoch, self.keys.totals, ready, self.keys.leases(self.node)]
+        keys, args = SPECS["lease"].bind(
+            dict(epoch=self.keys.epoch, totals=self.keys.totals, ready=ready,
+                 leases=self.keys.leases(self.node)),
+            dict(epoch=epoch, now=now, delay=self.delay_ms, max_in_flight=self.max_inflight,
+                 park=self.park_ms))
         for host, ready_key in candidates.items():
             keys += [self.keys.queue(host), self.keys.host(host), ready_key]
-        out = self._call("lease", keys, [epoch, now, self.delay_ms, self.max_inflight,
-                                         self.park_ms, *candidates])
-        if out[0] == -1:
-            raise StaleEpoch
+        out = self._call("lease", keys, [*args, *candidates])
         hosts = list(candidates.items())
         leased = []
         for i in range(2, len(out), 3):
@@ -335,9 +311,8 @@ class Frontier:
 
     def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
         """Keep the last rebalances readable by ``python -m crawler status``."""
-        self.client.xadd(self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
-                                            "claimed": claimed}, maxlen=100, approximate=True)
-        self.round_trips += 1
+        self._send("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
+                                              "claimed": claimed}, maxlen=100, approximate=True)
 
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""
@@ -348,13 +323,14 @@ class Frontier:
 
     def join(self, weight: int) -> int:
         self._sync_clock()
-        return self._call("join", [self.keys.members, self.keys.weights, self.keys.epoch],
-                          [self.node, self.now_ms(), weight])
+        keys, args = SPECS["join"].bind(
+            dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch),
+            dict(node=self.node, now=self.now_ms(), weight=weight))
+        return self._call("join", keys, args)
 
     def _sync_clock(self) -> None:
         sent = time.time()
-        sec, usec = self.client.time()
-        self.round_trips += 1
+        sec, usec = self._send("time")
         self._set_clock(sec, usec, sent)
 
     def _set_clock(self, sec: int, usec: int, sent: float) -> None:
@@ -398,61 +374,61 @@ class Frontier:
                     {k.decode(): v.decode() for k, v in control.items()})
 
     def reclaim(self, node: str, *, dead_before_ms: int | None, remove: bool,
-                lease_ids: Iterable[str] | None = None) -> int:
+                lease_ids: Iterable[str] | None = None) -> int | None:
         """Requeue *node*'s leases (all, or just *lease_ids*) and orphan its hosts.
 
         With *dead_before_ms*, only if the node's heartbeat is older than that.
-        Returns the number of requests requeued, or -1 if the node is alive.
+        Returns the number of requests requeued, or None if the node is alive.
         """
         if lease_ids is None:
-            entries = self.client.hgetall(self.keys.leases(node))
+            entries = self._send("hgetall", self.keys.leases(node))
         else:
             ids = list(lease_ids)
-            entries = dict(zip(ids, self.client.hmget(self.keys.leases(node), ids))) if ids else {}
-        self.round_trips += 1
-        keys = [self.keys.members, self.keys.weights, self.keys.epoch, self.keys.totals,
-                self.keys.ready(node), self.keys.leases(node), self.keys.orphans]
-        args: list = [node, self.now_ms(), "inf" if dead_before_ms is None else dead_before_ms,
-                      "1" if remove else "0"]
+            entries = dict(zip(ids, self._send("hmget", self.keys.leases(node), ids))) if ids else {}
+        keys, args = SPECS["reclaim"].bind(
+            dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch,
+                 totals=self.keys.totals, ready=self.keys.ready(node),
+                 leases=self.keys.leases(node), orphans=self.keys.orphans),
+            dict(node=node, now=self.now_ms(),
+                 older_than="inf" if dead_before_ms is None else dead_before_ms,
+                 remove="1" if remove else "0"))
         for lease_id, entry in entries.items():
             if entry is None:
                 continue
             host = entry.split(b"\n", 1)[0].decode()
             keys += [self.keys.queue(host), self.keys.host(host)]
             args += [lease_id, host]
-        return self._call("reclaim", keys, args)
+        try:
+            return self._call("reclaim", keys, args)
+        except NodeAlive:
+            return None
 
     def work_left(self) -> int:
         """Requests queued or leased, counted from the queues and leases themselves
         (not the ``totals`` counters): every host with work is in a ready set or
         the orphans, every lease in a member's lease hash."""
-        nodes = [n.decode() for n in self.client.zrange(self.keys.members, 0, -1)]
+        nodes = [n.decode() for n in self._send("zrange", self.keys.members, 0, -1)]
         sets = [self.keys.ready(n) for n in nodes] + [self.keys.orphans]
         hosts = {h for hs in self._pipeline(lambda p: [p.zrange(k, 0, -1) for k in sets])
                  for h in hs}
-        self.round_trips += 1
         counts = self._pipeline(lambda p: [
             *(p.llen(self.keys.queue(h.decode())) for h in hosts),
             *(p.hlen(self.keys.leases(n)) for n in nodes)])
         return sum(counts)
 
     def lease_ids(self) -> list[str]:
-        self.round_trips += 1
-        return [i.decode() for i in self.client.hkeys(self.keys.leases(self.node))]
+        return [i.decode() for i in self._send("hkeys", self.keys.leases(self.node))]
 
     def hosts_in(self, zset_key: str) -> list[str]:
-        self.round_trips += 1
-        return [h.decode() for h in self.client.zrange(zset_key, 0, -1)]
+        return [h.decode() for h in self._send("zrange", zset_key, 0, -1)]
 
     def sweep(self, source_key: str, moves: dict[str, str], epoch: int) -> int:
         """Move *moves* (host -> destination ready key) out of *source_key*."""
         if not moves:
             return 0
-        keys = [self.keys.epoch, source_key, *moves.values()]
-        moved = self._call("sweep", keys, [epoch, *moves])
-        if moved == -1:
-            raise StaleEpoch
-        return moved
+        keys, args = SPECS["sweep"].bind(dict(epoch=self.keys.epoch, source=source_key),
+                                         dict(epoch=epoch))
+        return self._call("sweep", [*keys, *moves.values()], [*args, *moves])
 
 
 def _group(pushes: Sequence[Pending]) -> list[tuple[str, list[tuple[int, Pending]]]]:

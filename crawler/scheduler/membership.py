@@ -53,7 +53,7 @@ class Membership:
         return self.frontier.keys.ready(owner)
 
     def join(self) -> None:
-        if self.frontier.reclaim(self.node, dead_before_ms=None, remove=True) > 0:
+        if self.frontier.reclaim(self.node, dead_before_ms=None, remove=True):
             logger.info("Requeued the leases of a previous run of node %(node)s",
                         {"node": self.node})
         self.frontier.join(self.weight)
@@ -118,7 +118,7 @@ class Membership:
                 continue
             requeued = self.frontier.reclaim(
                 dead, dead_before_ms=self.frontier.now_ms() - self.timeout_ms, remove=True)
-            if requeued >= 0:
+            if requeued is not None:
                 logger.warning("Node %(dead)s is dead: requeued %(n)d leased requests and "
                                "orphaned its hosts", {"dead": dead, "n": requeued})
                 self.stats.inc_value("frontier/nodes_declared_dead")

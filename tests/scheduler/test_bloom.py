@@ -22,10 +22,10 @@ def test_false_positive_rate_within_twice_the_configured_rate(r) -> None:
     seen = fingerprints("seen", capacity - 1)
     for start in range(0, len(seen), 2000):
         f.flush([Pending("h", fp, b"p") for fp in seen[start:start + 2000]], [], epoch, ready_of("n1"))
-    assert len(f.bloom_layers) == 1
+    assert len(f.bloom.layers) == 1
     # every inserted URL is found again (no false negatives) ...
     bits = r.get(f.keys.bloom_bits(0))
-    layer = f.bloom_layers[0]
+    layer = f.bloom.layers[0]
 
     def found(fp: str) -> bool:
         return all(bits[o >> 3] >> (7 - (o & 7)) & 1 for o in layer.offsets(fp))
@@ -37,7 +37,7 @@ def test_false_positive_rate_within_twice_the_configured_rate(r) -> None:
     rate = false_positives / probes
     print(f"measured false-positive rate {rate:.2e} (configured {ERROR_RATE:g})")
     assert rate <= 2 * ERROR_RATE
-    assert abs(f.bloom_false_positive_rate() - rate) < ERROR_RATE
+    assert abs(f.bloom.false_positive_rate() - rate) < ERROR_RATE
 
 
 def test_at_most_three_bytes_per_url_at_capacity(r) -> None:

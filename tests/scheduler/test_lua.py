@@ -60,10 +60,10 @@ def test_push_grows_a_new_bloom_layer_when_full(r):
     pushes = [Pending("a.test", f"{i:040x}", b"p") for i in range(1000)]
     f.flush(pushes, [], epoch, ready_of("n1"))
     assert r.hget(f.keys.bloom, "n") == b"2"
-    assert len(f.bloom_layers) == 2 and f.bloom_layers[1].capacity == 2000
+    assert len(f.bloom.layers) == 2 and f.bloom.layers[1].capacity == 2000
     # a node that still believes in one layer is told to reload, and then succeeds
     stale = make_frontier(r, node="n2", bloom_capacity=1000)
-    stale.bloom_layers, stale.bloom_counts = stale.bloom_layers[:1], stale.bloom_counts[:1]
+    stale.bloom.layers, stale.bloom.counts = stale.bloom.layers[:1], stale.bloom.counts[:1]
     codes = stale.flush([Pending("a.test", "f" * 40, b"q"), Pending("a.test", f"{5:040x}", b"q")],
                         [], epoch, ready_of("n1"))
     assert codes == [QUEUED, DUPLICATE]
@@ -163,7 +163,7 @@ def test_reclaim_refuses_a_node_whose_heartbeat_is_recent(r):
     epoch = f.join(1)
     _queue(f, r, "a.test", b"p1", epoch=epoch)
     f.lease(1, epoch)
-    assert f.reclaim("n1", dead_before_ms=f.now_ms() - 10_000, remove=True) == -1
+    assert f.reclaim("n1", dead_before_ms=f.now_ms() - 10_000, remove=True) is None
     assert r.hlen(f.keys.leases("n1")) == 1 and r.zscore(f.keys.members, "n1") is not None
 
 
@@ -222,7 +222,7 @@ def test_acks_wait_for_the_push_batch_before_them(r):
     leased, _ = f.lease(1, epoch)
     f.flush([Pending("b.test", f"{i:040x}", b"x") for i in range(1000)], [], epoch, ready_of("n1"))
     stale = make_frontier(r, node="n1", bloom_capacity=1000)  # still believes in one layer
-    stale.bloom_layers, stale.bloom_counts = stale.bloom_layers[:1], stale.bloom_counts[:1]
+    stale.bloom.layers, stale.bloom.counts = stale.bloom.layers[:1], stale.bloom.counts[:1]
     child = Pending("a.test", "c" * 40, b"child")
     ack = Ack(leased[0].lease_id, "a.test", f.now_ms())
     # the push is refused (stale Bloom layers), so the ack must not apply either; the

@@ -22,14 +22,14 @@
   ARGV[6] id of the push batch sent before these acks ('' if none)
   then per lease: lease id, host, response time (ms), backoff (ms; 0 none, -1
   exponential)
-  Returns the number of leases settled, -1 when the epoch is stale, -2 when the
-  batch before them was not applied.
+  Returns the number of leases settled; refused (see scripts.py): -1 stale epoch,
+  -3 the batch before them was not applied.
 ]]
 -- luacheck: globals KEYS ARGV redis
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 if ARGV[6] ~= '' then
   local logged = redis.call('GET', KEYS[4])
-  if not logged or string.sub(logged, 1, #ARGV[6] + 1) ~= ARGV[6] .. '|' then return -2 end
+  if not logged or string.sub(logged, 1, #ARGV[6] + 1) ~= ARGV[6] .. '|' then return -3 end
 end
 local now, delay = tonumber(ARGV[2]), tonumber(ARGV[3])
 local base, cap = tonumber(ARGV[4]), tonumber(ARGV[5])

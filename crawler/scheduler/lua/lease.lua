@@ -12,7 +12,7 @@
   ARGV[5] park (ms): how far to push back a host at its in-flight limit (an ack
   re-arms it sooner)   ARGV[6 ..] candidate hosts, in KEYS order
   Returns {0, next due (ms) or -1, lease id, host index (1-based), payload, ...}
-  or {-1} when the epoch is stale.
+  or, refused (see scripts.py), {-1} when the epoch is stale.
 ]]
 -- luacheck: globals KEYS ARGV redis
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end

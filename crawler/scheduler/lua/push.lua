@@ -22,7 +22,8 @@
   uint32 (one argument, not one per bit: packing 15-30 arguments per URL cost
   the client more than the whole script)
   Returns {status, code per request}: status 0 ok, 1 ok and filter F is now full
-  (a new filter starts), -1 stale epoch, -2 stale filter count (nothing written);
+  (a new filter starts); refused (see scripts.py, nothing written): {-1} stale
+  epoch, {-2} stale filter count;
   code 0 duplicate, 1 queued, 2 over the host page limit.
 ]]
 -- luacheck: globals KEYS ARGV redis struct

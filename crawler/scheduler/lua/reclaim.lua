@@ -10,11 +10,12 @@
   ARGV[3] only if the node's heartbeat is older than this (ms); 'inf' to force
   ARGV[4] '1': remove the node from the ring; '0': keep it (draining)
   then per lease: lease id, host
-  Returns the number of leases requeued, or -1 if the node turned out alive.
+  Returns the number of leases requeued; refused (see scripts.py): -4 the node
+  turned out alive.
 ]]
 -- luacheck: globals KEYS ARGV redis
 local beat = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if ARGV[3] ~= 'inf' and beat and tonumber(beat) >= tonumber(ARGV[3]) then return -1 end
+if ARGV[3] ~= 'inf' and beat and tonumber(beat) >= tonumber(ARGV[3]) then return -4 end
 local now = tonumber(ARGV[2])
 if ARGV[4] == '1' then
   redis.call('ZREM', KEYS[1], ARGV[1])

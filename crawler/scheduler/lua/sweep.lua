@@ -6,7 +6,7 @@
   KEYS[1] epoch   KEYS[2] source (a node's ready, or orphans)
   then per host: destination ready (zset)
   ARGV[1] epoch   then the hosts, in KEYS order
-  Returns the number of hosts moved, or -1 when the epoch is stale.
+  Returns the number of hosts moved; refused (see scripts.py): -1 stale epoch.
 ]]
 -- luacheck: globals KEYS ARGV redis
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
