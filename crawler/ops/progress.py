@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections import deque
@@ -12,9 +11,9 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 
-from crawler.scheduler.keys import Keys
 from crawler.ops.metrics import scheduler_health
 from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
+from crawler.scheduler.cluster import Cluster
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -119,8 +118,8 @@ class ProgressExtension:
                   "pages_per_s": round(pages_s, 2), "items_per_s": round(items_s, 2),
                   "t": time.time()}
         try:
-            client_from_crawler(self.crawler).hset(
-                Keys(crawl_id(self.crawler)).node_stats, health["node"], json.dumps(record))
+            Cluster(client_from_crawler(self.crawler), crawl_id(self.crawler)).publish_node_stats(
+                health["node"], record)
         except UNREACHABLE:
             pass  # the scheduler reports Redis outages; a missed sample costs nothing
 

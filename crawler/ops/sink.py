@@ -11,11 +11,10 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
-from crawler.scheduler.keys import Keys
 from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
+from crawler.scheduler.cluster import Cluster
 
 if TYPE_CHECKING:
-    import redis
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
@@ -41,9 +40,8 @@ class RedisStreamSink:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.encoder = ScrapyJSONEncoder(ensure_ascii=False, separators=(",", ":"))
-        self._buffer: list[dict[str, str]] = []
-        self._client: redis.Redis | None = None
-        self._stream = ""
+        self._buffer: list[str] = []
+        self._cluster: Cluster | None = None
         self._node = ""
         self._ticker: Any = None
 
@@ -60,8 +58,7 @@ class RedisStreamSink:
         return sink
 
     def spider_opened(self) -> None:
-        self._client = client_from_crawler(self.crawler)
-        self._stream = Keys(crawl_id(self.crawler)).items
+        self._cluster = Cluster(client_from_crawler(self.crawler), crawl_id(self.crawler))
         scheduler = self.crawler.engine.scheduler
         self._node = getattr(scheduler, "node", None) or self.crawler.settings.get(
             "CRAWLER_NODE_ID") or ""
@@ -74,26 +71,22 @@ class RedisStreamSink:
         self.flush()
 
     def process_item(self, item: Any) -> Any:
-        data = self.encoder.encode(ItemAdapter(item).asdict())
-        self._buffer.append({"node": self._node, "item": data})
+        self._buffer.append(self.encoder.encode(ItemAdapter(item).asdict()))
         if len(self._buffer) >= _BATCH:
             self.flush()
         return item
 
     def flush(self) -> None:
-        if not self._buffer or self._client is None:
+        if not self._buffer or self._cluster is None:
             return
         batch, self._buffer = self._buffer, []
-        pipe = self._client.pipeline(transaction=False)
-        for fields in batch:
-            pipe.xadd(self._stream, fields)
         try:
-            pipe.execute()
+            self._cluster.add_items(self._node, batch)
         except UNREACHABLE as exc:
             self._buffer[:0] = batch  # keep them for the next try
             self.crawler.stats.inc_value("items/sink_errors")
             logger.warning("Cannot write %(n)d items to %(stream)s (%(exc)s); retrying",
-                           {"n": len(batch), "stream": self._stream, "exc": exc},
+                           {"n": len(batch), "stream": self._cluster.items_stream, "exc": exc},
                            extra={"crawler": self.crawler})
             return
         self.crawler.stats.inc_value("items/streamed", len(batch))

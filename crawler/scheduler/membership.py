@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import TYPE_CHECKING
 
 from crawler.scheduler.frontier import StaleEpoch
@@ -10,8 +11,6 @@ from crawler.scheduler.ring import Ring
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-
-    from scrapy.statscollectors import StatsCollector
 
     from crawler.scheduler.frontier import Beat, Frontier
 
@@ -31,14 +30,13 @@ class Membership:
     hosts it now owns: only hosts whose owner changed are touched.
     """
 
-    def __init__(self, frontier: Frontier, *, weight: int, vnodes: int, timeout_ms: int,
-                 stats: StatsCollector) -> None:
+    def __init__(self, frontier: Frontier, *, weight: int, vnodes: int, timeout_ms: int) -> None:
         self.frontier = frontier
         self.node = frontier.node
         self.weight = weight
         self.vnodes = vnodes
         self.timeout_ms = timeout_ms
-        self.stats = stats
+        self.counts: Counter[str] = Counter()  # frontier/* stats, added by the node loop
         self.epoch = -1
         self.ring = Ring({}, vnodes)
         self._owners: dict[str, str] = {}
@@ -86,7 +84,7 @@ class Membership:
         moved = self.frontier.sweep(mine, away, self.epoch)
         moved += self.frontier.sweep(keys.orphans, claims, self.epoch)
         if moved:
-            self.stats.inc_value("frontier/hosts_moved", moved)
+            self.counts["frontier/hosts_moved"] += moved
             self.frontier.record_rebalance(self.epoch, len(away), len(claims))
             logger.info("Ring epoch %(e)d: moved %(away)d hosts away, claimed %(claimed)d",
                         {"e": self.epoch, "away": len(away), "claimed": len(claims)})
@@ -111,7 +109,7 @@ class Membership:
             logger.warning("Node %(node)s was declared dead (heartbeats late by over "
                            "%(t)dms); its leases were requeued. Rejoining.",
                            {"node": self.node, "t": self.timeout_ms})
-            self.stats.inc_value("frontier/rejoined")
+            self.counts["frontier/rejoined"] += 1
             self.frontier.join(self.weight)
         for dead in beat.dead if reclaim_dead else ():
             if dead == self.node:
@@ -121,8 +119,8 @@ class Membership:
             if requeued is not None:
                 logger.warning("Node %(dead)s is dead: requeued %(n)d leased requests and "
                                "orphaned its hosts", {"dead": dead, "n": requeued})
-                self.stats.inc_value("frontier/nodes_declared_dead")
-                self.stats.inc_value("frontier/reclaimed", requeued)
+                self.counts["frontier/nodes_declared_dead"] += 1
+                self.counts["frontier/reclaimed"] += requeued
         if not beat.alive or (beat.dead and reclaim_dead) or beat.epoch != self.epoch \
                 or beat.orphans:
             self.refresh()

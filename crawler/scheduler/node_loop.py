@@ -106,6 +106,8 @@ class NodeLoop:
         self.outcomes.publish(self.frontier, TRANSIENT)
 
     def update_stats(self) -> None:
+        self.outcomes.counts.update(self.membership.counts)
+        self.membership.counts.clear()
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
@@ -143,7 +145,7 @@ class NodeLoop:
             self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
                                   lease_ids=unknown)
             self.membership.refresh()
-            self.crawler.stats.inc_value("frontier/reclaimed", len(unknown))
+            self.outcomes.counts["frontier/reclaimed"] += len(unknown)
 
     def _follow_control(self, control: dict[str, str]) -> None:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""

@@ -10,7 +10,6 @@ from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter
 
 from crawler.ops.cli import main
-from crawler.scheduler.keys import Keys
 from crawler.scheduler import codec
 from crawler.scheduler.frontier import Frontier, Pending
 from crawler.scheduler.keys import Keys
@@ -22,15 +21,10 @@ CRAWL = "shop"
 QUEUES = {"big.example": 7, "mid.example": 4, "small.example": 1, "tiny.example": 2}
 
 
-class Stats:
-    def inc_value(self, *args, **kwargs) -> None:
-        pass
-
-
 def node(client, name: str, weight: int = 1) -> tuple[Frontier, Membership]:
     frontier = Frontier(client, Keys(CRAWL), name, delay_ms=0, max_inflight=1, host_limit=0,
                         bloom_capacity=10_000, bloom_error_rate=1e-4)
-    membership = Membership(frontier, weight=weight, vnodes=1000, timeout_ms=10_000, stats=Stats())
+    membership = Membership(frontier, weight=weight, vnodes=1000, timeout_ms=10_000)
     membership.join()
     return frontier, membership
 
