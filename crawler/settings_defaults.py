@@ -47,6 +47,7 @@ DEFAULTS: dict[str, object] = {
     "CRAWLER_HEALTH_PORT": None,  # None: no health/metrics server
     "CRAWLER_ITEMS_STREAM": None,  # None: on when REDIS_URL is set
     "CRAWLER_PROGRESS_INTERVAL": 30.0,
+    "CRAWLER_STATS_FILE": None,  # None: no JSON dump of the final stats
     # Dedup
     "CRAWLER_BLOOM_CAPACITY": 1_000_000,
     "CRAWLER_BLOOM_ERROR_RATE": 1e-4,

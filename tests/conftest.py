@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 import redis
 
 from crawler.testing.redis_server import RedisServer
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.nodes import Node
 
 
 @pytest.fixture(scope="session")
@@ -39,55 +33,6 @@ def redis_server(tmp_path: Path):
     server.start()
     yield server
     server.stop()
-
-
-class Node:
-    """One crawler node: `scrapy crawl follow` in its own process, like a pod."""
-
-    def __init__(self, name: str, start_urls: list[str], workdir: Path, settings: dict,
-                 spider: str = "follow") -> None:
-        self.name = name
-        self.log_path = workdir / f"{name}.log"
-        self.feed_path = workdir / f"{name}.jl"
-        args = [sys.executable, "-m", "scrapy", "crawl", spider,
-                "-a", "start_urls=" + ",".join(start_urls), "-o", f"{self.feed_path}:jsonlines",
-                "-s", f"CRAWLER_NODE_ID={name}"]
-        for key, value in settings.items():
-            args += ["-s", f"{key}={value}"]
-        self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in wait()
-        self.process = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-
-    def signal(self, sig: int) -> None:
-        self.process.send_signal(sig)
-
-    def kill(self) -> None:
-        self.process.send_signal(signal.SIGKILL)
-
-    def wait(self, timeout: float) -> int:
-        try:
-            return self.process.wait(timeout)
-        finally:
-            self.log.close()
-
-    def output(self) -> str:
-        return self.log_path.read_text()
-
-    def pages(self) -> list[str]:
-        import json  # noqa: PLC0415
-        if not self.feed_path.exists():
-            return []
-        return [json.loads(line)["url"] for line in self.feed_path.read_text().splitlines() if line]
-
-    def wait_for_log(self, text: str, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if text in self.output():
-                return True
-            if self.process.poll() is not None:
-                return text in self.output()
-            time.sleep(0.05)  # polling a log file: there is no event to await
-        return False
 
 
 @pytest.fixture

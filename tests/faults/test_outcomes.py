@@ -4,7 +4,6 @@ filtered (duplicate, robots, depth, host budget, trap rule) or failed after retr
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -12,8 +11,8 @@ from collections import Counter
 import pytest
 
 from crawler.demo.site import SiteServer
-from tests.conftest import ROOT
-from tests.scheduler.test_cluster import COMMON
+from tests.helpers import ROOT
+from tests.helpers.nodes import COMMON, cluster_outcomes
 
 pytestmark = pytest.mark.slow
 
@@ -39,10 +38,6 @@ def always_503(path: str, hit: int):
     return (503, {}, b"down") if path == "/board/2" else None
 
 
-def outcomes(log: str) -> Counter[str]:
-    return Counter({k: int(v) for k, v in re.findall(r"'outcomes/([^']+)': (\d+)", log)})
-
-
 def test_outcomes_add_up_to_the_urls_discovered(redis_server, nodes):
     robots = {0: "User-agent: *\nDisallow: /board/2\n"}
     faults = {1: calendar_trap, 2: always_503}
@@ -56,7 +51,7 @@ def test_outcomes_add_up_to_the_urls_discovered(redis_server, nodes):
         assert [n.wait(120) for n in cluster] == [0, 0]
         records = [r for r in site.requests if not r.is_robots]
     # a URL one node discovers may be fetched by the other: the cluster's books balance
-    counts = sum((outcomes(n.output()) for n in cluster), Counter())
+    counts = cluster_outcomes(cluster)
     assert counts["discovered"] == counts["fetched"] + counts["filtered"] + counts["failed"]
     status = json.loads(crawler_command("status", "--json", redis_url=redis_server.url))
     assert status["outcomes"] == dict(counts), "the status command sums the nodes' counters"

@@ -3,14 +3,13 @@ later fetch succeeds (nothing is lost meanwhile); Disallow and fetch-once hold."
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from itertools import count
 
 import pytest
 
 from crawler.demo.site import SiteServer
-from tests.scheduler.test_cluster import COMMON
+from tests.helpers.nodes import COMMON
 
 pytestmark = pytest.mark.slow
 
@@ -50,6 +49,5 @@ def test_robots_failures_disallow_until_a_fetch_succeeds(redis_server, nodes):
     assert sum(r.is_robots for r in records if r.host in (1, 3)) == 2, "fetched once per host"
     assert not [r for r in pages if r.host == 0 and r.path.startswith("/board/2")]
     assert [r for r in pages if r.host == 1]  # 404 robots.txt: everything allowed
-    stats = dict(re.findall(r"'outcomes/([^']+)': (\d+)", node.output()))
-    assert int(stats["discovered"]) == sum(int(stats[k]) for k in ("fetched", "filtered")
-                                           if k in stats) + int(stats.get("failed", 0))
+    stats = node.outcomes()
+    assert stats["discovered"] == stats["fetched"] + stats["filtered"] + stats["failed"]

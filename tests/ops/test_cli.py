@@ -15,7 +15,7 @@ from crawler.scheduler.frontier import Frontier, Pending
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.membership import Membership
 from crawler.scheduler.ring import Ring
-from tests.ops.helpers import cli
+from tests.helpers.ops import cli
 
 CRAWL = "shop"
 QUEUES = {"big.example": 7, "mid.example": 4, "small.example": 1, "tiny.example": 2}

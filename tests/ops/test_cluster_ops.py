@@ -9,7 +9,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from crawler.demo.site import SiteServer
-from tests.ops.helpers import (
+from tests.helpers.ops import (
     OPS_SETTINGS,
     cli,
     get,

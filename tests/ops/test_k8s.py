@@ -6,39 +6,19 @@ from __future__ import annotations
 import copy
 import re
 import shutil
-import subprocess
-from functools import cache
 
 import kubernetes_validate
 import pytest
 import yaml
 
 from crawler.ops.health import LIVEZ, METRICS, READYZ
-from tests.conftest import ROOT
+from tests.helpers import ROOT
+from tests.helpers.k8s import K8S, container, find, render
 
-K8S = ROOT / "k8s"
 OVERLAYS = sorted(p.name for p in (K8S / "overlays").iterdir() if p.is_dir())
 KUBERNETES_VERSION = "1.32.0"
 
 pytestmark = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl")
-
-
-@cache
-def render(overlay: str) -> tuple[dict, ...]:
-    out = subprocess.run(["kubectl", "kustomize", str(K8S / "overlays" / overlay)],
-                         capture_output=True, text=True, check=True, timeout=60).stdout
-    return tuple(doc for doc in yaml.safe_load_all(out) if doc)
-
-
-def find(objects, kind: str, name: str) -> dict:
-    matches = [o for o in objects if o["kind"] == kind and o["metadata"]["name"].startswith(name)]
-    assert len(matches) == 1, f"expected one {kind} {name}, found {len(matches)}"
-    return matches[0]
-
-
-def container(statefulset: dict, name: str) -> dict:
-    return next(c for c in statefulset["spec"]["template"]["spec"]["containers"]
-                if c["name"] == name)
 
 
 def env_of(c: dict) -> dict[str, dict]:

@@ -28,9 +28,9 @@ import redis
 from crawler.addon import ClusterAddon
 from crawler.demo.site import SiteServer
 from crawler.testing.redis_server import REDIS_SERVER
-from tests.conftest import ROOT
-from tests.ops.helpers import EXTENSIONS, HEALTH_LINE, PIPELINES, cli, ready, wait_until
-from tests.ops.test_k8s import container, find, render
+from tests.helpers import ROOT
+from tests.helpers.ops import EXTENSIONS, HEALTH_LINE, PIPELINES, cli, ready, wait_until
+from tests.helpers.k8s import container, find, render
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl")]

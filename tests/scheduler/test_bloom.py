@@ -6,7 +6,7 @@ import hashlib
 
 from crawler.scheduler.bloom import BloomLayer
 from crawler.scheduler.frontier import Pending
-from tests.scheduler.helpers import make_frontier, ready_of
+from tests.helpers.frontier import make_frontier, ready_of
 
 ERROR_RATE = 1e-4
 

@@ -16,31 +16,16 @@ import pytest
 
 from crawler.demo.site import SiteServer
 from crawler.scheduler.ring import Ring
-from tests.conftest import ROOT
+from tests.helpers import ROOT
+from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite
 
 pytestmark = pytest.mark.slow
 
 DELAY = 0.15
-COMMON = dict(CRAWLER_HEARTBEAT_INTERVAL=0.5, CRAWLER_NODE_TIMEOUT=3, CRAWLER_IDLE_CLOSE=2,
-              CONCURRENT_REQUESTS=8, LOG_LEVEL="INFO", TELNETCONSOLE_ENABLED=False)
 
 
 def cluster_settings(redis_server, **extra):
     return {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": DELAY, **extra}
-
-
-def assert_each_page_once(site: SiteServer) -> None:
-    counts = site.fetch_counts()
-    expected = site.expected_urls()
-    assert expected - set(counts) == set(), "pages never fetched"
-    assert set(counts) - expected == set(), "pages fetched that the site does not link"
-    assert {u: c for u, c in counts.items() if c > 1} == {}, "pages fetched twice"
-
-
-def assert_polite(site: SiteServer, delay: float) -> None:
-    assert max(site.max_concurrency().values()) == 1
-    gaps = site.min_gap()
-    assert min(gaps.values()) >= delay, gaps
 
 
 def test_three_nodes_fetch_every_page_once_and_politely(redis_server, nodes):

@@ -2,79 +2,16 @@
 
 from __future__ import annotations
 
-import random
-import time
 
 import pytest
 import scrapy
 from scrapy.http import JsonRequest
-from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.scheduler import codec
 from crawler.scheduler.frontier import Pending
-from tests.scheduler.helpers import make_frontier, ready_of
-
-
-class ForumSpider(scrapy.Spider):
-    name = "forum"
-
-    def parse_thread(self, response):
-        pass
-
-    def on_error(self, failure):
-        pass
-
-    alias = parse_thread  # to_dict names a method by its first attribute in sorted order
-
-
-class OtherSpider(scrapy.Spider):
-    name = "other"
-
-    def elsewhere(self, response):
-        pass
-
-
-def host_of(request: scrapy.Request) -> str:
-    """The queue a request goes to: the scheduler's ``_host``."""
-    return urlparse_cached(request).netloc.lower()
-
-
-def follow_request(url: str, referer: str, spider: ForumSpider, depth: int = 4) -> scrapy.Request:
-    """As the follow spider queues a link: its errback (the callback is parse), the depth
-    DepthMiddleware adds, the parent page RefererMiddleware puts in the Referer header."""
-    return scrapy.Request(url, errback=spider.on_error, meta={"depth": depth},
-                          headers={"Referer": referer})
-
-
-WORDS = ("how", "to", "fix", "the", "login", "loop", "after", "update", "best", "budget",
-         "laptop", "for", "students", "engine", "noise", "when", "cold", "help", "needed",
-         "firmware", "review", "my", "first", "build")
-
-
-def typical_forum_links(count: int) -> list[tuple[str, str, int]]:
-    """(URL, parent page, depth) of links a forum crawl follows: thread pages found on
-    their board's listing (Discuz, Discuz rewritten, phpBB) or on the thread's previous
-    page (XenForo, slugs of three to six words)."""
-    rng = random.Random(3)
-    out = []
-    for _ in range(count):
-        tid, fid = rng.randrange(10**5, 10**7), rng.randrange(2, 200)
-        p, fp = rng.randrange(1, 40), rng.randrange(1, 100)
-        slug = "-".join(rng.choices(WORDS, k=rng.randint(3, 6)))
-        url, parent = rng.choice([
-            ("https://bbs.example.cn/forum.php?mod=viewthread&tid={tid}&page={p}",
-             "https://bbs.example.cn/forum.php?mod=forumdisplay&fid={fid}&page={fp}"),
-            ("https://bbs.example.cn/thread-{tid}-{p}-1.html",
-             "https://bbs.example.cn/forum-{fid}-{fp}.html"),
-            ("https://forum.example.com/viewtopic.php?t={tid}&start={s}",
-             "https://forum.example.com/viewforum.php?f={fid}&start={fs}"),
-            ("https://community.example.org/threads/{slug}.{tid}/page-{p1}",
-             "https://community.example.org/threads/{slug}.{tid}/page-{p}"),
-        ])
-        values = {"tid": tid, "fid": fid, "p": p, "fp": fp, "p1": p + 1, "s": 25 * p,
-                  "fs": 25 * fp, "slug": slug}
-        out.append((url.format(**values), parent.format(**values), rng.randrange(1, 8)))
-    return out
+from crawler.scheduler.keys import host_of
+from tests.helpers.forum_links import ForumSpider, OtherSpider, follow_request, typical_forum_links
+from tests.helpers.frontier import make_frontier, ready_of
 
 
 def test_round_trip_keeps_what_matters() -> None:  # a subclass: to_dict, request_from_dict
@@ -281,24 +218,6 @@ def test_version_1_payloads_still_decode() -> None:
         spider.parse_thread, {"page": 2}, True, "POST", 5)
     with pytest.raises(ValueError, match="unknown queued request format"):
         codec.decode(b'3{"u":"https://f.example/"}', spider)
-
-
-def test_encode_and_decode_cost(capsys) -> None:
-    """Printed, not asserted: microseconds per follow-spider request."""
-    spider = ForumSpider()
-    links = typical_forum_links(2000)
-    requests = [(host_of(r), r) for r in (follow_request(u, p, spider, d) for u, p, d in links)]
-    started = time.perf_counter()
-    payloads = [(h, codec.encode(r, spider, h)) for h, r in requests]
-    encoded = time.perf_counter()
-    back = [codec.decode(p, spider, h) for h, p in payloads]
-    decoded = time.perf_counter()
-    assert [b.url for b in back] == [r.url for _, r in requests]
-    with capsys.disabled():
-        print(f"\ncodec per follow request: "
-              f"encode {(encoded - started) / len(links) * 1e6:.1f} us, "
-              f"decode {(decoded - encoded) / len(links) * 1e6:.1f} us, "
-              f"payload {sum(len(p) for _, p in payloads) / len(payloads):.1f} bytes")
 
 
 def test_redis_memory_per_queued_request_is_at_most_120_bytes(r) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, Ack, Pending, StaleEpoch
-from tests.scheduler.helpers import make_frontier, ready_of
+from tests.helpers.frontier import make_frontier, ready_of
 
 FP = "ab" * 20
 

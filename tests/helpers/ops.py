@@ -11,10 +11,10 @@ import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any
 
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 if TYPE_CHECKING:
-    from tests.conftest import Node
+    from tests.helpers.nodes import Node
 
 # Until the add-on enables them (and carries their defaults), tests turn the ops
 # components on and pass every CRAWLER_* setting they read explicitly.

@@ -1,0 +1,100 @@
+"""Crawler nodes as processes, and what tests assert about a crawl of the demo site."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from tests.helpers import ROOT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from crawler.demo.site import SiteServer
+
+# Settings every multi-node test runs with: fast heartbeats, a short finish
+COMMON = dict(CRAWLER_HEARTBEAT_INTERVAL=0.5, CRAWLER_NODE_TIMEOUT=3, CRAWLER_IDLE_CLOSE=2,
+              CONCURRENT_REQUESTS=8, LOG_LEVEL="INFO", TELNETCONSOLE_ENABLED=False)
+
+
+class Node:
+    """One crawler node: `scrapy crawl follow` in its own process, like a pod."""
+
+    def __init__(self, name: str, start_urls: list[str], workdir: Path, settings: dict,
+                 spider: str = "follow") -> None:
+        self.name = name
+        self.log_path = workdir / f"{name}.log"
+        self.feed_path = workdir / f"{name}.jl"
+        self.stats_path = workdir / f"{name}.stats.json"
+        args = [sys.executable, "-m", "scrapy", "crawl", spider,
+                "-a", "start_urls=" + ",".join(start_urls), "-o", f"{self.feed_path}:jsonlines",
+                "-s", f"CRAWLER_NODE_ID={name}", "-s", f"CRAWLER_STATS_FILE={self.stats_path}"]
+        for key, value in settings.items():
+            args += ["-s", f"{key}={value}"]
+        self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in wait()
+        self.process = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+    def signal(self, sig: int) -> None:
+        self.process.send_signal(sig)
+
+    def kill(self) -> None:
+        self.process.send_signal(signal.SIGKILL)
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.process.wait(timeout)
+        finally:
+            self.log.close()
+
+    def output(self) -> str:
+        return self.log_path.read_text()
+
+    def stats(self) -> dict:
+        """The crawl's final stats (written when the node closed)."""
+        return json.loads(self.stats_path.read_text())
+
+    def outcomes(self) -> Counter[str]:
+        """The node's outcome counters: ``fetched``, ``filtered/robots``..."""
+        return Counter({key.removeprefix("outcomes/"): value
+                        for key, value in self.stats().items() if key.startswith("outcomes/")})
+
+    def pages(self) -> list[str]:
+        if not self.feed_path.exists():
+            return []
+        return [json.loads(line)["url"] for line in self.feed_path.read_text().splitlines() if line]
+
+    def wait_for_log(self, text: str, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.output():
+                return True
+            if self.process.poll() is not None:
+                return text in self.output()
+            time.sleep(0.05)  # polling a log file: there is no event to await
+        return False
+
+
+def assert_each_page_once(site: SiteServer) -> None:
+    counts = site.fetch_counts()
+    expected = site.expected_urls()
+    assert expected - set(counts) == set(), "pages never fetched"
+    assert set(counts) - expected == set(), "pages fetched that the site does not link"
+    assert {u: c for u, c in counts.items() if c > 1} == {}, "pages fetched twice"
+
+
+def assert_polite(site: SiteServer, delay: float) -> None:
+    assert max(site.max_concurrency().values()) == 1
+    gaps = site.min_gap()
+    assert min(gaps.values()) >= delay, gaps
+
+
+def cluster_outcomes(cluster: list[Node]) -> Counter[str]:
+    """The outcome counters of every node, summed."""
+    return sum((node.outcomes() for node in cluster), Counter())
