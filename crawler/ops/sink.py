@@ -85,8 +85,8 @@ class RedisStreamSink:
         except UNREACHABLE as exc:
             self._buffer[:0] = batch  # keep them for the next try
             self.crawler.stats.inc_value("items/sink_errors")
-            logger.warning("Cannot write %(n)d items to %(stream)s (%(exc)s); retrying",
-                           {"n": len(batch), "stream": self._cluster.items_stream, "exc": exc},
+            logger.warning("Cannot write %(n)d items to the item stream (%(exc)s); retrying",
+                           {"n": len(batch), "exc": exc},
                            extra={"crawler": self.crawler})
             return
         self.crawler.stats.inc_value("items/streamed", len(batch))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from crawler.scheduler.bloom import BloomFilter
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Frontier, Pending
 from crawler.scheduler.keys import Keys, host_of
 from crawler.scheduler.membership import Membership, RingUnstable
+from crawler.scheduler.status import read_status, sum_outcomes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     import redis
     from scrapy import Request
 
-_CHUNK = 1000  # commands per pipeline when asking about every host
 __all__ = ["Cluster", "RingUnstable", "SeedResult", "sum_outcomes"]
 
 _OPS_NODE = "ops-cli"  # never joins the ring; names the Frontier's own (unused) keys
@@ -160,111 +159,8 @@ class Cluster:
         ms, seq = (int(part) for part in through.split("-"))
         return self.client.xtrim(self.keys.items, minid=f"{ms}-{seq + 1}", approximate=False)
 
-    @property
-    def items_stream(self) -> str:
-        """The stream's key, for messages."""
-        return self.keys.items
-
     # -- status -----------------------------------------------------------------
 
     def status(self, *, node_timeout: float, top: int = 10) -> dict[str, Any]:
         """Everything ``python -m crawler status`` shows, as plain data (its ``--json``)."""
-        keys = self.keys
-        pipe = self.client.pipeline(transaction=False)
-        pipe.time()
-        pipe.zrange(keys.members, 0, -1, withscores=True)
-        for key in (keys.weights, keys.totals, keys.control, keys.bloom, keys.node_stats,
-                    keys.outcomes):
-            pipe.hgetall(key)
-        pipe.get(keys.epoch)
-        pipe.zcard(keys.orphans)
-        pipe.xlen(keys.items)
-        pipe.xlen(keys.failures)
-        pipe.xrevrange(keys.events, count=5)
-        (sec, usec), members, weights, totals, control, bloom, node_stats, outcomes, epoch, \
-            orphans, items, failures, events = pipe.execute()
-        now_ms = sec * 1000 + usec // 1000
-        control = _decode(control)
-        nodes = self._nodes(members, _decode(weights), control, _decode(node_stats), now_ms,
-                            node_timeout)
-        totals = _decode(totals)
-        filter_ = BloomFilter.from_meta(_decode(bloom))
-        return {
-            "crawl": keys.crawl,
-            "ring_epoch": int(epoch or 0),
-            "paused": control.get("paused") == "1",
-            "drain_requested": sorted(k[6:] for k, v in control.items()
-                                      if k.startswith("drain:") and v == "1"),
-            "nodes": nodes,
-            "totals": {
-                "queued": int(totals.get("queued", 0)),
-                "leased": int(totals.get("leased", 0)),
-                "hosts_with_work": sum(n["hosts_owned"] for n in nodes) + orphans,
-                "orphan_hosts": orphans,
-                "pages_per_s": round(sum(n["pages_per_s"] or 0 for n in nodes
-                                         if n["state"] != "dead"), 2),
-            },
-            "top_hosts": self._top_hosts([n["node"] for n in nodes], top),
-            "bloom": filter_.summary() if filter_ else {"layers": []},
-            "items_stream": items,
-            "rebalances": [{"id": eid.decode(), **_decode(f)} for eid, f in events],
-            "outcomes": sum_outcomes(_decode(outcomes)),
-            "failures": failures,
-        }
-
-    def _nodes(self, members: list, weights: dict[str, str], control: dict[str, str],
-               node_stats: dict[str, str], now_ms: int, node_timeout: float) -> list[dict]:
-        names = [m.decode() for m, _ in members]
-        pipe = self.client.pipeline(transaction=False)
-        for name in names:
-            pipe.zcard(self.keys.ready(name))
-            pipe.hlen(self.keys.leases(name))
-        counts = pipe.execute()
-        nodes = []
-        for i, (name, (_, beat)) in enumerate(zip(names, members)):
-            age = max(0.0, (now_ms - beat) / 1000)
-            weight = int(weights.get(name, 0))
-            sample = json.loads(node_stats[name]) if name in node_stats else {}
-            nodes.append({
-                "node": name,
-                "state": _state(age, weight, control.get(f"drain:{name}") == "1", node_timeout),
-                "weight": weight,
-                "heartbeat_age_s": round(age, 1),
-                "hosts_owned": counts[2 * i],
-                "leased": counts[2 * i + 1],
-                "pages": sample.get("pages"),
-                "items": sample.get("items"),
-                "pages_per_s": sample.get("pages_per_s"),
-                "items_per_s": sample.get("items_per_s"),
-            })
-        return nodes
-
-    def _top_hosts(self, nodes: list[str], top: int) -> list[dict[str, Any]]:
-        hosts: set[str] = set()
-        for zset in [self.keys.orphans, *(self.keys.ready(n) for n in nodes)]:
-            hosts.update(h.decode() for h in self.client.zrange(zset, 0, -1))
-        ordered = sorted(hosts)
-        sizes: list[int] = []
-        for start in range(0, len(ordered), _CHUNK):
-            pipe = self.client.pipeline(transaction=False)
-            for host in ordered[start:start + _CHUNK]:
-                pipe.llen(self.keys.queue(host))
-            sizes += pipe.execute()
-        biggest = sorted(zip(ordered, sizes), key=lambda hs: (-hs[1], hs[0]))[:top]
-        return [{"host": h, "queued": s} for h, s in biggest]
-
-
-def sum_outcomes(per_run: dict[str, str]) -> dict[str, int]:
-    """Cluster totals of every node run's ``<node>@<run>/<outcome>`` counters."""
-    totals: Counter[str] = Counter()
-    for field, count in per_run.items():
-        totals[field.split("/", 1)[1]] += int(count)
-    return dict(sorted(totals.items()))
-
-
-def _state(age: float, weight: int, drain_flag: bool, node_timeout: float) -> str:
-    if age > node_timeout:
-        return "dead"
-    if drain_flag or weight == 0:
-        return "draining"  # asked to (drain), or leaving (SIGTERM)
-    return "alive"
+        return read_status(self.client, self.keys, node_timeout=node_timeout, top=top)

@@ -3,8 +3,8 @@
 Every write that depends on ring ownership carries the epoch the caller's ring was
 built at; a script refuses it (:class:`~crawler.scheduler.scripts.StaleEpoch`) if
 membership changed since, so no request is ever routed with a stale ring. Every
-command goes out through :meth:`Frontier._send`, :meth:`Frontier._pipeline` or
-:meth:`Frontier._call`, which count the round trips.
+command goes out through :class:`~crawler.scheduler.link.RedisLink`, which counts
+the round trips.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ import logging
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
-from redis.exceptions import NoScriptError
-
 from crawler.scheduler import scripts
 from crawler.scheduler.bloom import BloomFilter
+from crawler.scheduler.link import RedisLink
 from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
 if TYPE_CHECKING:
@@ -75,7 +74,7 @@ class _Peek(NamedTuple):
     at: float  # time.monotonic() when read
 
 
-class Frontier:
+class Frontier(RedisLink):
     """The cluster's shared crawl state in Redis, seen from one node.
 
     Reads no settings itself: :class:`crawler.scheduler.Scheduler` passes them in.
@@ -85,7 +84,7 @@ class Frontier:
                  max_inflight: int, host_limit: int, bloom_capacity: int,
                  bloom_error_rate: float, backoff_base_ms: int = 2000,
                  backoff_max_ms: int = 300_000) -> None:
-        self.client = client
+        super().__init__(client)
         self.keys = keys
         self.node = node
         self.delay_ms = delay_ms
@@ -94,54 +93,8 @@ class Frontier:
         self.backoff_base_ms = backoff_base_ms
         self.backoff_max_ms = backoff_max_ms
         self.park_ms = 60_000
-        self.round_trips = 0
-        self.clock_offset_ms = 0
-        self._best_rtt = float("inf")
         self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
-        self._load_scripts()
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
-
-    # -- plumbing: every command is sent, and counted, here --------------------
-
-    def now_ms(self) -> int:
-        """Wall-clock ms corrected to Redis' clock, the one clock all nodes share."""
-        return int(time.time() * 1000) + self.clock_offset_ms
-
-    def _load_scripts(self) -> None:
-        self.round_trips += 1
-        self.scripts = scripts.load(self.client)
-
-    def _send(self, command: str, *args, **kwargs):
-        """One command, one round trip."""
-        self.round_trips += 1
-        return getattr(self.client, command)(*args, **kwargs)
-
-    def _pipeline(self, build, transaction: bool = False) -> list:
-        """Run the commands *build* queues on a fresh pipeline, in one round trip."""
-        for attempt in (1, 2):
-            pipe = self.client.pipeline(transaction=transaction)
-            build(pipe)
-            self.round_trips += 1
-            try:
-                return pipe.execute()
-            except NoScriptError:  # Redis restarted and lost its script cache
-                if attempt == 2:
-                    raise
-                self._load_scripts()
-        raise AssertionError("unreachable")
-
-    def _eval(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
-        return target.execute_command("EVALSHA", self.scripts[name], len(keys), *keys, *args)
-
-    def _call(self, name: str, keys: Sequence[str], args: Sequence) -> object:
-        """Run script *name* on its own; its reply, checked (see :func:`scripts.check`)."""
-        self.round_trips += 1
-        try:
-            reply = self._eval(self.client, name, keys, args)
-        except NoScriptError:
-            self._load_scripts()
-            reply = self._eval(self.client, name, keys, args)
-        return scripts.check(name, reply)
 
     # -- dedup ----------------------------------------------------------------
 
@@ -327,22 +280,6 @@ class Frontier:
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch),
             dict(node=self.node, now=self.now_ms(), weight=weight))
         return self._call("join", keys, args)
-
-    def _sync_clock(self) -> None:
-        sent = time.time()
-        sec, usec = self._send("time")
-        self._set_clock(sec, usec, sent)
-
-    def _set_clock(self, sec: int, usec: int, sent: float) -> None:
-        """Redis read its clock somewhere in the round trip: take the midpoint
-        (as NTP does), and skip samples from slow round trips (a busy node),
-        whose error would shrink politeness gaps between nodes."""
-        now = time.time()
-        rtt = now - sent
-        if rtt > max(0.005, 2 * self._best_rtt):
-            return
-        self._best_rtt = min(self._best_rtt, rtt)
-        self.clock_offset_ms = round(sec * 1000 + usec / 1000 - (sent + now) / 2 * 1000)
 
     def ring_snapshot(self) -> tuple[int, dict[str, int]]:
         """The epoch and the weights of all members, read atomically."""

@@ -1,0 +1,83 @@
+"""The node's line to Redis: every command goes out, and is counted, here."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from redis.exceptions import NoScriptError
+
+from crawler.scheduler import scripts
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redis import Redis
+
+
+class RedisLink:
+    """Sends commands, pipelines and Lua scripts, counting round trips, and keeps the
+    offset between this node's clock and Redis' (the one clock all nodes share)."""
+
+    def __init__(self, client: Redis) -> None:
+        self.client = client
+        self.round_trips = 0
+        self.clock_offset_ms = 0
+        self._best_rtt = float("inf")
+        self._load_scripts()
+
+    def now_ms(self) -> int:
+        """Wall-clock ms corrected to Redis' clock, the one clock all nodes share."""
+        return int(time.time() * 1000) + self.clock_offset_ms
+
+    def _load_scripts(self) -> None:
+        self.round_trips += 1
+        self.scripts = scripts.load(self.client)
+
+    def _send(self, command: str, *args, **kwargs):
+        """One command, one round trip."""
+        self.round_trips += 1
+        return getattr(self.client, command)(*args, **kwargs)
+
+    def _pipeline(self, build, transaction: bool = False) -> list:
+        """Run the commands *build* queues on a fresh pipeline, in one round trip."""
+        for attempt in (1, 2):
+            pipe = self.client.pipeline(transaction=transaction)
+            build(pipe)
+            self.round_trips += 1
+            try:
+                return pipe.execute()
+            except NoScriptError:  # Redis restarted and lost its script cache
+                if attempt == 2:
+                    raise
+                self._load_scripts()
+        raise AssertionError("unreachable")
+
+    def _eval(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
+        return target.execute_command("EVALSHA", self.scripts[name], len(keys), *keys, *args)
+
+    def _call(self, name: str, keys: Sequence[str], args: Sequence) -> object:
+        """Run script *name* on its own; its reply, checked (see :func:`scripts.check`)."""
+        self.round_trips += 1
+        try:
+            reply = self._eval(self.client, name, keys, args)
+        except NoScriptError:
+            self._load_scripts()
+            reply = self._eval(self.client, name, keys, args)
+        return scripts.check(name, reply)
+
+    def _sync_clock(self) -> None:
+        sent = time.time()
+        sec, usec = self._send("time")
+        self._set_clock(sec, usec, sent)
+
+    def _set_clock(self, sec: int, usec: int, sent: float) -> None:
+        """Redis read its clock somewhere in the round trip: take the midpoint
+        (as NTP does), and skip samples from slow round trips (a busy node),
+        whose error would shrink politeness gaps between nodes."""
+        now = time.time()
+        rtt = now - sent
+        if rtt > max(0.005, 2 * self._best_rtt):
+            return
+        self._best_rtt = min(self._best_rtt, rtt)
+        self.clock_offset_ms = round(sec * 1000 + usec / 1000 - (sent + now) / 2 * 1000)
