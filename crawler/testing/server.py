@@ -225,6 +225,13 @@ class LoopbackServer:
     # -- connections ----------------------------------------------------------
 
     def _accept_loop(self) -> None:
+        try:
+            self._accept_all()
+        except Exception:  # without this thread nothing is served: say why, loudly
+            logger.exception("the accept loop failed; no further connections are accepted")
+            raise
+
+    def _accept_all(self) -> None:
         with selectors.DefaultSelector() as selector:
             for host, listener in enumerate(self._listeners):
                 selector.register(listener, selectors.EVENT_READ, host)
