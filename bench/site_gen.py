@@ -2,8 +2,8 @@
 
 The forum is the demo's generated forum (``crawler.demo.content``) in the bench's shape:
 paginated boards listing 20 threads per page, threads of 1-6 pages of 14 posts, a few KB of
-template on every page (pages of 5-15 KB), 60-140% of ``--pages`` pages per host, about 30% of
-threads linking a page of another host. The folder names are the host addresses (127.0.1.1,
+template on every page, 60-140% of ``--pages`` pages per host, about 30% of threads linking a
+page of another host. The folder names are the host addresses (127.0.1.1,
 127.0.1.2, ...) so nginx can serve ``root site/$server_addr``; links to other hosts point at
 nginx's port. ``latency_server.py`` serves the same forum from :func:`bench_forum`.
 
@@ -26,9 +26,10 @@ from crawler.demo.content import ForumShape, GeneratedForum, with_origins  # noq
 
 PORT = 18480  # nginx; the latency server serves the same forum on its own port
 SEED = 5
+# Pages of 5-15 KB (mean 11.5) with about 5 links each, as the bench's earlier forum had.
 SHAPE = ForumShape(boards=4, threads_per_page=20, posts_per_page=14, max_thread_pages=6,
-                   static_paths=True, template_words=500)
-VERSION = 3  # of the site's content: a change regenerates bench/work/site
+                   static_paths=True, template_words=500, board_nav=False)
+VERSION = 4  # of the site's content: a change regenerates bench/work/site
 
 
 def host_address(index: int) -> str:

@@ -64,6 +64,8 @@ class ForumShape:
     static_paths: bool = False
     #: Words of sidebar on every page: real forum templates carry a few KB of it.
     template_words: int = 0
+    #: A link to every board in each page's navigation bar (else only to the index).
+    board_nav: bool = True
 
     def __post_init__(self) -> None:
         if min(self.boards, self.threads_per_page, self.max_thread_pages) < 1:
@@ -247,7 +249,8 @@ class GeneratedForum:
             return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
 
         shape = self.shape
-        nav = "".join(f"<li>{a(shape.board_path(b, 1), f'Board {b}')}</li>" for b in range(1, len(forum.boards) + 1))
+        boards = range(1, len(forum.boards) + 1) if shape.board_nav else range(0)
+        nav = "".join(f"<li>{a(shape.board_path(b, 1), f'Board {b}')}</li>" for b in boards)
         if spec[0] == "index":
             title, body = "Index", self._index_body(host, forum, a)
         elif spec[0] == "board":

@@ -62,6 +62,8 @@ def test_page_sizes_are_those_of_real_forum_pages(site_gen: ModuleType) -> None:
     sizes = [len(forum.page(0, p)) for p in forum.paths(0)]
     assert 4_000 <= min(sizes) and max(sizes) <= 20_000
     assert 9_000 <= sum(sizes) / len(sizes) <= 14_000
+    links = [len(set(targets)) for targets in forum.link_graph().values()]
+    assert sum(links) / len(links) <= 6  # the link load per page the bench was tuned with
 
 
 def free_port(address: str) -> int:
