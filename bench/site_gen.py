@@ -67,7 +67,7 @@ def generate(out: Path, hosts: int, pages: int, seed: int = SEED) -> dict:
         for path in paths:
             target = root / file_of(path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            body = with_origins(forum.page(host, path), origins)
+            body = with_origins(forum.page(host, path, keep=False), origins)  # 40k pages: keep none
             target.write_bytes(body)
             sizes.append(len(body))
         counts.append(len(paths))

@@ -188,11 +188,14 @@ class GeneratedForum:
         """Paths (with query) of the pages of ``host``: its index, board and thread pages."""
         return list(self._forums[host].pages)
 
-    def page(self, host: int, path: str) -> bytes:
-        """The HTML of a page, links to other hosts with placeholder origins; KeyError if none."""
+    def page(self, host: int, path: str, *, keep: bool = True) -> bytes:
+        """The HTML of a page, links to other hosts with placeholder origins; KeyError if none.
+        ``keep=False`` renders without keeping it (a writer of every page of a large site)."""
         body = self._bodies.get((host, path))
         if body is None:  # benign race: two threads may render the same page once each
-            body = self._bodies[(host, path)] = self._render(host, path)[0].encode()
+            body = self._render(host, path)[0].encode()
+            if keep:
+                self._bodies[(host, path)] = body
         return body
 
     def respond(self, host: int, target: str, origins: Sequence[str]) -> Response:
