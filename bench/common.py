@@ -32,6 +32,9 @@ sys.path.insert(0, str(BENCH))
 from site_gen import PORT as NGINX_PORT  # noqa: E402
 from site_gen import generate  # noqa: E402
 
+from crawler.testing.recorder import min_start_gap as _min_start_gap  # noqa: E402
+from crawler.testing.recorder import peak_overlap  # noqa: E402
+
 # Flags every crawl shares: the knobs the brief fixes, for every configuration.
 COMMON = ["-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_ITEMS=8", "-s", "DOWNLOAD_DELAY=0",
           "-s", "ROBOTSTXT_OBEY=False", "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
@@ -114,7 +117,8 @@ http {{
 
 
 class LatencyServer:
-    """bench/latency_server.py as a separate process: a fixed delay per response."""
+    """bench/latency_server.py as a separate process: a fixed delay per response, from the
+    project's test server (imported from the code under test, as the crawls do)."""
 
     def __init__(self, manifest: dict, delay: float) -> None:
         self.manifest = manifest
@@ -127,7 +131,7 @@ class LatencyServer:
         self.process = subprocess.Popen(
             [sys.executable, str(BENCH / "latency_server.py"), "--site", str(SITE),
              "--port", str(LATENCY_PORT), "--delay", str(self.delay), "--log", str(self.log)],
-            cwd=BENCH)
+            cwd=BENCH, env={**os.environ, "PYTHONPATH": f"{BENCH}{os.pathsep}{CODE_ROOT}"})
         _wait_http(f"http://{self.manifest['addresses'][-1]}:{LATENCY_PORT}/robots.txt",
                    self.process)
         return self
@@ -296,15 +300,8 @@ def per_host(hits: list[Hit]) -> dict[str, list[Hit]]:
 
 
 def max_concurrency(hits: list[Hit]) -> int:
-    events = sorted([(h.start, 1) for h in hits] + [(h.end, -1) for h in hits],
-                    key=lambda e: (e[0], e[1]))  # an end at the same ms frees the slot first
-    level = peak = 0
-    for _, step in events:
-        level += step
-        peak = max(peak, level)
-    return peak
+    return peak_overlap((h.start, h.end) for h in hits)
 
 
 def min_start_gap(hits: list[Hit]) -> float:
-    starts = sorted(h.start for h in hits)
-    return min((b - a for a, b in zip(starts, starts[1:])), default=float("inf"))
+    return _min_start_gap(h.start for h in hits)

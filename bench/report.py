@@ -261,8 +261,9 @@ def main() -> None:
               f"(127.0.x.y, one nginx with a listening socket per address), pages "
               f"{site['bytes_min'] / 1000:.1f}-{site['bytes_max'] / 1000:.1f} KB (mean "
               f"{site['bytes_mean'] / 1000:.1f} KB), paginated boards and threads, 30% of "
-              "threads link to another host. Latency mode: the same files from "
-              "`bench/latency_server.py` (asyncio), answering each request after a fixed delay.",
+              "threads link to a page of another host. Latency mode: the same forum from "
+              "`bench/latency_server.py` (the project's test server), answering each request "
+              "after a fixed delay.",
               ""]
     lines += targets()
     if (d := load("throughput")) is not None:

@@ -95,14 +95,14 @@ def test_shape(site: SiteServer) -> None:
         on_host = {u for u in expected if u.startswith(base)}
         assert 30 <= len(on_host) <= 36
         assert any("?page=2" in u for u in on_host) and any("/page/2" in u for u in on_host)
-    graph = site.link_graph()
+    graph = site.content.link_graph()
     assert all((h, "/") in links for (h, _), links in graph.items())  # nav bar on every page
     assert any(h2 != h for (h, _), links in graph.items() for h2, _ in links)  # cross-host links
 
 
 def test_no_cross_links_and_unknown_path() -> None:
     with SiteServer(hosts=2, pages_per_host=20, cross_links=False) as site:
-        assert all(h2 == h for (h, _), links in site.link_graph().items() for h2, _ in links)
+        assert all(h2 == h for (h, _), links in site.content.link_graph().items() for h2, _ in links)
         status, _ = fetch(site.base_urls[0] + "nope")
         assert status == 404
         assert site.requests[0].status == 404 and site.fetch_counts() == {site.base_urls[0] + "nope": 1}
@@ -112,7 +112,7 @@ def test_broken_links() -> None:
     with SiteServer(hosts=2, pages_per_host=20, broken_links=True) as site:
         broken = site.broken_urls()
         assert broken and not broken & site.expected_urls()
-        linked = {site.base_urls[h] + p[1:] for links in site.link_graph().values() for h, p in links}
+        linked = {site.base_urls[h] + p[1:] for links in site.content.link_graph().values() for h, p in links}
         assert broken <= linked
         assert {fetch(u)[0] for u in broken} == {404}
         assert {r.status for r in site.requests} == {404}
@@ -120,14 +120,14 @@ def test_broken_links() -> None:
 
 def test_deterministic_by_seed() -> None:
     a, b, c = SiteServer(seed=5), SiteServer(seed=5), SiteServer(seed=6)
-    assert a.link_graph() == b.link_graph() != c.link_graph()  # before start: no ports needed
+    assert a.content.link_graph() == b.content.link_graph() != c.content.link_graph()  # before start: no ports needed
     with a, b:
         assert normalized(a, fetch_all(a)) == normalized(b, fetch_all(b))
 
 
 def test_not_started() -> None:
     site = SiteServer(hosts=1, pages_per_host=10)
-    assert len(site.expected_paths()) >= 10
+    assert len(site.content.expected_paths()) >= 10
     with pytest.raises(RuntimeError):
         site.expected_urls()
     site.stop()  # harmless
@@ -209,7 +209,7 @@ def test_wait_and_reset() -> None:
         worker.join()
         assert not site.wait_fetched(len(urls) + 1, timeout=0.05)
         assert site.fetched_urls() == set(urls)
-        site.reset_log()
+        site.recorder.reset()
         assert site.requests == [] and site.fetch_counts() == {} and site.fetched_urls() == set()
         assert site.max_concurrency() == {n: 0 for n in site.netlocs}
 

@@ -1,0 +1,331 @@
+"""The one local HTTP server for test sites: the demo forum, routes.json fixture sites, the bench.
+
+A :class:`Site` maps, for each of its hosts, a request target to a :class:`Response`; it may be
+generated (:class:`crawler.demo.content.GeneratedForum`) or loaded from a folder
+(:class:`crawler.testing.fixture_server.RoutesSite`). :class:`LoopbackServer` gives every host
+its own listening socket (127.0.0.1 on a free port unless told otherwise) and answers from the
+site, with optional per-host latency, fault hooks and robots.txt overrides. Every request goes
+to a :class:`~crawler.testing.recorder.Recorder`.
+
+One thread accepts on all listening sockets; each connection gets a thread (HTTP/1.1 keep-alive),
+so a fault hook or a latency may simply block. :meth:`LoopbackServer.stop` cuts latencies short,
+unblocks idle connections and joins every thread, so it returns at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import selectors
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+from crawler.testing.recorder import Recorder, RequestRecord
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Fault", "LoopbackServer", "Response", "RobotsConfig", "RobotsSpec", "Site"]
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    status: int
+    content_type: str
+    body: bytes
+    #: Further headers. A ``Date`` here replaces the server's clock (fixture sites fix "now").
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+class Site(Protocol):
+    """What a server serves: for each host index below ``hosts``, a request target -> a response.
+
+    ``origins`` are the served origins of all hosts (``http://127.0.0.1:<port>``, no slash), for
+    sites whose pages hold absolute links; a site renders them with placeholders it swaps here.
+    ``respond`` is called from many threads at once.
+    """
+
+    @property
+    def hosts(self) -> int: ...
+
+    def respond(self, host: int, target: str, origins: Sequence[str]) -> Response: ...
+
+
+# The answer of a fault hook: (status, headers, body); headers may replace Content-Type.
+FaultResult = tuple[int, Mapping[str, str], bytes]
+#: ``fault(target, hit) -> FaultResult | None``, ``hit`` counting earlier requests for that target.
+Fault = Callable[[str, int], FaultResult | None]
+# str -> 200 with that body; int -> that status, empty body; (status, body); None -> the site's own.
+RobotsSpec = str | int | tuple[int, str] | None
+RobotsConfig = Mapping[int, RobotsSpec] | Callable[[int], RobotsSpec] | None
+
+_PLAIN = "text/plain; charset=utf-8"
+
+
+class LoopbackServer:
+    """Serve ``site`` on one listening socket per host; use as a context manager.
+
+    ``faults``: {host: :data:`Fault`}, called for every request after the site has answered,
+    to make a host misbehave: answer 429 with Retry-After, fail with 503, stall (wait on
+    :attr:`stopping`), ... ``robots``: {host: spec} or ``callable(host) -> spec``, evaluated per
+    request to ``/robots.txt``; a spec of None leaves it to the site. ``latency`` (``host_latency``
+    per host) delays every response, robots.txt included. ``addresses``: (address, port) per host,
+    default ``("127.0.0.1", 0)``. Can be started once.
+    """
+
+    def __init__(
+        self,
+        site: Site,
+        *,
+        latency: float = 0.0,
+        host_latency: Mapping[int, float] | None = None,
+        faults: Mapping[int, Fault] | None = None,
+        robots: RobotsConfig = None,
+        recorder: Recorder | None = None,
+        addresses: Sequence[tuple[str, int]] | None = None,
+    ) -> None:
+        self.site: Site = site
+        self.recorder: Recorder = recorder or Recorder(site.hosts)
+        if self.recorder.hosts != site.hosts:
+            raise ValueError(f"recorder for {self.recorder.hosts} hosts, site has {site.hosts}")
+        self.addresses = list(addresses or [("127.0.0.1", 0)] * site.hosts)
+        if len(self.addresses) != site.hosts:
+            raise ValueError(f"{len(self.addresses)} addresses for {site.hosts} hosts")
+        self.latency = latency
+        self.host_latency = dict(host_latency or {})
+        self.faults = dict(faults or {})
+        self.robots = robots
+        self._hits: Counter[tuple[int, str]] = Counter()
+        self._hits_lock = threading.Lock()
+        self._listeners: list[socket.socket] = []
+        self._netlocs: list[str] = []
+        self._origins: list[str] = []
+        self._wake_r, self._wake_w = socket.socketpair()  # wakes the accept loop at stop()
+        self._acceptor: threading.Thread | None = None
+        self._stopping = threading.Event()
+        self._stopped = False
+        self._lock = threading.Lock()  # guards the two sets below against stop()'s snapshot
+        self._conns: set[socket.socket] = set()
+        self._workers: set[threading.Thread] = set()
+
+    # -- lifecycle ----------------------------------------------------------
+
+    def start(self) -> Self:
+        if self._acceptor is not None or self._stopping.is_set():
+            raise RuntimeError("a server can only be started once")
+        try:
+            for address, port in self.addresses:
+                listener = socket.create_server((address, port), backlog=512)  # crawlers open many at once
+                listener.setblocking(False)  # one thread accepts on all of them
+                self._listeners.append(listener)
+        except OSError:
+            self.stop()
+            raise
+        self._netlocs = ["%s:%d" % s.getsockname()[:2] for s in self._listeners]
+        self._origins = [f"http://{n}" for n in self._netlocs]
+        self._acceptor = threading.Thread(target=self._accept_loop, name="site-accept", daemon=True)
+        self._acceptor.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and join every thread; in-flight latencies and stalls end at once."""
+        with self._lock:
+            if self._stopped:
+                return
+            self._stopped = True
+            self._stopping.set()
+            conns, workers = list(self._conns), list(self._workers)
+        self._wake_w.send(b"x")
+        if self._acceptor is not None:
+            self._acceptor.join()
+        for listener in self._listeners:
+            listener.close()
+        for conn in conns:  # wakes handlers blocked reading idle keep-alive connections
+            _shutdown(conn)
+        for worker in workers:
+            worker.join(timeout=5)
+        self._wake_r.close()
+        self._wake_w.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    @property
+    def netlocs(self) -> list[str]:
+        """``address:port`` of each host, once started."""
+        self._require_started()
+        return list(self._netlocs)
+
+    @property
+    def origins(self) -> list[str]:
+        """``http://address:port`` of each host, once started."""
+        self._require_started()
+        return list(self._origins)
+
+    def _require_started(self) -> None:
+        if not self._netlocs:
+            raise RuntimeError("server not started")
+
+    @property
+    def stopping(self) -> threading.Event:
+        """Set by stop(); faults that stall should wait on it."""
+        return self._stopping
+
+    # -- answering ----------------------------------------------------------
+
+    def robots_for(self, host: int) -> tuple[int, str]:
+        """(status, body) of ``/robots.txt`` on ``host``; a callable config is evaluated anew."""
+        response = self._robots_override(host)
+        if response is None:
+            response = self.site.respond(host, "/robots.txt", self._origins)
+        return response.status, response.body.decode()
+
+    def _robots_override(self, host: int) -> Response | None:
+        robots = self.robots
+        spec = robots(host) if callable(robots) else (robots or {}).get(host)
+        if spec is None:
+            return None
+        if isinstance(spec, str):
+            spec = (200, spec)
+        elif isinstance(spec, int):
+            spec = (spec, "")
+        return Response(spec[0], _PLAIN, spec[1].encode())
+
+    def respond(self, host: int, target: str) -> Response:
+        """The response to ``target`` on ``host``: the site's, robots.txt's override, or a fault's."""
+        override = self._robots_override(host) if target == "/robots.txt" else None
+        response = self.site.respond(host, target, self._origins) if override is None else override
+        fault = self.faults.get(host)
+        if fault is None:
+            return response
+        with self._hits_lock:
+            hit = self._hits[(host, target)]
+            self._hits[(host, target)] += 1
+        if (result := fault(target, hit)) is None:
+            return response
+        status, headers, body = result
+        headers = dict(headers)
+        ctype = next((headers.pop(k) for k in list(headers) if k.lower() == "content-type"), None)
+        return Response(status, ctype or response.content_type, body, headers)
+
+    def delay(self, host: int) -> None:
+        if (seconds := self.host_latency.get(host, self.latency)) > 0:
+            self._stopping.wait(seconds)  # an Event, so stop() cuts the delay short
+
+    # -- connections ----------------------------------------------------------
+
+    def _accept_loop(self) -> None:
+        try:
+            self._accept_all()
+        except Exception:  # without this thread nothing is served: say why, loudly
+            logger.exception("the accept loop failed; no further connections are accepted")
+            raise
+
+    def _accept_all(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            for host, listener in enumerate(self._listeners):
+                selector.register(listener, selectors.EVENT_READ, host)
+            selector.register(self._wake_r, selectors.EVENT_READ, None)
+            while True:
+                for key, _ in selector.select():
+                    if key.data is None:
+                        return
+                    try:
+                        conn, client = key.fileobj.accept()  # type: ignore[union-attr]
+                    except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                        continue  # another event already took it, or the client gave up
+                    conn.setblocking(True)  # the handler sets its own timeout
+                    self._spawn(conn, client, key.data)
+
+    def _spawn(self, conn: socket.socket, client: Any, host: int) -> None:
+        with self._lock:
+            if self._stopping.is_set():  # checked under the lock stop() snapshots with
+                conn.close()
+                return
+            worker = threading.Thread(target=self._serve_connection, args=(conn, client, host),
+                                      name=f"site-host-{host}", daemon=True)
+            self._conns.add(conn)
+            self._workers.add(worker)
+        worker.start()
+
+    def _serve_connection(self, conn: socket.socket, client: Any, host: int) -> None:
+        try:
+            _Handler(conn, client, _Listener(self, host))
+        except OSError:
+            logger.debug("connection error from %s", client, exc_info=True)
+        except Exception:  # a bug in a site or a fault hook: the client sees a dropped connection
+            logger.exception("error answering %s", client)
+        finally:
+            _shutdown(conn)
+            conn.close()
+            with self._lock:
+                self._conns.discard(conn)
+                self._workers.discard(threading.current_thread())
+
+
+@dataclass(frozen=True, slots=True)
+class _Listener:
+    """What a handler is given as its ``server``: the server and the host of the socket."""
+
+    server: LoopbackServer
+    host: int
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive
+    disable_nagle_algorithm = True  # headers and body go out in separate writes
+    timeout = 60  # idle keep-alive connections must not pin threads forever
+    server: _Listener  # type: ignore[assignment]
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass  # per-request stderr logging is far too slow for benchmarks; the recorder has it all
+
+    def do_GET(self) -> None:
+        self._serve(send_body=True)
+
+    def do_HEAD(self) -> None:
+        self._serve(send_body=False)
+
+    def _serve(self, send_body: bool) -> None:
+        server, host, target = self.server.server, self.server.host, self.path
+        recorder = server.recorder
+        start, status, size, recorded = recorder.begin(host), 500, 0, False
+
+        def record() -> None:
+            recorder.end(RequestRecord(host, server._netlocs[host], self.command, target, status,
+                                       start, time.monotonic(), size))
+
+        try:
+            response = server.respond(host, target)
+            server.delay(host)
+            status, size = response.status, len(response.body) if send_body else 0
+            self.send_response_only(status)  # buffered until end_headers()
+            self.send_header("Server", self.version_string())
+            headers = {"Date": self.date_time_string(), "Content-Type": response.content_type,
+                       **response.headers, "Content-Length": str(len(response.body))}
+            for name, value in headers.items():
+                self.send_header(name, value)
+            # Record before writing anything: a client holding the response always finds it recorded.
+            recorded = True
+            record()
+            self.end_headers()
+            if send_body:
+                self.wfile.write(response.body)
+        finally:
+            if not recorded:
+                record()
+
+
+def _shutdown(conn: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        conn.shutdown(socket.SHUT_RDWR)
