@@ -47,7 +47,7 @@ def export(cluster: Cluster, output: Path, *, restart: bool = False,
         out.truncate(cursor["offset"])  # drop what a previous run wrote after its cursor
         out.seek(cursor["offset"])
         last = cursor["last_id"]
-        while entries := cluster.read_items(last, _BATCH):
+        while entries := cluster.items.read(last, _BATCH):
             out.write(b"".join(item + b"\n" for _, item in entries))
             exported += len(entries)
             last = entries[-1][0]
@@ -56,14 +56,14 @@ def export(cluster: Cluster, output: Path, *, restart: bool = False,
         if exported:
             cursor = {"last_id": last, "offset": out.tell(), "lines": cursor["lines"] + exported}
     _write_atomically(cursor_path, json.dumps(cursor))
-    trimmed = cluster.trim_items(cursor["last_id"]) if trim and cursor["last_id"] else 0
+    trimmed = cluster.items.trim(cursor["last_id"]) if trim and cursor["last_id"] else 0
     return ExportResult(exported, cursor["lines"], cursor["last_id"], trimmed)
 
 
 def dump(cluster: Cluster, out: BinaryIO) -> int:
     """Write every entry of the stream to *out* (no cursor: for pipes, ``-o -``)."""
     written, last = 0, None
-    while entries := cluster.read_items(last, _BATCH):
+    while entries := cluster.items.read(last, _BATCH):
         out.write(b"".join(item + b"\n" for _, item in entries))
         written += len(entries)
         last = entries[-1][0]

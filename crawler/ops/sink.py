@@ -81,7 +81,7 @@ class RedisStreamSink:
             return
         batch, self._buffer = self._buffer, []
         try:
-            self._cluster.add_items(self._node, batch)
+            self._cluster.items.add(self._node, batch)
         except UNREACHABLE as exc:
             self._buffer[:0] = batch  # keep them for the next try
             self.crawler.stats.inc_value("items/sink_errors")

@@ -35,6 +35,9 @@ def render(status: dict[str, Any], url: str) -> str:
                        f"false-positive rate {b['false_positive_rate']:.2e} "
                        f"(limit {b['error_rate']:g})")]
     lines.append(f"items in stream: {status['items_stream']}")
+    if templates := status["site_templates"]:
+        shown = ", ".join(templates[:5]) + (f" and {len(templates) - 5} more" if len(templates) > 5 else "")
+        lines.append(f"learned site templates: {len(templates)} ({shown})")
     outcomes = status["outcomes"]
     if outcomes:
         lines += ["", (f"outcomes: {outcomes.get('discovered', 0)} URLs discovered, "

@@ -40,6 +40,51 @@ class SeedResult:
     live_nodes: int
 
 
+class ItemStream:
+    """Scraped items from every node, in one Redis stream per crawl."""
+
+    def __init__(self, client: redis.Redis, key: str) -> None:
+        self.client = client
+        self.key = key
+
+    def add(self, node: str, items: list[bytes | str]) -> None:
+        """Append items (JSON), in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for item in items:
+            pipe.xadd(self.key, {"node": node, "item": item})
+        pipe.execute()
+
+    def read(self, after: str | None, count: int) -> list[tuple[str, bytes]]:
+        """Up to *count* (entry id, item JSON) of the stream after entry *after*."""
+        start = "-" if after is None else "(" + after
+        return [(eid.decode(), fields[b"item"]) for eid, fields in
+                self.client.xrange(self.key, min=start, max="+", count=count)]
+
+    def trim(self, through: str) -> int:
+        """Delete entries up to and including *through* (all exported)."""
+        ms, seq = (int(part) for part in through.split("-"))
+        return self.client.xtrim(self.key, minid=f"{ms}-{seq + 1}", approximate=False)
+
+
+class SiteTemplates:
+    """Learned site templates (JSON), one per host: every node reads the same one, so
+    a host that moves to another node keeps its template."""
+
+    def __init__(self, client: redis.Redis, key: str) -> None:
+        self.client = client
+        self.key = key
+
+    def get(self, host: str) -> str | None:
+        value = self.client.hget(self.key, host)
+        return None if value is None else value.decode()
+
+    def put(self, host: str, template: str) -> None:
+        self.client.hset(self.key, host, template)
+
+    def hosts(self) -> list[str]:
+        return sorted(h.decode() for h in self.client.hkeys(self.key))
+
+
 def _decode(mapping: dict[bytes, bytes]) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in mapping.items()}
 
@@ -141,23 +186,13 @@ class Cluster:
     def publish_node_stats(self, node: str, sample: dict[str, Any]) -> None:
         self.client.hset(self.keys.node_stats, node, json.dumps(sample))
 
-    def add_items(self, node: str, items: list[bytes | str]) -> None:
-        """Append scraped items (JSON) to the crawl's item stream, in one round trip."""
-        pipe = self.client.pipeline(transaction=False)
-        for item in items:
-            pipe.xadd(self.keys.items, {"node": node, "item": item})
-        pipe.execute()
+    @property
+    def items(self) -> ItemStream:
+        return ItemStream(self.client, self.keys.items)
 
-    def read_items(self, after: str | None, count: int) -> list[tuple[str, bytes]]:
-        """Up to *count* (entry id, item JSON) of the stream after entry *after*."""
-        start = "-" if after is None else "(" + after
-        return [(eid.decode(), fields[b"item"]) for eid, fields in
-                self.client.xrange(self.keys.items, min=start, max="+", count=count)]
-
-    def trim_items(self, through: str) -> int:
-        """Delete stream entries up to and including *through* (all exported)."""
-        ms, seq = (int(part) for part in through.split("-"))
-        return self.client.xtrim(self.keys.items, minid=f"{ms}-{seq + 1}", approximate=False)
+    @property
+    def templates(self) -> SiteTemplates:
+        return SiteTemplates(self.client, self.keys.templates)
 
     # -- status -----------------------------------------------------------------
 

@@ -30,6 +30,8 @@ key                     type    content
 ``items``               stream  one entry per scraped item: ``node``, ``item`` (JSON),
                                 from every node (:class:`crawler.ops.sink.RedisStreamSink`)
 ``nodestats``           hash    node id -> JSON of its latest progress sample
+``templates``           hash    host -> JSON of the site template learned for it
+                                (forums without a profile), shared by every node
 ``events``              stream  ring rebalances: ``epoch``, ``node``, ``away``, ``claimed``
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands
@@ -96,6 +98,10 @@ class Keys:
     @property
     def node_stats(self) -> str:
         return f"{self.prefix}:nodestats"
+
+    @property
+    def templates(self) -> str:
+        return f"{self.prefix}:templates"
 
     @property
     def events(self) -> str:

@@ -34,12 +34,13 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
     pipe.xlen(keys.items)
     pipe.xlen(keys.failures)
     pipe.xrevrange(keys.events, count=5)
+    pipe.hkeys(keys.templates)
     (sec, usec), members, weights, totals, control, bloom, node_stats, outcomes, epoch, \
-        orphans, items, failures, events = pipe.execute()
+        orphans, items, failures, events, templates = pipe.execute()
     now_ms = sec * 1000 + usec // 1000
     control = _decode(control)
     nodes = _nodes(client, keys, members, _decode(weights), control, _decode(node_stats), now_ms,
-                        node_timeout)
+                   node_timeout)
     totals = _decode(totals)
     filter_ = BloomFilter.from_meta(_decode(bloom))
     return {
@@ -63,6 +64,7 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
         "rebalances": [{"id": eid.decode(), **_decode(f)} for eid, f in events],
         "outcomes": sum_outcomes(_decode(outcomes)),
         "failures": failures,
+        "site_templates": sorted(host.decode() for host in templates),
     }
 
 def _nodes(client: redis.Redis, keys: Keys, members: list, weights: dict[str, str], control: dict[str, str],

@@ -11,6 +11,7 @@ from scrapy.utils.request import RequestFingerprinter
 
 from crawler.ops.cli import main
 from crawler.scheduler import codec
+from crawler.scheduler.cluster import Cluster
 from crawler.scheduler.frontier import Frontier, Pending
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.membership import Membership
@@ -90,6 +91,18 @@ def test_status_text_and_top(crawl, redis_session, capsys):
     assert top[0].split()[1] == "big.example" and top[1].split()[1] == "mid.example"
     assert top[2] == ""  # only --top 2
     assert any(line.startswith("c ") and "dead" in line for line in lines)
+
+
+def test_status_shows_the_learned_site_templates(crawl, redis_session, r, capsys):
+    templates = Cluster(r, CRAWL).templates
+    assert templates.get("big.example") is None
+    templates.put("big.example", '{"post": ".msg"}')
+    templates.put("mid.example", '{"post": "article"}')
+    assert Cluster(r, CRAWL).templates.get("big.example") == '{"post": ".msg"}'  # any node reads it
+    url = ["--redis-url", redis_session.url]
+    status = json.loads(run(capsys, "status", "--json", *url)[1])
+    assert status["site_templates"] == ["big.example", "mid.example"]
+    assert "learned site templates: 2 (big.example, mid.example)" in run(capsys, "status", *url)[1]
 
 
 def test_pause_resume_drain_undrain_set_the_switches(crawl, redis_session, r, capsys):
