@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from scrapy.http import HtmlResponse
 
-from crawler.profiles.wordpress import WordPress
+from crawler.blogs.wordpress import WordPress
 
 REF = Path("/work/shared/fixtures/wordpress-6.1-twentytwentyone")
 BASE = "http://127.0.0.1:18081"
