@@ -92,6 +92,9 @@ class ForumProfile(ABC):
     engine) or ``fallback_order`` (a fallback) in its own body. Abstract bases and markup
     versions set neither; ``class X(ForumProfile, register=False)`` keeps a named class out
     (tests).
+
+    The spider builds a profile per page with Scrapy's ``build_from_crawler``: one that needs
+    settings (a fallback's template store, say) defines ``from_crawler(cls, crawler)``.
     """
 
     name: ClassVar[str] = ""

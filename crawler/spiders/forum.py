@@ -32,6 +32,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import scrapy
 from scrapy.http import Response, TextResponse
+from scrapy.utils.misc import build_from_crawler
 
 from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
@@ -99,7 +100,7 @@ class ForumSpider(scrapy.Spider):
         if profile_cls is None:
             return
         self.default_charset = profile_cls.default_charset
-        profile = profile_cls.for_page(response)()
+        profile = self._profile(profile_cls, response)
         kind = profile.classify(response.url) or PageKind.INDEX
         cursor = PageCursor(url=profile.canonicalize(response.url))
         api_url = profile.request_url(kind, response.url)
@@ -139,6 +140,11 @@ class ForumSpider(scrapy.Spider):
         )
         return fallback
 
+    def _profile(self, profile_cls: type[ForumProfile], response: Response) -> ForumProfile:
+        # The engine travels by name; its markup version is read off each page (vBulletin 3/4).
+        # Built the Scrapy way, so a profile that needs settings defines from_crawler.
+        return build_from_crawler(profile_cls.for_page(response), self.crawler)
+
     # -- pages -------------------------------------------------------------------------------
     def parse_page(
         self,
@@ -151,8 +157,7 @@ class ForumSpider(scrapy.Spider):
         profile_cls = self.registry.get(engine)
         if profile_cls is None or not isinstance(response, TextResponse):
             return
-        # The engine travels by name; its markup version is read off each page (vBulletin 3/4).
-        profile = profile_cls.for_page(response)()
+        profile = self._profile(profile_cls, response)
         page_kind = PageKind(kind)
         self.crawler.stats.inc_value(f"forum/pages/{page_kind}")
         if profile.is_soft_404(response):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import pytest
 from scrapy import Request
@@ -30,12 +30,23 @@ from crawler.profiles.vbulletin import VBulletin3
 from crawler.spiders.forum import ForumSpider
 from crawler.testing.expected import FIXTURES
 
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
 
 class Template(ForumProfile, register=False):
     """A stand-in for a learned-template fallback: it reads only pages it has a template for."""
 
     name = "template"
     fallback_order = 10
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        # Profiles are built the Scrapy way: a fallback can read its settings.
+        return cls(body=crawler.settings["TEMPLATE_BODY"])
 
     @classmethod
     def detect(cls, response: Response) -> bool:
@@ -54,7 +65,7 @@ class Template(ForumProfile, register=False):
         return None
 
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        post = PostRecord(post_id="1", thread_id="7", url=response.url, body_html="<p>learned</p>")
+        post = PostRecord(post_id="1", thread_id="7", url=response.url, body_html=self.body)
         return ThreadPage(thread=None, posts=[post], next=None, stats=["template/pages"])
 
 
@@ -71,7 +82,7 @@ class LocalForumSpider(ForumSpider):
 
 
 def spider(**kwargs: Any) -> ForumSpider:
-    crawler = get_crawler(LocalForumSpider, settings_dict={"ADDONS": {}})
+    crawler = get_crawler(LocalForumSpider, settings_dict={"ADDONS": {}, "TEMPLATE_BODY": "<p>learned</p>"})
     crawler.spider = LocalForumSpider.from_crawler(crawler, start_url="http://bbs.example/", **kwargs)
     return crawler.spider
 
@@ -117,6 +128,7 @@ def test_fallbacks_tried_in_order_and_the_first_that_accepts_wins() -> None:
     s = spider()
     out = list(s.parse_start(fluxbb_index(b'<div class="learned"></div>')))
     assert [type(i) for i in out] == [Post] and out[0].engine == "template"
+    assert out[0].body_html == "<p>learned</p>"
     assert s.crawler.stats.get_value("profiles/undetected") == 1
     assert s.crawler.stats.get_value("profiles/fallback/template") == 1
     assert s.crawler.stats.get_value("template/pages") == 1
