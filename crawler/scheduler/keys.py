@@ -41,7 +41,7 @@ key                     type    content
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from scrapy.utils.httpobj import urlparse_cached
@@ -55,71 +55,45 @@ def host_of(request: Request) -> str:
     return urlparse_cached(request).netloc.lower()
 
 
+# The crawl-wide keys: attribute name -> key name after the prefix
+_CRAWL_KEYS = {"members": "members", "weights": "weights", "epoch": "epoch", "totals": "totals",
+               "orphans": "orphans", "outcomes": "outcomes", "failures": "failures",
+               "items": "items", "node_stats": "nodestats", "templates": "templates",
+               "events": "events", "control": "control", "bloom": "bloom"}
+
+
 @dataclass(frozen=True)
 class Keys:
+    """The key names of crawl *crawl*: one attribute per crawl-wide key (see the table
+    above), one method per key family (per node, per host, per Bloom layer)."""
+
     crawl: str
+    prefix: str = field(init=False)
+    members: str = field(init=False)
+    weights: str = field(init=False)
+    epoch: str = field(init=False)
+    totals: str = field(init=False)
+    orphans: str = field(init=False)
+    outcomes: str = field(init=False)
+    failures: str = field(init=False)
+    items: str = field(init=False)
+    node_stats: str = field(init=False)
+    templates: str = field(init=False)
+    events: str = field(init=False)
+    control: str = field(init=False)
+    bloom: str = field(init=False)
 
-    @property
-    def prefix(self) -> str:
-        return f"crawler:{{{self.crawl}}}"
-
-    @property
-    def members(self) -> str:
-        return f"{self.prefix}:members"
-
-    @property
-    def weights(self) -> str:
-        return f"{self.prefix}:weights"
-
-    @property
-    def epoch(self) -> str:
-        return f"{self.prefix}:epoch"
-
-    @property
-    def totals(self) -> str:
-        return f"{self.prefix}:totals"
-
-    @property
-    def orphans(self) -> str:
-        return f"{self.prefix}:orphans"
-
-    @property
-    def outcomes(self) -> str:
-        return f"{self.prefix}:outcomes"
-
-    @property
-    def failures(self) -> str:
-        return f"{self.prefix}:failures"
-
-    @property
-    def items(self) -> str:
-        return f"{self.prefix}:items"
-
-    @property
-    def node_stats(self) -> str:
-        return f"{self.prefix}:nodestats"
-
-    @property
-    def templates(self) -> str:
-        return f"{self.prefix}:templates"
-
-    @property
-    def events(self) -> str:
-        return f"{self.prefix}:events"
+    def __post_init__(self) -> None:
+        prefix = f"crawler:{{{self.crawl}}}"
+        object.__setattr__(self, "prefix", prefix)
+        for attribute, name in _CRAWL_KEYS.items():
+            object.__setattr__(self, attribute, f"{prefix}:{name}")
 
     @property
     def pattern(self) -> str:
         """A SCAN pattern matching every key of the crawl (glob characters escaped)."""
         escaped = "".join("\\" + c if c in "*?[]\\" else c for c in self.crawl)
         return f"crawler:{{{escaped}}}:*"
-
-    @property
-    def control(self) -> str:
-        return f"{self.prefix}:control"
-
-    @property
-    def bloom(self) -> str:
-        return f"{self.prefix}:bloom"
 
     def bloom_bits(self, index: int) -> str:
         return f"{self.prefix}:bloom:{index}"
