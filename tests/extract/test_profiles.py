@@ -14,7 +14,7 @@ from crawler.profiles.base import PageCursor, PageKind
 from crawler.profiles.vbulletin import VBulletin, VBulletin3
 from crawler.testing.expected import FIXTURES, _sites, engines, site_engine
 
-WORDPRESS = Path("/work/shared/fixtures/wordpress-6.1-twentytwentyone")
+WORDPRESS = Path(__file__).resolve().parents[1] / "fixtures" / "reference" / "wordpress-6.1-twentytwentyone"
 
 
 def html_pages(engine: str) -> list[tuple[str, HtmlResponse]]:
@@ -89,7 +89,6 @@ def test_no_profile_matches_other_engines(site: str) -> None:
         assert detect_profile(response) is None, f"{site}{target}"
 
 
-@pytest.mark.skipif(not WORDPRESS.exists(), reason="shared WordPress reference pages not present")
 @pytest.mark.parametrize("name", ["index.html", "post-03.html", "index-page-2.html"])
 def test_no_forum_profile_matches_wordpress(name: str) -> None:
     response = HtmlResponse(url="http://127.0.0.1/", body=(WORDPRESS / name).read_bytes(), encoding="utf-8")
