@@ -3,6 +3,8 @@
 URLs are ``index.php?board=2.0`` and ``index.php?topic=101.15`` where the number after the dot
 is an offset (topics on boards, posts on topics); ``PHPSESSID`` rides on links when the guest
 has no cookie and is dropped. Dates are display-only in the forum's zone ("Today at …").
+``span.page_number`` "#N" is the reply number (the opening post is #0 and has none), so the
+position is N + 1.
 """
 
 from __future__ import annotations
@@ -67,6 +69,14 @@ class SMF(ForumProfile):
         ref.reply_count = int(replies.group(1).replace(",", "")) if replies else None
         ref.view_count = int(views.group(1).replace(",", "")) if views else None
         return ref
+
+    def post(self, sel, response, thread_id):  # type: ignore[no-untyped-def]
+        fields = super().post(sel, response, thread_id)
+        # span.page_number is SMF's reply counter: "#1" is the second post; the opening post is
+        # #0 and shows no span (its position then comes from the page offset).
+        if fields["position"] is not None:
+            fields["position"] += 1
+        return fields
 
     def thread_page_one(self, url: str) -> str:
         return re.sub(r"(topic=\d+)\.\d+", r"\1.0", self.canonicalize(url))
