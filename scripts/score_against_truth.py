@@ -9,7 +9,8 @@ from its HTML, so these figures say how right the extraction is, not how self-co
 
 Forums (items ``thread`` and ``post``, matched to the truth by engine id):
 
-* thread titles, board names, board ids, board paths (the breadcrumb ends with the board),
+* thread titles, board names, board ids, board paths (the breadcrumb ends with the board and
+  repeats no name, holds no thread title and no pager text),
   thread authors and dates, each over the truth's threads (a thread not crawled counts as wrong);
 * post recall (truth posts crawled), and per post: author, date (same instant), position
   (1 = opening post) and body: the text of our ``body_html`` equals the truth's ``body_text``
@@ -141,6 +142,7 @@ def score_forum(items: list[dict[str, Any]], truth: dict[str, Any]) -> Scorecard
     thread_by_id = {str(t.get("thread_id")): t for t in threads}
     post_by_id = {str(p.get("post_id")): p for p in posts}
     truth_post_ids: set[str] = set()
+    titles = {t["title"] for t in truth["threads"]}
     for t in truth["threads"]:
         tid = str(t["id"])
         got = thread_by_id.get(tid) or {}
@@ -151,7 +153,7 @@ def score_forum(items: list[dict[str, Any]], truth: dict[str, Any]) -> Scorecard
         card.check("thread titles", got.get("title") == t["title"], f"{where}: {_short(got.get('title'))}")
         card.check("board names", board.get("name") == t["board"], f"{where}: {_short(board.get('name'))}")
         card.check("board ids", board.get("id") == str(t["board_id"]), f"{where}: {_short(board.get('id'))}")
-        card.check("board paths", bool(path) and path[-1] == t["board"], f"{where}: {_short(path, 120)}")
+        card.check("board paths", _path_ok(path, t["board"], titles), f"{where}: {_short(path, 140)}")
         card.check(
             "thread authors", (got.get("author") or {}).get("name") == t["author"],
             f"{where}: {_short((got.get('author') or {}).get('name'))}",
@@ -186,6 +188,17 @@ def score_forum(items: list[dict[str, Any]], truth: dict[str, Any]) -> Scorecard
         "extra threads (not in truth)": len(set(thread_by_id) - {str(t["id"]) for t in truth["threads"]}),
     }
     return card
+
+
+def _path_ok(path: list[str], board: str, titles: set[str]) -> bool:
+    """The breadcrumb trail ends with the board, names nothing twice (a trail printed twice),
+    and holds no thread title and no pager text ("1", "Next »")."""
+    return (
+        bool(path)
+        and path[-1] == board
+        and len(set(path)) == len(path)
+        and not any(name in titles or re.fullmatch(r"[\d\s]+|.*[«»].*", name) for name in path)
+    )
 
 
 def score_blog(items: list[dict[str, Any]], truth: dict[str, Any]) -> Scorecard:

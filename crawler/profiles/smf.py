@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles._utils import join_text
+from crawler.profiles.base import ForumProfile, PageKind
 
 
 class SMF(ForumProfile):
@@ -77,6 +78,18 @@ class SMF(ForumProfile):
         if fields["position"] is not None:
             fields["position"] += 1
         return fields
+
+    def breadcrumbs(self, response):  # type: ignore[no-untyped-def]
+        # Curve2 prints the trail twice, above and below the posts: read the first one only.
+        trail = response.css("div.navigate_section")[:1]
+        names = []
+        for link in trail.css("li a"):
+            if self.classify(response.urljoin(link.attrib.get("href", ""))) is PageKind.THREAD:
+                continue
+            name = join_text(link)
+            if name:
+                names.append(name)
+        return names
 
     def thread_page_one(self, url: str) -> str:
         return re.sub(r"(topic=\d+)\.\d+", r"\1.0", self.canonicalize(url))
