@@ -16,9 +16,11 @@ What is saved, under ``tests/fixtures/real/<engine>-<version>/``:
   ``routes.json`` also says what each page is (``page_kinds``: index, board, board_page_n,
   thread, thread_page_n, soft_404, ...) and how to crawl the site (``engine``, ``spiders``).
 * ``capture.json``: the raw record of the capture: each URL with its status and all its
-  response headers as served (session cookies included), the lab's origin and the time.
+  response headers as served (session cookies included; origin rewritten), and the lab origin.
 * ``expected.json``: the items the site holds, from the lab's ``truth.json`` (read from the
-  engine's database, never from our extraction), URLs rewritten like the pages.
+  engine's database, never from our extraction), in truth.json's own shape (so
+  ``scripts/score_against_truth.py`` scores a crawl against it) with the fields a crawl can be
+  checked on, URLs rewritten like the pages.
 
 How the pages are chosen: the engine's spider and the ``forum`` spider (``wordpress`` and
 ``blog`` for WordPress, plus a ``wordpress`` pass whose REST API is refused, to get the HTML
@@ -321,7 +323,8 @@ def _write(engine: Engine, truth: dict[str, Any], base_url: str, records: dict[s
             route["headers"] = kept
         routes[key] = route
         kinds[key] = "soft_404" if key in soft else _kind(engine, key, record["status"])
-        raw.append({"url": _target(record["url"]), "status": record["status"], "headers": headers, "file": name})
+        served = [[k, rewrite(v.encode("latin-1"), origin).decode("latin-1")] for k, v in headers]
+        raw.append({"url": _target(record["url"]), "status": record["status"], "headers": served, "file": name})
     manifest = {
         "kind": "blog" if engine.blog else "forum",
         "engine": engine.name,
@@ -397,7 +400,8 @@ def expected_from_truth(truth: dict[str, Any], origin: str, engine: Engine) -> d
         return {
             "engine": engine.name,
             "source": truth.get("engine"),
-            "articles": [
+            "comments_per_page": truth.get("comments_per_page"),
+            "posts": [
                 {
                     "id": str(p["id"]), "url": fake(p["url"]), "title": p["title"], "author": p["author"],
                     "published": p["published"], "categories": p["categories"], "tags": p["tags"],
@@ -416,6 +420,7 @@ def expected_from_truth(truth: dict[str, Any], origin: str, engine: Engine) -> d
     return {
         "engine": engine.name,
         "source": truth.get("engine"),
+        "posts_per_page": truth["posts_per_page"],
         "threads": [
             {
                 "id": str(t["id"]), "url": fake(t["url"]), "title": t["title"], "author": t["author"],
