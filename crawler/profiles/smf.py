@@ -10,13 +10,22 @@ position is N + 1.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from crawler.profiles._utils import join_text
-from crawler.profiles.base import ForumProfile, PageKind
+from crawler.profiles.base import PageKind
+from crawler.profiles.html import HtmlForumProfile
+
+if TYPE_CHECKING:
+    from parsel import Selector
+    from scrapy.http import TextResponse
+
+    from crawler.profiles.records import PostRecord, ThreadRef
 
 
-class SMF(ForumProfile):
+class SMF(HtmlForumProfile):
     name = "smf"
+    detect_order = 80
     languages = ("en",)
 
     markers = (
@@ -61,7 +70,7 @@ class SMF(ForumProfile):
     _post_edited = "span.modified span.lastedit"
     text_strip = ("div.codeheader",)
 
-    def thread_ref(self, row, response):  # type: ignore[no-untyped-def]
+    def thread_ref(self, row: Selector, response: TextResponse) -> ThreadRef:
         ref = super().thread_ref(row, response)
         # One <p> holds "Replies: 6<br>Views: 1,234".
         stats = " ".join(row.css("div.board_stats p::text").getall())
@@ -71,15 +80,15 @@ class SMF(ForumProfile):
         ref.view_count = int(views.group(1).replace(",", "")) if views else None
         return ref
 
-    def post(self, sel, response, thread_id):  # type: ignore[no-untyped-def]
-        fields = super().post(sel, response, thread_id)
+    def post(self, sel: Selector, response: TextResponse, thread_id: str) -> PostRecord:
+        record = super().post(sel, response, thread_id)
         # span.page_number is SMF's reply counter: "#1" is the second post; the opening post is
         # #0 and shows no span (its position then comes from the page offset).
-        if fields["position"] is not None:
-            fields["position"] += 1
-        return fields
+        if record.position is not None:
+            record.position += 1
+        return record
 
-    def breadcrumbs(self, response):  # type: ignore[no-untyped-def]
+    def breadcrumbs(self, response: TextResponse) -> list[str]:
         # Curve2 prints the trail twice, above and below the posts: read the first one only.
         trail = response.css("div.navigate_section")[:1]
         names = []

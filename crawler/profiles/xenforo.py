@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.html import HtmlForumProfile
 
 
-class XenForo(ForumProfile):
+class XenForo(HtmlForumProfile):
     name = "xenforo"
+    detect_order = 40
     languages = ("en",)
 
     # html#XF carries data-template from 2.0 on; data-xf="2.x" only from 2.3.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -99,13 +99,9 @@ def _page_key(cap: Capture, page_url: str) -> str:
     return target_key(profile().request_url(PageKind.THREAD, page_url))
 
 
-def _plain(value: Any) -> Any:
-    return asdict(value) if is_dataclass(value) else value
-
-
 def _dated(fields: dict[str, Any], profile: type[ForumProfile], base: str) -> dict[str, Any]:
     """``*_raw`` dates normalised as NormalizeDatesPipeline does with the engine's defaults."""
-    out = {k: _plain(v) for k, v in fields.items()}
+    out = dict(fields)
     for raw, name in (("created_raw", "created"), ("last_post_at_raw", "last_post_at")):
         if out.get(raw):
             out[name] = normalize_date(
@@ -137,12 +133,13 @@ def test_thread_pages_parse_to_expected(cap: Capture) -> None:
         page = want[0]["page"]
         cursor = PageCursor(url=response.url, page=page, extra={"offset": (page - 1) * per_page} if page > 1 else {})
         parsed = profile.parse_thread(response, cursor, None)
-        assert [p["post_id"] for p in parsed.posts] == [p["id"] for p in want], f"{key}: not the truth's posts"
+        assert [p.post_id for p in parsed.posts] == [p["id"] for p in want], f"{key}: not the truth's posts"
         base = fetch_time(response)
-        items += [{"item_type": "post", **_dated(p, profile_cls, base)} for p in parsed.posts]
+        made = {"site": "fixture.invalid", "engine": cap.engine, "crawled_at": base}
+        items += [_dated(asdict(p.to_item(**made)), profile_cls, base) for p in parsed.posts]
         if page == 1:
             assert parsed.thread is not None
-            items.append({"item_type": "thread", **_dated(parsed.thread, profile_cls, base)})
+            items.append(_dated(asdict(parsed.thread.to_item(**made)), profile_cls, base))
         if page < want[0]["pages"]:
             assert parsed.next is not None, f"{key}: no link to page {page + 1}"
             nxt = target_key(profile.request_url(PageKind.THREAD, parsed.next.url))
