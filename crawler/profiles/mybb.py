@@ -13,9 +13,15 @@ from typing import Any
 from parsel import Selector
 from scrapy.http import TextResponse
 
+from crawler.profiles._utils import join_text, to_int
 from crawler.profiles.html import HtmlForumProfile
 from crawler.profiles.records import PostRecord, ThreadRef
 
+#: The replies cell: its link opens "who posted" (misc.php?action=whoposted, or MyBB.whoPosted()).
+_REPLIES_CELL = (
+    "./td[a[contains(@href, 'action=whoposted') or contains(@onclick, 'whoPosted')"
+    " or contains(@href, 'whoPosted')]]"
+)
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AP]M)?", re.IGNORECASE)
 
 
@@ -55,15 +61,17 @@ class MyBB(HtmlForumProfile):
     _thread_row = "tr.inline_row"
     _thread_row_link = "span[id^=tid_] a"
     _thread_row_author = "div.author a"
-    _thread_row_replies = "td:nth-child(3) a::text"
-    _thread_row_views = "td:nth-child(4)::text"
+    # Replies and views are read in thread_ref: the default theme's rows have an icon column
+    # before the subject, so cells are found from the "who posted" link, not by position.
     _thread_row_last_post = ("span.lastpost::alltext",)
-    _board_name = "td.thead strong::text"
-    _next_page = "div.pagination a.pagination_next::attr(href)"
+    # The header's login popup is a td.thead too ("Login"): only the listing's own title.
+    _board_name = "td.thead > div > strong::text"
+    # Not the board's pager that the breadcrumb hides in a popup (div.pagination_breadcrumb).
+    _next_page = "div.pagination:not(.pagination_breadcrumb) a.pagination_next::attr(href)"
     _author_id_regex = re.compile(r"uid=(\d+)")
 
-    _thread_title = "td.thead strong::text"
-    _breadcrumbs = "div.navigation a"
+    _thread_title = "td.thead > div > strong::text"
+    _breadcrumbs = "div.navigation > a"
     _post = "div#posts > div.post[id^=post_]"
     _post_id = "::attr(id)"
     _post_author = "div.author_information span.largetext a"
@@ -82,6 +90,9 @@ class MyBB(HtmlForumProfile):
 
     def thread_ref(self, row: Selector, response: TextResponse) -> ThreadRef:
         ref = super().thread_ref(row, response)
+        replies = row.xpath(_REPLIES_CELL)
+        ref.reply_count = to_int(join_text(replies))
+        ref.view_count = to_int(join_text(replies.xpath("following-sibling::td[1]")))
         ref.last_post_raw = self._date(row.css("span.lastpost"))
         ref.url = self.canonicalize(ref.url)
         return ref

@@ -3,6 +3,8 @@
 URLs are ``index.php?board=2.0`` and ``index.php?topic=101.15`` where the number after the dot
 is an offset (topics on boards, posts on topics); ``PHPSESSID`` rides on links when the guest
 has no cookie and is dropped. Dates are display-only in the forum's zone ("Today at …").
+``span.page_number`` "#N" is the reply number (the opening post is #0 and has none), so the
+position is N + 1.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from crawler.profiles._utils import join_text
+from crawler.profiles.base import PageKind
 from crawler.profiles.html import HtmlForumProfile
 
 if TYPE_CHECKING:
     from parsel import Selector
     from scrapy.http import TextResponse
 
-    from crawler.profiles.records import ThreadRef
+    from crawler.profiles.records import PostRecord, ThreadRef
 
 
 class SMF(HtmlForumProfile):
@@ -75,6 +79,26 @@ class SMF(HtmlForumProfile):
         ref.reply_count = int(replies.group(1).replace(",", "")) if replies else None
         ref.view_count = int(views.group(1).replace(",", "")) if views else None
         return ref
+
+    def post(self, sel: Selector, response: TextResponse, thread_id: str) -> PostRecord:
+        record = super().post(sel, response, thread_id)
+        # span.page_number is SMF's reply counter: "#1" is the second post; the opening post is
+        # #0 and shows no span (its position then comes from the page offset).
+        if record.position is not None:
+            record.position += 1
+        return record
+
+    def breadcrumbs(self, response: TextResponse) -> list[str]:
+        # Curve2 prints the trail twice, above and below the posts: read the first one only.
+        trail = response.css("div.navigate_section")[:1]
+        names = []
+        for link in trail.css("li a"):
+            if self.classify(response.urljoin(link.attrib.get("href", ""))) is PageKind.THREAD:
+                continue
+            name = join_text(link)
+            if name:
+                names.append(name)
+        return names
 
     def thread_page_one(self, url: str) -> str:
         return re.sub(r"(topic=\d+)\.\d+", r"\1.0", self.canonicalize(url))

@@ -131,7 +131,9 @@ class VBulletin5(HtmlForumProfile):
     URLs are channel paths: ``/forum/{channel}[/{sub}]`` and ``/forum/{channel}/{nodeid}-{slug}``,
     with ``/pageN`` appended for later pages. The node id of the page (channel or topic) is in
     ``input[name=nodeid]``. Post markup carries schema.org microdata (``itemprop`` author, text,
-    dateCreated); its details below are modelled, not verified on a live board.
+    dateCreated). Selectors checked against the vBulletin 6.0.6 master style's templates
+    (display_contenttype_threadview_header, conversation_userinfo, display_Topics_item,
+    display_Forums_item, bbcode_quote, page_header, pagenavnew); no live board here.
     """
 
     name = "vbulletin5"
@@ -158,7 +160,8 @@ class VBulletin5(HtmlForumProfile):
     _board_link = "tr.forum-item a.forum-title"
     _thread_row = "tr.topic-item[data-node-id]"
     _thread_row_link = "a.topic-title"
-    _thread_row_author = "span.byline a"
+    # "Started by <a data-vbnamecard>" (vB 5.6+/6 phrase started_by_link_x_y); span.byline earlier.
+    _thread_row_author = "span.byline a, td.cell-topic a[data-vbnamecard]"
     _thread_row_replies = "div.posts-count::text"
     _thread_row_views = "div.views-count::text"
     _thread_row_last_post = ("td.cell-lastpost time::attr(datetime)",)
@@ -170,12 +173,15 @@ class VBulletin5(HtmlForumProfile):
     _breadcrumbs = "ul#breadcrumbs a.crumb-link"
     _post = "li.b-post[data-node-id]"
     _post_id = "::attr(data-node-id)"
-    _post_author = "div.b-userinfo [itemprop=name]"
+    # userlink: a[data-vbnamecard] > span[itemprop=name] (the itemprop only with schema.org on).
+    _post_author = "div.b-userinfo [itemprop=name], div.b-userinfo div.author a[data-vbnamecard]"
     _post_author_id = "div.b-userinfo a[data-vbnamecard]::attr(href)"
     _post_time = ("div.b-post__timestamp time::attr(datetime)", "div.b-post__timestamp time::text")
-    _post_floor = "div.b-post__count a::text"
+    _post_floor = "a.b-post__count::text, div.b-post__count a::text"
     _post_body = "div.js-post__content-text"
-    _post_quote_ids = "div.bbcode_postedby a[data-postid]::attr(data-postid)"
+    # bbcode_quote links the quoted post's page with innerPost: ...?p=456#post456.
+    _post_quote_ids = "div.bbcode_postedby a::attr(href)"
+    _quote_id_regex = re.compile(r"(?:#post|[?&]p=)(\d+)")
     _post_edited = "div.b-post__edit"
     text_strip = ("div.bbcode_description",)
 

@@ -17,7 +17,8 @@ class XenForo(HtmlForumProfile):
     detect_order = 40
     languages = ("en",)
 
-    markers = ("html#XF[data-xf]", 'a[data-nav-id="forums"]', 'a[rel~="sponsored"][href*="xenforo.com"]')
+    # html#XF carries data-template from 2.0 on; data-xf="2.x" only from 2.3.
+    markers = ("html#XF[data-template]", 'a[data-nav-id="forums"]', 'a[rel~="sponsored"][href*="xenforo.com"]')
     min_markers = 2
 
     index_url = re.compile(r"/(?:forums/)?(?:index\.php)?$")
@@ -49,7 +50,12 @@ class XenForo(HtmlForumProfile):
     _post_time = ("ul.message-attribution-main time.u-dt::attr(datetime)",)
     _post_floor = "ul.message-attribution-opposite li:last-child a::text"
     _post_body = "article.message-body div.bbWrapper"
-    _post_quote_ids = "blockquote.bbCodeBlock--quote::attr(data-source)"
+    # data-source="post: 123" on the blockquote (2.3); 2.2 has only the title's source link,
+    # a.bbCodeBlock-sourceJump[data-content-selector="#post-123"].
+    _post_quote_ids = (
+        "blockquote.bbCodeBlock--quote::attr(data-source),"
+        " blockquote.bbCodeBlock--quote a.bbCodeBlock-sourceJump::attr(data-content-selector)"
+    )
     _post_edited = "div.message-lastEdit"
     text_strip = (".bbCodeBlock--code > .bbCodeBlock-title", ".bbCodeBlock-expandLink")
 

@@ -3,7 +3,8 @@
 Discovery, all at once and deduplicated by the scheduler: the RSS/Atom feeds named in the start
 page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the listing
 pages reached through ``rel=next`` pagination. Each candidate page becomes an Article when its
-metadata says it is one; its body comes from trafilatura. Comments are read where the markup is
+metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
+``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read where the markup is
 WordPress' core comment list (most WordPress-derived themes); JavaScript comment widgets
 (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
@@ -127,14 +128,21 @@ class BlogSpider(scrapy.Spider):
         crawled_at = fetch_time(response)
         comments = WordPress.comments_from_html(response, fields["url"])
         self.crawler.stats.inc_value("blog/articles")
-        yield Article(
-            site=self.site,
-            platform=page.platform(),
-            crawled_at=crawled_at,
+        article = {
+            "platform": page.platform(),
+            "crawled_at": crawled_at,
             # Only a count the page states: the comments in hand may be one page of several.
-            comment_count=to_int(join_text(response.css(".comments-title")[:1])),
+            "comment_count": to_int(join_text(response.css(".comments-title")[:1])),
             **fields,
-        )
+        }
+        parts = WordPress.part_links(response)
+        if parts:
+            # Split with <!--nextpage--> (WordPress' page links): emitted once every part is read.
+            yield scrapy.Request(
+                parts[0], callback=self.parse_part, cb_kwargs={"article": article, "parts": parts[1:]}
+            )
+        else:
+            yield Article(site=self.site, **article)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
         nxt = WordPress.next_comment_page(response)
@@ -142,6 +150,18 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(
                 nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": fields["url"]}
             )
+
+    def parse_part(self, response: Response, article: dict[str, Any], parts: list[str]) -> Iterator[Any]:
+        """One more part of a split article: its body is appended; the last part emits it."""
+        if isinstance(response, TextResponse):
+            body = WordPress.part_body(response) or BlogPage(response).article().get("body_html") or ""
+            article = {**article, "body_html": "\n".join(filter(None, [article.get("body_html"), body]))}
+        if parts:
+            yield scrapy.Request(
+                parts[0], callback=self.parse_part, cb_kwargs={"article": article, "parts": parts[1:]}
+            )
+            return
+        yield Article(site=self.site, **article)
 
     def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
         if not isinstance(response, TextResponse):

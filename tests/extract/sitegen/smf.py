@@ -2,8 +2,8 @@
 
 Quirks reproduced: ``index.php?board=2.0`` / ``index.php?topic=101.3`` offsets counting topics or
 posts, ``;`` separated parameters in profile links, ``PHPSESSID`` on every link (no cookies),
-"Today at 11:30:00 AM" relative dates in the forum's zone, ``#N`` page numbers in
-``span.page_number``, ``bbc_standard_quote`` quotes linking ``topic=101.msg1001#msg1001``, and a
+"Today at 11:30:00 AM" relative dates in the forum's zone, ``#N`` reply numbers in
+``span.page_number`` (SMF 2.1's counter: the opening post is #0 and shows none), ``bbc_standard_quote`` quotes linking ``topic=101.msg1001#msg1001``, and a
 "missing or off limits" fatal error page with HTTP 200.
 """
 
@@ -202,7 +202,7 @@ def message(post: FPost, thread: FThread, position: int) -> str:
 <ul class="user_info"><li class="membergroup">Newbie</li><li class="postcount">Posts: 12</li></ul></div>
 <div class="postarea"><div class="keyinfo">
 <div id="subject_{post.id}" class="subject_title subject_hidden"><a href="{url(f"msg={post.id}")}" rel="nofollow">{"Re: " if position > 1 else ""}{e(thread.title)}</a></div>
-<span class="page_number floatright">#{position}</span>
+{f'<span class="page_number floatright">#{position - 1}</span>' if position > 1 else ""}
 <div class="postinfo"><span class="messageicon" ><img src="http://fixture.invalid/Themes/default/images/post/xx.png" alt=""></span>
 <a href="{url(f"msg={post.id}")}" rel="nofollow" title="{"Reply #" + str(position - 1) + " - " if position > 1 else ""}{e(thread.title)}" class="smalltext">{smf_date(post.at)}</a>
 <span class="spacer"></span>{modified}</div>

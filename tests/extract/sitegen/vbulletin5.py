@@ -3,8 +3,10 @@
 Verified hooks (engines.md): generator "vBulletin 5…", ``<base href>``, ``/forum/{channel}/{nodeid}-{slug}``
 URLs, ``tr.forum-item#forum{id}`` / ``a.forum-title``, ``tr.topic-item[data-node-id]`` /
 ``a.topic-title``, ``div.js-post__content-text``, ``h2.b-post__title``, ``input[name=nodeid]``,
-``a.right-arrow`` pagination, ``a.crumb-link`` breadcrumbs. The post container, author, time and
-quote markup is modelled on vB5's schema.org microdata and is unverified.
+``a.right-arrow`` pagination, ``a.crumb-link`` breadcrumbs. Post, author, floor, quote and topic-row
+markup follows the vBulletin 6.0.6 master style's templates (``li.b-post[data-node-id]``,
+``a.b-post__count``, ``div.b-post__timestamp time``, ``a[data-vbnamecard] > span[itemprop=name]``,
+"Started by <a data-vbnamecard>", ``bbcode_postedby`` links with ``?p=``/``#post``), simplified.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ def board_page(b: FBoard, page: int) -> str:
     hrefs = [board_href(b, n) for n in range(1, len(b.pages()) + 1)]
     rows = "".join(f"""<tr class="topic-item" id="topic-{t.id}" data-node-id="{t.id}">
 <td class="cell-topic"><div class="topic-wrapper"><a href="{thread_href(b, t)}" class="topic-title js-topic-title">{e(t.title)}</a>
-<div class="topic-info h-clear-left"><span class="byline">Started by <a href="{ORIGIN}/member/{t.posts[0].author.id}-u" class="username">{e(t.posts[0].author.name)}</a></span></div></div></td>
+<div class="topic-info h-clear-left">Started by <a href="{ORIGIN}/member/{t.posts[0].author.id}-u" data-vbnamecard="{t.posts[0].author.id}">{e(t.posts[0].author.name)}</a></div></div></td>
 <td class="cell-count"><div class="posts-count">{t.replies}</div><div class="views-count">{t.views:,}</div></td>
 <td class="cell-lastpost"><div class="lastpost-by">by <a href="{ORIGIN}/member/{t.posts[-1].author.id}-u">{e(t.posts[-1].author.name)}</a></div>{vb_time(t.posts[-1].at)}</td></tr>
 """ for t in b.pages()[page - 1])
@@ -94,7 +96,7 @@ def body(p: FPost, b: FBoard, t: FThread) -> str:
     parts = []
     if p.quote_of:
         q = next(x for x in t.posts if x.id == p.quote_of)
-        parts.append(f'<div class="bbcode_container"><div class="bbcode_quote"><div class="quote_container"><div class="bbcode_quote_container b-icon b-icon__ldquo-l--gray"></div><div class="bbcode_postedby">Originally posted by <strong>{e(q.author.name)}</strong> <a href="{thread_href(b, t)}#post{q.id}" rel="nofollow" data-postid="{q.id}"><span class="b-icon b-icon__jump-to-post"></span></a></div><div class="message">{e(q.paragraphs[0])}</div></div></div></div>')
+        parts.append(f'<div class="bbcode_container"><div class="bbcode_quote"><div class="quote_container"><div class="bbcode_quote_container b-icon b-icon__ldquo-l--gray"></div><div class="bbcode_postedby">Originally posted by <strong>{e(q.author.name)}</strong> <a href="{thread_href(b, t)}?p={q.id}#post{q.id}" rel="nofollow" title="View Post" class="animate-scroll"><span class="b-icon-fa b-icon-fa--16 fa-solid fa-angles-right" aria-hidden="true"></span></a></div><div class="message">{e(q.paragraphs[0])}</div></div></div></div>')
     parts.append("<br />\n".join(e(x) for x in p.paragraphs))
     if p.code:
         parts.append('<div class="bbcode_container"><div class="bbcode_description">Code:</div><pre class="bbcode_code">' + "\n".join(code_lines(p.code)) + "</pre></div>")
@@ -108,7 +110,7 @@ def post_li(p: FPost, b: FBoard, t: FThread, n: int) -> str:
 <div class="b-post__grid"><div class="b-post__arrow"></div>
 <div class="b-userinfo b-post__hide-when-deleted" itemprop="author" itemscope itemtype="http://schema.org/Person"><div class="author h-text-size--14"><strong><a href="{ORIGIN}/member/{p.author.id}-u" data-vbnamecard="{p.author.id}" itemprop="url"><span itemprop="name">{e(p.author.name)}</span></a></strong></div><div class="usertitle">Junior Member</div></div>
 <div class="b-post__content js-post__content"><hr class="b-divider--section" />
-<div class="b-media__body"><div class="b-post__timestamp">{vb_time(p.at)}</div><div class="b-post__count"><a href="{thread_href(b, t)}#post{p.id}" class="b-post__count-link">#{n}</a></div>
+<div class="b-media__body"><div class="b-post__timestamp">{vb_time(p.at)}</div><a class="b-post__count js-show-post-link" href="{thread_href(b, t)}#post{p.id}">#{n}</a>
 {f'<h2 class="b-post__title js-post-title OLD__post-title" itemprop="name">{e(t.title)}</h2>' if n == 1 else ''}
 <div class="js-post__content-wrapper h-clearfix"><div class="js-post__content-text restore h-wordwrap" itemprop="text">{body(p, b, t)}</div></div>
 {edited}<div class="post-signature restore">签名 signature</div></div></div></div></li>
