@@ -19,6 +19,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy import signals
+from twisted.internet.threads import deferToThread
 
 from crawler.state import STATE_FILE, crawl_state_dir
 
@@ -60,8 +61,14 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
                 client.connection_pool.disconnect()
                 stop_embedded(server)
 
+            def stop_in_a_thread():
+                # Waiting for the server to exit must not block the reactor: the download
+                # handlers close on the same signal, with a timer that fires as an error
+                # (AlreadyCalledError, "while handling timed call") after a blocked second.
+                return deferToThread(stop)
+
             # the engine stops after every component has flushed to Redis
-            crawler.signals.connect(stop, signal=signals.engine_stopped, weak=False)
+            crawler.signals.connect(stop_in_a_thread, signal=signals.engine_stopped, weak=False)
             atexit.register(stop)  # a crawl that never started its engine
         crawler._crawler_redis = client
     return client

@@ -241,7 +241,12 @@ class ProgressExtension:
     def _sample(self) -> Sample:
         stats = self.crawler.stats
         health = scheduler_health(self.crawler)
-        return Sample(time.monotonic(), stats.get_value("response_received_count", 0),
+        # pages: URLs fetched (any status), robots.txt not counted
+        pages = stats.get_value("outcomes/fetched") if health is not None else None
+        if pages is None:
+            pages = stats.get_value("response_received_count", 0) - \
+                stats.get_value("robotstxt/response_count", 0)
+        return Sample(time.monotonic(), pages,
                       dict(self.items), stats.get_value("outcomes/failed", 0),
                       None if health is None else health["cluster_queued"],
                       None if health is None else health["cluster_leased"],
