@@ -19,6 +19,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy import signals
+from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
 from crawler.state import STATE_FILE, crawl_state_dir
@@ -61,11 +62,11 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
                 client.connection_pool.disconnect()
                 stop_embedded(server)
 
-            def stop_in_a_thread():
+            async def stop_in_a_thread() -> None:
                 # Waiting for the server to exit must not block the reactor: the download
                 # handlers close on the same signal, with a timer that fires as an error
                 # (AlreadyCalledError, "while handling timed call") after a blocked second.
-                return deferToThread(stop)
+                await maybe_deferred_to_future(deferToThread(stop))
 
             # the engine stops after every component has flushed to Redis
             crawler.signals.connect(stop_in_a_thread, signal=signals.engine_stopped, weak=False)

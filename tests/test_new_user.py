@@ -76,7 +76,7 @@ def test_a_crawl_then_the_same_command_again(tmp_path, state_name):
         # quiet: no Disabled warnings, no telnet, one line for the dead host, no traceback
         warnings = lines_at(log, "WARNING")
         assert not [w for w in warnings if "Disabled" in w], warnings
-        assert "Telnet" not in log and "Traceback" not in log
+        assert "Telnet" not in log and "Traceback" not in log and "\x1b[" not in log
         assert len([line for line in log.splitlines() if "127.0.0.1:9" in line
                     and re.search(r"\] (WARNING|ERROR): ", line)]) == 1, warnings
         assert len(lines_at(log, "ERROR")) == 0
@@ -149,3 +149,42 @@ def test_the_demo_sites_serve_the_engines_markup():
         FixtureSites(["nope"])
 
 
+
+
+def test_a_terminal_gets_a_live_line(tmp_path):
+    """On a terminal, a live line at the bottom (rich) with the log lines printed above it."""
+    import os  # noqa: PLC0415
+    import pty  # noqa: PLC0415
+    import select  # noqa: PLC0415
+
+    with FixtureSites(["phpbb"], latency=0.1) as site:
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", f"start_urls={site.start_url('phpbb')}",
+             "-s", f"CRAWLER_STATE_DIR={tmp_path}", *FAST, "-s", "DOWNLOAD_DELAY=0.2"],
+            stdin=slave, stdout=slave, stderr=slave, cwd=ROOT)
+        os.close(slave)
+        out = b""
+        try:
+            while True:  # read until the crawl closes the terminal (EIO) or exits
+                ready, _, _ = select.select([master], [], [], 1)
+                if not ready:
+                    if proc.poll() is not None:
+                        break
+                    continue
+                try:
+                    data = os.read(master, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out += data
+            assert proc.wait(timeout=60) == 0
+        finally:
+            proc.kill()
+            os.close(master)
+    text = out.decode(errors="replace")
+    live = re.findall(r"\r?(\d+m\d\ds  \d+ pages \([\d.]+ pages/s\)[^\r\n]*)", text)
+    assert len(live) >= 3, text[-3000:]
+    assert "\x1b[2K" in text  # redrawn in place
+    assert "Crawl summary:" in text and "Spider closed (finished)" in text
