@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
+
 from crawler.demo.fixtures import FixtureSites, available
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -143,14 +145,15 @@ def summary(crawls: list[Crawl], sites: FixtureSites, elapsed: float, args: argp
 
 
 def sample_line(site: str, item: dict[str, Any]) -> str:
+    """One sample: site, author, date, first words; padded by terminal cells (CJK is 2 wide)."""
     author = item.get("author")
     if isinstance(author, dict):
         author = author.get("name")
     date = (item.get("created") or item.get("published") or "")[:16].replace("T", " ")
     words = " ".join((item.get("body_text") or item.get("title") or "").split())
-    if len(words) > 60:
-        words = words[:59] + "…"
-    return f"{site:<10} {author or '?':<12} {date:<16}  {words}"
+    if cell_len(words) > 60:
+        words = set_cell_size(words, 59) + "…"
+    return f"{site:<10} {set_cell_size(author or '?', 12)} {date:<16}  {words}"
 
 
 if __name__ == "__main__":
