@@ -96,6 +96,26 @@ def test_a_crawl_then_the_same_command_again(tmp_path, state_name):
         assert len(out.read_text().splitlines()) == pages
 
 
+def test_overwrite_refused_with_the_default_state_folder(tmp_path):
+    """The default CRAWLER_STATE_DIR (the add-on's), with a crawl id of its own."""
+    crawl_id = f"test-{uuid.uuid4().hex[:8]}"
+    state = ROOT / ".crawler-state" / crawl_id
+    state.mkdir(parents=True)
+    (state / "appendonly.aof").write_bytes(b"")  # what a crawl leaves
+    out = tmp_path / "items.jl"
+    out.write_text('{"url": "http://a.example/"}\n')
+    try:
+        refused = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "forum", "-a", "start_urls=http://a.example/",
+             "-O", f"{out}:jsonlines", "-s", f"CRAWLER_CRAWL_ID={crawl_id}"],
+            cwd=ROOT / "docs", capture_output=True, text=True, timeout=120, check=False)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert f"which resumes from {state}" in refused.stderr
+    assert out.read_text() == '{"url": "http://a.example/"}\n'
+
+
 def test_ctrl_c_then_the_same_command_resumes(tmp_path, state_name):
     out = tmp_path / "pages.jl"
     args = ["-o", str(out), "-s", f"CRAWLER_STATE_DIR={state_name}"]

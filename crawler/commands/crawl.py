@@ -58,10 +58,12 @@ class Command(ScrapyCrawl):
     def _refuse_overwrite(self, spider: str, outputs: list[str]) -> None:
         """``-O FILE`` over a crawl that resumes would replace what its earlier runs wrote
         (a resumed crawl does not fetch those pages again): refuse, and say what to do."""
-        crawl = self.settings.get("CRAWLER_CRAWL_ID") or spider
-        if self.settings.get("REDIS_URL"):
+        settings = self.settings.copy()
+        ClusterAddon().update_settings(settings)  # its defaults (CRAWLER_STATE_DIR)
+        crawl = settings.get("CRAWLER_CRAWL_ID") or spider
+        if settings.get("REDIS_URL"):
             return  # a cluster's items go to its stream (python -m crawler export)
-        state = crawl_state_dir(self.settings.get("CRAWLER_STATE_DIR"), crawl)
+        state = crawl_state_dir(settings.get("CRAWLER_STATE_DIR"), crawl)
         if not is_crawl_state(state):
             return
         for output in outputs:
