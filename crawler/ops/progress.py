@@ -190,7 +190,7 @@ class ProgressExtension:
     def line(self, previous: Sample, sample: Sample) -> str:
         pages_s, items_s = rates(previous, sample)
         parts = [f"{sample.pages:,} pages ({pages_s:.1f} pages/s)"]
-        kinds = [f"{n:,} {plural(kind)}" for kind, n in sorted(sample.items.items())]
+        kinds = [f"{n:,} {plural(kind)}" for kind, n in by_kind(sample.items)]
         if kinds:
             kinds[-1] += f" ({items_s:.1f} items/s)"
         parts += kinds
@@ -224,7 +224,7 @@ class ProgressExtension:
         table.add_row("time", duration(elapsed))
         table.add_row("pages fetched", f"{sample.pages:,}")
         table.add_row("pages/s", f"{sample.pages / elapsed:.1f}" if elapsed > 0 else "-")
-        for kind, n in sorted(sample.items.items()):
+        for kind, n in by_kind(sample.items):
             table.add_row(plural(kind), f"{n:,}")
         for key, label in (("outcomes/failed", "failures"), ("outcomes/filtered", "filtered URLs"),
                            ("items/dropped/invalid", "invalid items dropped"),
@@ -322,6 +322,14 @@ def _is_progress(name: Any) -> bool:
 def item_kind(item: Any) -> str:
     """``thread``, ``post``, ``article``, ``comment``, or ``record`` for plain dicts."""
     return ItemAdapter(item).get("item_type") or "record"
+
+
+_KIND_ORDER = {"thread": 0, "post": 1, "article": 2, "comment": 3}
+
+
+def by_kind(items: dict[str, int]) -> list[tuple[str, int]]:
+    """Item counts in reading order: threads, posts, articles, comments, then the rest."""
+    return sorted(items.items(), key=lambda kv: (_KIND_ORDER.get(kv[0], 9), kv[0]))
 
 
 def plural(kind: str) -> str:
