@@ -208,3 +208,28 @@ def test_a_terminal_gets_a_live_line(tmp_path):
     assert len(live) >= 3, text[-3000:]
     assert "\x1b[2K" in text  # redrawn in place
     assert "Crawl summary:" in text and "Spider closed (finished)" in text
+
+
+def test_download_errors_are_one_line_per_host_without_traceback(caplog):
+    """Scrapy's scraper logs a download error (no errback) at ERROR with its traceback."""
+    from scrapy import Request  # noqa: PLC0415
+
+    crawler = get_crawler(FollowSpider)
+    QuietLogFormatter.from_crawler(crawler)  # installs the per-host filter
+    scraper = logging.getLogger("scrapy.core.scraper")
+    caplog.set_level(logging.DEBUG)
+    for url in ("http://dead.example/a", "http://dead.example/b", "http://other.example/"):
+        try:
+            raise ConnectionRefusedError("Connection refused")
+        except ConnectionRefusedError:
+            scraper.error("Error downloading %(request)s", {"request": Request(url)}, exc_info=True)
+    try:  # a spider's bug keeps its level and its traceback
+        raise KeyError("title")
+    except KeyError:
+        scraper.error("Spider error processing %(request)s", {"request": Request("http://dead.example/c")},
+                      exc_info=True)
+    records = [(r.levelname, r.getMessage(), r.exc_info) for r in caplog.records if r.name == scraper.name]
+    assert [level for level, _, _ in records] == ["WARNING", "DEBUG", "WARNING", "ERROR"]
+    assert records[0][1].startswith("Cannot download from dead.example: Connection refused")
+    assert all(exc_info is None for _, _, exc_info in records[:3])
+    assert records[3][1].startswith("Spider error processing") and records[3][2] is not None

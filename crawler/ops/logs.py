@@ -47,6 +47,8 @@ def disabled(component: type | object, reason: str) -> NotConfigured:
 #: ("Gave up retrying"), its robots.txt middleware, and the scraper (a download error).
 HOST_ERROR_LOGGERS = ("scrapy.downloadermiddlewares.retry", "scrapy.downloadermiddlewares.robotstxt",
                       "scrapy.core.scraper")
+#: How those loggers begin a failed download's message (Scrapy 2.19's wording).
+_DOWNLOAD_ERRORS = ("Error downloading", "Gave up retrying")
 _HOST_DOWN = ("Cannot download from %(host)s: %(error)s (%(request)s); further download errors "
               "of this host are logged at DEBUG")
 
@@ -63,8 +65,9 @@ class OncePerHost(logging.Filter):
         args = record.args if isinstance(record.args, dict) else {}
         request = args.get("request")
         failure = record.exc_info or args.get("f_exception") or args.get("reason")
-        if request is None or record.levelno < logging.ERROR or failure is None:
-            return True
+        if request is None or record.levelno < logging.ERROR or failure is None or \
+                not str(record.msg).startswith(_DOWNLOAD_ERRORS):
+            return True  # a spider's error, say: its traceback matters
         host = urlsplit(request.url).netloc
         error = args.get("reason") or args.get("f_exception") or args.get("errmsg") or \
             (record.exc_info[1] if record.exc_info else "")
