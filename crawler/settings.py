@@ -17,3 +17,11 @@ FEED_EXPORT_ENCODING = "utf-8"
 # Charsets that lie (GBK pages sent as UTF-8): after decompression, before spiders
 DOWNLOADER_MIDDLEWARES = {"crawler.encoding.CharsetMiddleware": 580}
 LOG_LEVEL = "INFO"
+# Quiet logs: no telnet console or remote-code HTTP server on a crawler node; dropped items
+# and download errors logged once per reason / host (crawler/ops/logs.py); Scrapy's LogStats
+# gives way to our progress lines (crawler/ops/progress.py) while those are on.
+TELNETCONSOLE_ENABLED = False
+REMOTE_CONTROL_ENABLED = False
+LOG_FORMATTER = "crawler.ops.logs.QuietLogFormatter"
+EXTENSIONS = {"scrapy.extensions.logstats.LogStats": None,
+              "crawler.ops.progress.LogStatsUnlessProgress": 0}

@@ -3,7 +3,9 @@ line naming the setting and a non-zero exit, not a traceback."""
 
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scrapy.commands.crawl import Command as ScrapyCrawl
@@ -11,6 +13,7 @@ from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
 from crawler.redis import RedisUnavailable, connect
+from crawler.state import crawl_state_dir, is_crawl_state
 
 if TYPE_CHECKING:
     import argparse
@@ -22,6 +25,8 @@ class Command(ScrapyCrawl):
             if len(args) == 1:
                 self._check_spider(args[0], opts.spargs)
             self._preflight()
+            if len(args) == 1 and opts.overwrite_output:
+                self._refuse_overwrite(args[0], opts.overwrite_output)
         except (RedisUnavailable, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
@@ -49,3 +54,22 @@ class Command(ScrapyCrawl):
         SchedulerOptions.from_settings(settings)
         if url := settings.get("REDIS_URL"):
             connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT")).close()
+
+    def _refuse_overwrite(self, spider: str, outputs: list[str]) -> None:
+        """``-O FILE`` over a crawl that resumes would replace what its earlier runs wrote
+        (a resumed crawl does not fetch those pages again): refuse, and say what to do."""
+        settings = self.settings.copy()
+        ClusterAddon().update_settings(settings)  # its defaults (CRAWLER_STATE_DIR)
+        crawl = settings.get("CRAWLER_CRAWL_ID") or spider
+        if settings.get("REDIS_URL"):
+            return  # a cluster's items go to its stream (python -m crawler export)
+        state = crawl_state_dir(settings.get("CRAWLER_STATE_DIR"), crawl)
+        if not is_crawl_state(state):
+            return
+        for output in outputs:
+            path = Path(output.rsplit(":", 1)[0] if re.search(r":\w+$", output) else output)
+            if path.is_file() and path.stat().st_size:
+                raise ValueError(
+                    f"-O {output} would overwrite the items of crawl {crawl!r}, which resumes from "
+                    f"{state} and will not fetch those pages again; append with -o {output}, or "
+                    f"start afresh: delete {state} or pick another -s CRAWLER_CRAWL_ID=...")

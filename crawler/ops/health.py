@@ -14,6 +14,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import is_asyncio_available
 
 from crawler.ops.metrics import registry_for, scheduler_health
+from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -74,7 +75,7 @@ class HealthExtension:
         s = crawler.settings
         port = s.get("CRAWLER_HEALTH_PORT")
         if port in (None, ""):
-            raise NotConfigured("CRAWLER_HEALTH_PORT is not set")
+            raise disabled(cls, "CRAWLER_HEALTH_PORT is not set")
         try:
             asyncio_loop = is_asyncio_available()
         except RuntimeError:

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any, Self
 
 from itemadapter import ItemAdapter
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
 from crawler.scheduler.cluster import Cluster
+from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -51,7 +51,7 @@ class RedisStreamSink:
         enabled = s.get("CRAWLER_ITEMS_STREAM")
         on = bool(s.get("REDIS_URL")) if enabled in (None, "") else s.getbool("CRAWLER_ITEMS_STREAM")
         if not on:
-            raise NotConfigured("CRAWLER_ITEMS_STREAM is off")
+            raise disabled(cls, "CRAWLER_ITEMS_STREAM is off")
         sink = cls(crawler)
         crawler.signals.connect(sink.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(sink.spider_closed, signal=signals.spider_closed)

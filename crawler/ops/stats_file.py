@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -25,7 +25,7 @@ class StatsFile:
     def from_crawler(cls, crawler: Crawler) -> Self:
         path = crawler.settings.get("CRAWLER_STATS_FILE")
         if not path:
-            raise NotConfigured("CRAWLER_STATS_FILE is not set")
+            raise disabled(cls, "CRAWLER_STATS_FILE is not set")
         extension = cls(crawler, Path(path))
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension

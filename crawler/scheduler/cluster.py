@@ -181,6 +181,27 @@ class Cluster:
             deleted += self.client.unlink(*keys[start:start + 500])
         return deleted
 
+    # -- the crawl's history: what a new run says when it starts ----------------
+
+    def mark_finished(self) -> None:
+        """Record that the crawl finished now (Redis time): field ``finished_at`` (ms) of the
+        ``control`` hash, which nodes ignore; read back by :meth:`progress_at_start`."""
+        self.client.hset(self.keys.control, "finished_at", str(self.now_ms()))
+
+    def progress_at_start(self) -> dict[str, Any]:
+        """What a run finds in the crawl's state: ``queued``, ``leased`` (requests), ``seen``
+        (URLs in the Bloom filter), ``finished_at`` (ms of the last finish, or None)."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self.keys.totals)
+        pipe.hgetall(self.keys.bloom)
+        pipe.hget(self.keys.control, "finished_at")
+        totals, bloom, finished = pipe.execute()
+        totals = _decode(totals)
+        filter_ = BloomFilter.from_meta(_decode(bloom))
+        return {"queued": int(totals.get("queued", 0)), "leased": int(totals.get("leased", 0)),
+                "seen": filter_.summary()["urls"] if filter_ else 0,
+                "finished_at": int(finished) if finished else None}
+
     # -- what nodes report ------------------------------------------------------
 
     def publish_node_stats(self, node: str, sample: dict[str, Any]) -> None:

@@ -28,10 +28,12 @@ from crawler.profiles._utils import join_text, to_int
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
+from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
 
 
+@one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class BlogSpider(scrapy.Spider):
     name = "blog"
     custom_settings: ClassVar[dict[str, Any]] = dict(FORUM_SETTINGS)

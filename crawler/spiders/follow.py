@@ -8,6 +8,8 @@ import scrapy
 from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.httpobj import urlparse_cached
 
+from crawler.spiders.arguments import parse_start_urls
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
@@ -16,6 +18,8 @@ if TYPE_CHECKING:
 
 class FollowSpider(scrapy.Spider):
     """``scrapy crawl follow -a start_urls=URL[,URL...]``: every page once, no extraction.
+
+    ``start_url`` is an alias of ``start_urls`` (:mod:`crawler.spiders.arguments`).
 
     Stays on the hosts of the start URLs (``allowed_domains``); depth is bounded by
     :setting:`DEPTH_LIMIT` and pages per host by :setting:`CRAWLER_HOST_PAGE_LIMIT`.
@@ -34,13 +38,7 @@ class FollowSpider(scrapy.Spider):
     @staticmethod
     def check_arguments(start_urls: str = "", start_url: str = "", **_: Any) -> list[str]:
         """The start URLs; ValueError (one line) if there are none or one is not http(s)."""
-        urls = [u.strip() for u in f"{start_urls},{start_url}".split(",") if u.strip()]
-        if not urls:
-            raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
-        for url in urls:
-            if not url.startswith(("http://", "https://")):
-                raise ValueError(f"start URL {url!r} must start with http:// or https://")
-        return urls
+        return parse_start_urls(start_urls, start_url)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         # Not dont_filter: a resumed crawl must not fetch its start pages again.

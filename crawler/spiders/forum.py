@@ -36,6 +36,7 @@ from scrapy.utils.misc import build_from_crawler
 
 from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
+from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ FORUM_SETTINGS: dict[str, Any] = {
 }
 
 
+@one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class ForumSpider(scrapy.Spider):
     """Crawl one forum from ``start_url`` with a profile (given, detected or a fallback)."""
 

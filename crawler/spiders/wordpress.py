@@ -31,12 +31,14 @@ from twisted.python.failure import Failure
 from crawler.items import Article, Comment
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
+from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
 
 BLOG_SETTINGS: dict[str, Any] = dict(FORUM_SETTINGS)
 
 
+@one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class WordPressSpider(scrapy.Spider):
     name = "wordpress"
     custom_settings: ClassVar[dict[str, Any]] = BLOG_SETTINGS

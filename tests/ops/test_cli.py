@@ -219,3 +219,50 @@ def test_embedded_state_dir(tmp_path, capsys):
         assert code == 2 and f"crawls there: {CRAWL}" in err
     finally:
         server.shutdown(nosave=True)
+
+
+def test_drain_warns_when_it_leaves_no_node_owning_hosts(crawl, redis_session, capsys):
+    url = ["--redis-url", redis_session.url]
+    code, _, err = run(capsys, "drain", "b", *url)
+    assert code == 0 and "warning" not in err  # a still owns hosts
+    code, out, err = run(capsys, "drain", "a", *url)
+    assert code == 0 and "node a draining" in out
+    assert "warning: a was the last live node owning hosts" in err and "undrain a" in err
+
+
+def test_failures_to_stdout_says_how_many(crawl, redis_session, r, capsys):
+    url = ["--redis-url", redis_session.url]
+    code, out, err = run(capsys, "failures", "-o", "-", *url)
+    assert code == 0 and out == "" and "0 failed URLs" in err
+    r.xadd(Keys(CRAWL).failures, {"url": "http://dead.example/", "reason": "ConnectionRefusedError",
+                                  "node": "a"})
+    code, out, err = run(capsys, "failures", "-o", "-", *url)
+    assert code == 0 and "1 failed URLs" in err
+    assert [json.loads(line)["url"] for line in out.splitlines()] == ["http://dead.example/"]
+
+
+def test_export_says_why_the_stream_is_empty(crawl, redis_session, tmp_path, capsys):
+    code, out, err = run(capsys, "export", "-o", str(tmp_path / "x.jl"), "--redis-url",
+                         redis_session.url)
+    assert code == 0 and "exported 0 new items" in out
+    assert "item stream of crawl shop is empty" in err and "CRAWLER_ITEMS_STREAM=True" in err
+    code, _, err = run(capsys, "export", "-o", "-", "--redis-url", redis_session.url)
+    assert code == 0 and "CRAWLER_ITEMS_STREAM=True" in err
+
+
+def test_state_dir_may_be_the_crawls_own_folder_and_purge_removes_it(tmp_path):
+    """Each command in its own process, as an operator runs them."""
+    from crawler.redis import start_embedded, stop_embedded
+
+    folder = tmp_path / "state" / CRAWL
+    server = start_embedded(str(folder))
+    node(server, "a")
+    server.zadd(Keys(CRAWL).members, {"a": 0})  # long dead: purge needs no --force
+    stop_embedded(server)
+    result = cli("status", "--json", "--state-dir", str(folder))  # the folder as the crawl logs it
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["crawl"] == CRAWL
+    result = cli("purge", "--yes", "--state-dir", str(folder))
+    assert result.returncode == 0, result.stderr
+    assert f"and its state folder {folder}" in result.stdout
+    assert not folder.exists()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from crawler.ops.connect import redact
 from crawler.ops.health import readiness
 from crawler.ops.node import settings_from_env
-from crawler.ops.progress import ProgressExtension, Sample, _duration
+from crawler.ops.progress import RateEstimate, duration
 
 
 def test_environment_becomes_settings():
@@ -33,17 +33,17 @@ def test_readiness_reasons():
     assert readiness(None, 10, shutting_down=True) == ["shutting down"]
 
 
-def test_eta_only_while_the_frontier_shrinks():
-    ext = ProgressExtension(crawler=None, interval=1)
-    ext.samples.append(Sample(0.0, 0, 0, 0, 1000))
-    assert ext.eta() is None
-    ext.samples.append(Sample(10.0, 0, 0, 0, 900))  # 10 per second
-    assert ext.eta() == 90
-    ext.samples.append(Sample(20.0, 0, 0, 0, 950))  # net 2.5/s over the window
-    assert ext.eta() == 950 / 2.5
-    ext.samples.append(Sample(30.0, 0, 0, 0, 1200))  # growing: no ETA
-    assert ext.eta() is None
-    assert _duration(3725) == "1h02m" and _duration(69) == "1m09s"
+def test_eta_from_a_smoothed_fetch_rate():
+    rate = RateEstimate(smoothing=0.5)
+    assert rate.eta(1000) is None  # nothing measured yet
+    rate.add(10.0)
+    assert rate.eta(1000) is None  # one interval is not a rate yet
+    rate.add(20.0)  # smoothed: 15/s
+    assert rate.eta(900) == 60
+    rate.add(0.0)  # a stall halves the rate rather than blowing the ETA up
+    assert rate.eta(900) == 120
+    assert rate.eta(0) is None and rate.eta(None) is None
+    assert duration(3725) == "1h02m" and duration(69) == "1m09s"
 
 
 def test_redact_hides_passwords():

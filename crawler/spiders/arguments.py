@@ -1,0 +1,61 @@
+"""The spider arguments every spider shares: ``-a start_urls=URL[,URL...]``.
+
+One convention for every spider (the k8s manifests and the README pass ``start_urls``):
+comma-separated URLs, ``start_url`` accepted as an alias (the two are merged).
+:func:`parse_start_urls` reads and checks them; :func:`one_site` adapts a spider that crawls
+one site per run (``forum``, the engine spiders, ``blog``, ``wordpress``), whose
+``__init__`` and ``check_arguments`` take ``start_url``, to the shared convention.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+__all__ = ["one_site", "parse_start_urls"]
+
+_S = TypeVar("_S", bound=type)
+
+
+def parse_start_urls(start_urls: str | list[str] | None = None, start_url: str | None = None) -> list[str]:
+    """The start URLs of ``-a start_urls=...`` and/or ``-a start_url=...``, in order, without
+    repeats; ValueError (one line) if there are none or one is not http(s)."""
+    given = start_urls if isinstance(start_urls, list) else (start_urls or "").split(",")
+    urls = list(dict.fromkeys(u.strip() for u in [*given, *(start_url or "").split(",")] if u.strip()))
+    if not urls:
+        raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
+    for url in urls:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"start URL {url!r} must start with http:// or https://")
+    return urls
+
+
+def _single(spider: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    urls = parse_start_urls(kwargs.pop("start_urls", None), kwargs.pop("start_url", None))
+    if len(urls) > 1:
+        raise ValueError(f"the {spider} spider crawls one site per crawl, got {len(urls)} start URLs "
+                         f"({', '.join(urls)}); run one crawl per site, each with its own "
+                         "-s CRAWLER_CRAWL_ID=...")
+    return {**kwargs, "start_url": urls[0]}
+
+
+def one_site(cls: _S) -> _S:
+    """Class decorator: ``start_urls`` (one URL) or its alias ``start_url`` for a spider whose
+    ``__init__(start_url=...)`` and ``check_arguments`` read one ``start_url``. Sets
+    ``start_urls`` to that one URL too."""
+    init = cls.__init__
+    check = cls.__dict__["check_arguments"]
+    func = check.__func__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs = _single(self.name, kwargs)
+        init(self, *args, **kwargs)
+        self.start_urls = [kwargs["start_url"]]
+
+    if isinstance(check, classmethod):
+        wrapped: Any = classmethod(lambda c, **kw: func(c, **_single(c.name, kw)))
+    else:
+        wrapped = staticmethod(lambda **kw: func(**_single(cls.name, kw)))
+    __init__.__doc__ = init.__doc__
+    cls.__init__ = __init__
+    cls.check_arguments = wrapped
+    return cls

@@ -1,0 +1,93 @@
+"""One argument convention for every spider: ``-a start_urls=URL[,URL...]``, ``start_url``
+an alias; the k8s manifests' arguments work for every spider, and the guide's namespaces
+are the overlays' own."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+from scrapy.spiderloader import SpiderLoader
+from scrapy.utils.project import get_project_settings
+
+from crawler.spiders.arguments import parse_start_urls
+from tests.helpers import ROOT
+
+LOADER = SpiderLoader.from_settings(get_project_settings())
+SPIDERS = sorted(LOADER.list())
+MULTI_SITE = {"follow"}
+
+
+def test_parse_start_urls():
+    assert parse_start_urls("http://a/, https://b/x,") == ["http://a/", "https://b/x"]
+    assert parse_start_urls(start_url="http://a/") == ["http://a/"]
+    assert parse_start_urls("http://a/", "http://a/,http://c/") == ["http://a/", "http://c/"]
+    with pytest.raises(ValueError, match="-a start_urls=URL"):
+        parse_start_urls("", None)
+    with pytest.raises(ValueError, match="'ftp://x' must start with http"):
+        parse_start_urls("ftp://x")
+
+
+@pytest.mark.parametrize("spider", SPIDERS)
+@pytest.mark.parametrize("argument", ["start_urls", "start_url"])
+def test_every_spider_takes_start_urls_and_its_alias(spider, argument):
+    cls = LOADER.load(spider)
+    cls.check_arguments(**{argument: "http://forum.example.org/"})
+    instance = cls(**{argument: "http://forum.example.org/"})
+    assert instance.start_urls == ["http://forum.example.org/"]
+    with pytest.raises(ValueError, match="start_urls=URL"):
+        cls.check_arguments()
+
+
+@pytest.mark.parametrize("spider", sorted(set(SPIDERS) - MULTI_SITE))
+def test_one_site_spiders_refuse_several_urls_in_one_line(spider):
+    with pytest.raises(ValueError, match=f"the {spider} spider crawls one site per crawl"):
+        LOADER.load(spider).check_arguments(start_urls="http://a/,http://b/")
+
+
+def test_follow_takes_several_sites():
+    spider = LOADER.load("follow")(start_urls="http://a.example/,http://b.example:8080/x")
+    assert spider.start_urls == ["http://a.example/", "http://b.example:8080/x"]
+    assert spider.allowed_domains == ["a.example", "b.example"]
+
+
+needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl")
+
+
+@needs_kubectl
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+@pytest.mark.parametrize("spider", ["follow", "forum", "phpbb", "blog", "wordpress"])
+def test_the_manifests_arguments_start_every_spider(overlay, spider):
+    """The pod's command with CRAWL_SPIDER=<spider> passes the preflight (it used to exit 2)."""
+    from tests.helpers.k8s import container, find, render  # noqa: PLC0415
+
+    objects = render(overlay)
+    node = container(find(objects, "StatefulSet", "crawler"), "crawler")
+    env = {"CRAWL_SPIDER": spider, "START_URLS": "http://127.0.0.1:9/"}
+    args = [re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], a) for a in node["args"]]
+    assert args[0] == spider and "start_urls=http://127.0.0.1:9/" in args
+    # The preflight only (an unreachable REDIS_URL after it ends the command with exit 2):
+    # bad arguments would end it first, with their own message.
+    proc = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", *args, "-s", "REDIS_URL=redis://127.0.0.1:9/0",
+         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "cannot reach Redis" in proc.stderr, proc.stderr[-2000:]
+
+
+@needs_kubectl
+@pytest.mark.parametrize("overlay", ["dev", "prod"])
+def test_the_guide_names_each_overlays_namespace(overlay):
+    from tests.helpers.k8s import render  # noqa: PLC0415
+
+    namespaces = {o["metadata"]["name"] for o in render(overlay) if o["kind"] == "Namespace"}
+    assert len(namespaces) == 1
+    guide = (ROOT / "k8s" / "README.md").read_text()
+    assert f"NS={namespaces.pop()}" in guide
+    # every kubectl command after "Start" works in either overlay's namespace
+    after_start = guide[guide.index("## 3. Start"):]
+    assert "kubectl -n crawler " not in after_start
