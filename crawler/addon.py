@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from crawler.config import number_setting
 from crawler.settings_defaults import DEFAULTS
 
 if TYPE_CHECKING:
@@ -34,12 +35,12 @@ class ClusterAddon:
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
         settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
-        delay = _number(settings, "DOWNLOAD_DELAY", float)
+        delay = number_setting(settings, "DOWNLOAD_DELAY", 0)
         settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)
         settings.set("DOWNLOAD_DELAY", 0, "cmdline")
         # Depth and URL length are filtered by the frontier, which counts the outcome;
         # Scrapy's spider middlewares would drop them unseen.
-        depth = _number(settings, "DEPTH_LIMIT", int)
+        depth = int(number_setting(settings, "DEPTH_LIMIT", 0))
         settings.set("CRAWLER_DEPTH_LIMIT", depth, settings.getpriority("DEPTH_LIMIT") or 0)
         settings.set("DEPTH_LIMIT", 0, "cmdline")
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
@@ -70,9 +71,3 @@ class ClusterAddon:
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
         )
 
-
-def _number(settings: BaseSettings, name: str, kind: type) -> float | int:
-    try:
-        return kind(settings.get(name) or 0)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} ({settings.get(name)!r}) must be a number") from None

@@ -20,6 +20,8 @@ from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy import signals
 
+from crawler.config import value
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
@@ -36,7 +38,7 @@ class RedisUnavailable(RuntimeError):
 
 
 def crawl_id(crawler: Crawler) -> str:
-    return crawler.settings.get("CRAWLER_CRAWL_ID") or crawler.spider.name
+    return value(crawler.settings, "CRAWLER_CRAWL_ID") or crawler.spider.name
 
 
 def client_from_crawler(crawler: Crawler) -> redis.Redis:
@@ -46,11 +48,11 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
         settings = crawler.settings
         url = settings.get("REDIS_URL")
         if not url:
-            state_dir = os.path.join(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler))
+            state_dir = os.path.join(value(settings, "CRAWLER_STATE_DIR"), crawl_id(crawler))
             crawler._crawler_embedded_redis = start_embedded(state_dir)
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
-        client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
-                         settings.getfloat("CRAWLER_REDIS_SOCKET_TIMEOUT"))
+        client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
+                         value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
         if not settings.get("REDIS_URL"):
             server = crawler._crawler_embedded_redis
 

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy.dupefilters import BaseDupeFilter
 
+from crawler.config import value
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -44,7 +46,7 @@ class BloomDupeFilter(BaseDupeFilter):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         s = crawler.settings
-        return cls(crawler, s.getint("CRAWLER_SEEN_CACHE_SIZE"), s.getbool("DUPEFILTER_DEBUG"))
+        return cls(crawler, value(s, "CRAWLER_SEEN_CACHE_SIZE"), s.getbool("DUPEFILTER_DEBUG"))
 
     def fingerprint(self, request: Request) -> str:
         return self.fingerprinter.fingerprint(request).hex()

@@ -13,6 +13,7 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownloa
 from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
 
+from crawler.config import value
 from crawler.scheduler.scheduler import frontier_scheduler
 
 if TYPE_CHECKING:
@@ -116,8 +117,8 @@ class HostBackoffMiddleware(_LeaseMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.codes = {int(c) for c in crawler.settings.getlist("CRAWLER_BACKOFF_HTTP_CODES")}
-        self.retry_after_max = crawler.settings.getfloat("CRAWLER_RETRY_AFTER_MAX")
+        self.codes = set(value(crawler.settings, "CRAWLER_BACKOFF_HTTP_CODES"))
+        self.retry_after_max = value(crawler.settings, "CRAWLER_RETRY_AFTER_MAX")
 
     def process_response(self, request: Request, response: Response) -> Response:
         scheduler = frontier_scheduler(self.crawler)
@@ -161,8 +162,8 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.ttl = crawler.settings.getfloat("CRAWLER_ROBOTS_TTL")
-        self.max_waits = crawler.settings.getint("CRAWLER_ROBOTS_MAX_WAITS")
+        self.ttl = value(crawler.settings, "CRAWLER_ROBOTS_TTL")
+        self.max_waits = value(crawler.settings, "CRAWLER_ROBOTS_MAX_WAITS")
         self._fetched_at: dict[str, float] = {}
         self._unavailable: set[str] = set()
 

@@ -8,6 +8,8 @@ import scrapy
 from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.httpobj import urlparse_cached
 
+from crawler.config import check_url
+
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
@@ -38,8 +40,7 @@ class FollowSpider(scrapy.Spider):
         if not urls:
             raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
         for url in urls:
-            if not url.startswith(("http://", "https://")):
-                raise ValueError(f"start URL {url!r} must start with http:// or https://")
+            check_url(url)
         return urls
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
