@@ -115,14 +115,17 @@ class Exchange:
     def next_request(self, paused: bool) -> Request | None:
         # The engine asks right after it finishes scraping a response: the moment
         # that response's held ack may go, and its host become due again.
-        if self.leases.held:
+        if self.leases.leased or self.leases.held:
             self.release_acks()
         if not self.ready and not paused:
             self.refill()
         if not self.ready:
             return None
         self.outcomes.counts["frontier/dequeued"] += 1
-        return self.ready.popleft()
+        request = self.ready.popleft()
+        if (lease := self.leases.get(request)) is not None:
+            lease.handed = True
+        return request
 
     def unstarted(self) -> list[str]:
         """Take back the leases of requests not handed to the engine yet."""
@@ -132,8 +135,13 @@ class Exchange:
         return lease_ids
 
     def release_acks(self) -> None:
-        slot = getattr(self.crawler.engine.scraper, "slot", None) if self.crawler.engine else None
-        released = self.leases.release(slot.active if slot is not None else ())
+        engine = self.crawler.engine
+        slot = getattr(engine.scraper, "slot", None) if engine else None
+        scraping = slot.active if slot is not None else ()
+        engine_slot = getattr(engine, "_slot", None)
+        if engine_slot is not None:
+            self.leases.settle_finished(engine_slot.inprogress, scraping)
+        released = self.leases.release(scraping)
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
 

@@ -14,6 +14,7 @@ from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.config import value
+from crawler.scheduler.outcomes import exception_outcome, response_outcome
 from crawler.scheduler.scheduler import frontier_scheduler
 
 if TYPE_CHECKING:
@@ -58,29 +59,6 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._settle(request, exception_outcome(exception))
-
-
-def response_outcome(response: Response) -> str:
-    """A response is a fetch, unless its status says the server failed us."""
-    if "download_stopped" in response.flags:
-        return "filtered/not_a_page"
-    if response.status >= 500 or response.status in (408, 429):
-        return f"failed/http_{response.status}"
-    return f"fetched/{response.status}"
-
-
-def exception_outcome(exception: Exception) -> str:
-    if isinstance(exception, IgnoreRequest):
-        # Scrapy's own middlewares say why only in the message
-        message = str(exception)
-        if message.startswith("Forbidden by robots.txt"):
-            return "filtered/robots"
-        if message.startswith("Filtered offsite"):
-            return "filtered/offsite"
-        return "filtered/ignored"
-    if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
-        return "filtered/too_large"
-    return f"failed/{type(exception).__name__}"
 
 
 # What a crawler of forums and blogs parses (HTML, feeds, JSON APIs such as Flarum's

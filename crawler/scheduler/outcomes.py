@@ -6,7 +6,10 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
+
 if TYPE_CHECKING:
+    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from crawler.scheduler.frontier import Frontier
@@ -52,3 +55,26 @@ class Outcomes:
             frontier.publish(self.run, dict(self._outcomes), failures)
         except transient:
             self._failures[:0] = failures
+
+
+def response_outcome(response: Response) -> str:
+    """A response is a fetch, unless its status says the server failed us."""
+    if "download_stopped" in response.flags:
+        return "filtered/not_a_page"
+    if response.status >= 500 or response.status in (408, 429):
+        return f"failed/http_{response.status}"
+    return f"fetched/{response.status}"
+
+
+def exception_outcome(exception: Exception) -> str:
+    if isinstance(exception, IgnoreRequest):
+        # Scrapy's own middlewares say why only in the message
+        message = str(exception)
+        if message.startswith("Forbidden by robots.txt"):
+            return "filtered/robots"
+        if message.startswith("Filtered offsite"):
+            return "filtered/offsite"
+        return "filtered/ignored"
+    if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
+        return "filtered/too_large"
+    return f"failed/{type(exception).__name__}"

@@ -104,6 +104,7 @@ class Scheduler(BaseScheduler):
         connect(self.leases.request_started, signal=signals.request_reached_downloader)
         connect(self.leases.response_received, signal=signals.response_received)
         connect(self.politeness.robots_parsed, signal=signals.robots_parsed)
+        self._say_what_the_addon_adds()
         self.loop.start()
 
     def close(self, reason: str) -> None:
@@ -183,6 +184,20 @@ class Scheduler(BaseScheduler):
             return request
         self.outcomes.counts["frontier/session_ids_stripped"] += 1
         return request.replace(url=url)
+
+    def _say_what_the_addon_adds(self) -> None:
+        middlewares = self.crawler.settings.getwithbase("SPIDER_MIDDLEWARES")
+        if "crawler.scheduler.middleware.LeaseSpiderMiddleware" in middlewares:
+            return
+        logger.info(
+            "Running without crawler.addon.ClusterAddon: the frontier settles its leases "
+            "through signals and uses its defaults. The add-on would add: the exact reason of "
+            "each download error, host backoff on 429/503 and connection errors, polite "
+            "robots.txt (RFC 9309), binary responses stopped at their headers, depth and URL "
+            "length counted as outcomes, DOWNLOAD_DELAY held by the cluster-wide gate only, "
+            "the item stream, health endpoints and progress lines. "
+            "Add ADDONS = {\"crawler.addon.ClusterAddon\": 0} to get them.",
+            extra={"spider": self.spider})
 
     def _robots_agent(self, request: Request) -> str | bytes | None:
         settings = self.crawler.settings
