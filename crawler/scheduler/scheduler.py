@@ -145,17 +145,19 @@ class Scheduler(BaseScheduler):
         if not retry:
             self.outcomes.record("discovered")
             request = self._without_session_ids(request)
+            # Filters first: a URL dropped here (too deep) must not enter the seen
+            # cache, or found again where it is allowed it would pass for a duplicate.
+            if reason := self._filter_reason(request):
+                self.outcomes.record(f"filtered/{reason}")
+                return False
             # Start requests are deduplicated even when dont_filter (Scrapy's default
             # for start_urls): otherwise every node, and every resumed run, fetches them
-            # again. The cheap local check goes first: most links are repeats.
+            # again.
             if not request.dont_filter or request.meta.get("is_start_request"):
                 fingerprint = self.df.check(request)
                 if fingerprint is None:
                     self.outcomes.record("filtered/duplicate")
                     return False
-            if reason := self._filter_reason(request):
-                self.outcomes.record(f"filtered/{reason}")
-                return False
         host = host_of(request)
         try:
             payload = codec.encode(request, self.spider, host)
