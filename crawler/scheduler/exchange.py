@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from crawler.scheduler.dupefilter import BloomDupeFilter
-    from crawler.scheduler.frontier import Frontier, Pending
+    from crawler.scheduler.frontier import Frontier, Leased, Pending
     from crawler.scheduler.leases import LeaseBook
     from crawler.scheduler.membership import Membership
     from crawler.scheduler.node_loop import Outage
@@ -196,11 +196,7 @@ class Exchange:
             self.outage.failed(exc)
             self.waker.wait(self.options.idle_backoff_max)
             return
-        spider = self.crawler.spider
-        for lease in leased:
-            request = codec.decode(lease.payload, spider, lease.host)
-            self.leases.add(lease.lease_id, lease.host, request)
-            self.ready.append(request)
+        self._take(leased)
         counts = self.outcomes.counts
         counts["frontier/leased"] += len(leased)
         if stolen := sum(lease.stolen for lease in leased):
@@ -215,6 +211,30 @@ class Exchange:
             wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
             counts["frontier/politeness_waits"] += 1
         self.waker.wait(wait)
+
+    def _take(self, leased: list[Leased]) -> None:
+        """Decode each leased request on its own: one that cannot be decoded (its
+        callback renamed, a foreign payload) is acked as ``failed/undecodable`` and kept
+        in the dead-letter stream, and the others go on."""
+        spider = self.crawler.spider
+        bad = []
+        for lease in leased:
+            try:
+                request = codec.decode(lease.payload, spider, lease.host)
+            except Exception as exc:  # noqa: BLE001 - any payload must not stop the engine
+                bad.append((lease.host, lease.payload, f"undecodable: {exc}"))
+                self.leases.refuse(lease.lease_id, lease.host, "undecodable")
+                continue
+            self.leases.add(lease.lease_id, lease.host, request)
+            self.ready.append(request)
+        if bad:
+            logger.error("%(n)d queued requests could not be decoded (e.g. %(e)s); they are "
+                         "acked as failed/undecodable and kept in the dead-letter stream",
+                         {"n": len(bad), "e": bad[0][2]}, extra={"spider": spider})
+            try:
+                self.frontier.dead_letter(bad)
+            except TRANSIENT as exc:
+                self.outage.failed(exc)
 
     def _lease_arguments(self) -> tuple[int, tuple[str, ...], int]:
         """How many to lease, and from whose hosts a node short of work may steal."""

@@ -34,6 +34,8 @@ __all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", 
            "Pending", "StaleEpoch"]
 
 
+FAILURES_MAXLEN = 100_000  # failures and dead letters kept (the latest)
+
 class Pending(NamedTuple):
     """A request waiting to be pushed. ``fingerprint`` is None for dont_filter."""
 
@@ -257,10 +259,19 @@ class Frontier(RedisLink):
             if outcomes:
                 pipe.hset(self.keys.outcomes, mapping={f"{run}/{k}": v for k, v in outcomes.items()})
             for url, reason in failures:
-                pipe.xadd(self.keys.failures, {"url": url, "reason": reason, "node": self.node})
+                pipe.xadd(self.keys.failures, {"url": url, "reason": reason, "node": self.node},
+                          maxlen=FAILURES_MAXLEN, approximate=True)
 
         if outcomes or failures:
             self._pipeline(build)
+
+    def dead_letter(self, letters: Sequence[tuple[str, bytes, str]]) -> None:
+        """Keep queued requests that cannot be used (host, payload, reason) for a person
+        to look at, out of the queues."""
+        self._pipeline(lambda pipe: [pipe.xadd(
+            self.keys.dead_letters, {"host": host, "payload": payload, "reason": reason,
+                                     "node": self.node}, maxlen=FAILURES_MAXLEN, approximate=True)
+            for host, payload, reason in letters])
 
     def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
         """Keep the last rebalances readable by ``python -m crawler status``."""

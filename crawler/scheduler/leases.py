@@ -98,6 +98,13 @@ class LeaseBook:
         if outcome is not None:
             self.outcomes.record(outcome, lease.url)
 
+    def refuse(self, lease_id: str, host: str, reason: str) -> None:
+        """A leased request that cannot be used at all (it does not decode): ack it at
+        once, so its host goes on, and count its outcome."""
+        self.acks.append(Ack(lease_id, host, self.now_ms()))
+        self.outcomes.counts["frontier/settled"] += 1
+        self.outcomes.record(f"failed/{reason}")
+
     def continue_lease(self, request: Request) -> bool:
         """Settle the lease that *request* continues, if any; True for a retry.
 

@@ -3,6 +3,7 @@ server saw and on the recorded outcomes."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -13,6 +14,16 @@ from tests.helpers.nodes import COMMON
 
 if TYPE_CHECKING:
     from crawler.testing.redis_server import RedisServer
+
+def wait_until(predicate, timeout: float = 30) -> bool:
+    """Poll state in another process (Redis), which has no event to await."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
 
 FAST = {**COMMON, "DOWNLOAD_DELAY": 0}
 
@@ -36,3 +47,37 @@ def test_a_url_found_too_deep_is_fetched_when_found_again_shallower(
     outcomes = node.outcomes()
     assert outcomes["filtered/depth"] == 1
     assert outcomes["fetched"] == 5
+
+
+@pytest.mark.slow
+def test_an_undecodable_queued_request_is_dead_lettered_and_the_rest_goes_on(
+        redis_server: RedisServer, nodes) -> None:
+    from scrapy import Request  # noqa: PLC0415
+
+    from crawler.scheduler.cluster import Cluster  # noqa: PLC0415
+
+    site = GraphSite([{"/": Page(links=((0, "/a"), (0, "/b"))), "/a": Page(), "/b": Page(),
+                       "/renamed": Page()}])
+    client = redis_server.client()
+    with LoopbackServer(site) as server:
+        origin = server.origins[0]
+        cluster = Cluster(client, "follow")
+        client.hset(cluster.keys.control, "paused", "1")  # the node leases nothing yet
+        node = nodes("n0", [origin + "/"], REDIS_URL=redis_server.url, **FAST)
+        assert wait_until(lambda: client.zscore(cluster.keys.members, "n0") is not None)
+        # queued by an older version of the spider, whose callback has since been renamed
+        assert cluster.seed([Request(origin + "/renamed")], dont_filter=False, host_limit=0,
+                            vnodes=2000).queued == 1
+        queue = cluster.keys.queue(server.netlocs[0])
+        [payload] = [p for p in client.lrange(queue, 0, -1) if b"renamed" in p]
+        client.lrem(queue, 1, payload)
+        client.lpush(queue, b'2{"u":"' + origin.encode() + b'/renamed","callback":"old_parse"}')
+        client.hdel(cluster.keys.control, "paused")
+        assert node.wait(60) == 0, node.output()[-3000:]
+        fetched = server.recorder.fetch_counts()
+    assert set(fetched) == {origin + p for p in ("/", "/a", "/b")}
+    assert node.outcomes()["failed/undecodable"] == 1
+    [(_, letter)] = client.xrange(cluster.keys.dead_letters)
+    assert letter[b"host"] == server.netlocs[0].encode()
+    assert letter[b"reason"].startswith(b"undecodable: Method 'old_parse' not found")
+    assert client.hlen(cluster.keys.leases("n0")) == 0
