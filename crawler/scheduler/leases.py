@@ -124,6 +124,14 @@ class LeaseBook:
         return False
 
     # signal handlers
+    def request_scheduled(self, request: Request, spider: object) -> None:
+        """A redirect settles the lease it continues as soon as it is scheduled: a
+        handler of this same signal (Scrapy's OffsiteMiddleware) may drop it before
+        the scheduler sees it. Retries (same URL) wait for :meth:`continue_lease`."""
+        lease = self.leased.get(request.meta.get(LEASE_META))
+        if lease is not None and request.url != lease.url:
+            self.continue_lease(request)
+
     def request_started(self, request: Request, spider: object) -> None:
         if (lease := self.get(request)) is not None:
             lease.started = True

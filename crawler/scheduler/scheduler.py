@@ -101,6 +101,7 @@ class Scheduler(BaseScheduler):
         self.membership.join()
         self.df.open()
         connect = crawler.signals.connect
+        connect(self.leases.request_scheduled, signal=signals.request_scheduled)
         connect(self.leases.request_started, signal=signals.request_reached_downloader)
         connect(self.leases.response_received, signal=signals.response_received)
         connect(self.politeness.robots_parsed, signal=signals.robots_parsed)

@@ -81,3 +81,21 @@ def test_an_undecodable_queued_request_is_dead_lettered_and_the_rest_goes_on(
     assert letter[b"host"] == server.netlocs[0].encode()
     assert letter[b"reason"].startswith(b"undecodable: Method 'old_parse' not found")
     assert client.hlen(cluster.keys.leases("n0")) == 0
+
+
+@pytest.mark.slow
+def test_a_redirect_off_site_settles_its_lease(redis_server: RedisServer, nodes) -> None:
+    site = GraphSite([{"/": Page(links=((0, "/go"), (0, "/a"))), "/a": Page(),
+                       "/go": Page(status=302, location=(1, "/elsewhere"))},
+                      {"/elsewhere": Page()}])
+    # another host name (allowed_domains ignores ports)
+    with LoopbackServer(site, addresses=[("127.0.0.1", 0), ("127.0.0.2", 0)]) as server:
+        node = nodes("n0", [server.origins[0] + "/"], REDIS_URL=redis_server.url, **FAST)
+        assert node.wait(60) == 0, node.output()[-3000:]
+        fetched = server.recorder.fetch_counts(include_robots=True)
+    assert all(server.netlocs[1] not in url for url in fetched)  # off-site: never asked
+    outcomes = node.outcomes()
+    assert outcomes["fetched/302"] == 1
+    assert outcomes["fetched"] == 3
+    assert outcomes["failed"] == 0
+    assert node.stats().get("frontier/lease_leaked", 0) == 0
