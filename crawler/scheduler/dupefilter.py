@@ -61,6 +61,10 @@ class BloomDupeFilter(BaseDupeFilter):
             self._recent.popitem(last=False)
         return False
 
+    def forget(self) -> None:
+        """The cluster's Bloom filter was lost: links seen here must be pushed again."""
+        self._recent.clear()
+
     def check(self, request: Request) -> str | None:
         """The fingerprint of *request*, or None if this node saw it lately."""
         fingerprint = self.fingerprint(request)

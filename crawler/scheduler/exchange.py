@@ -16,7 +16,7 @@ from scrapy.utils.asyncio import call_later
 
 from crawler.redis import FAILED
 from crawler.scheduler import codec
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, FrontierLost
 from crawler.scheduler.membership import RingUnstable
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 # A Redis that fails or refuses, or a ring that churns: keep local work, retry later
-TRANSIENT = (*FAILED, RingUnstable)
+TRANSIENT = (*FAILED, RingUnstable, FrontierLost)
 
 
 class Waker:

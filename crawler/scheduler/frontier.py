@@ -34,6 +34,10 @@ __all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", 
            "Pending", "StaleEpoch"]
 
 
+
+class FrontierLost(Exception):
+    """The crawl's keys are gone from Redis (it restarted empty, or was flushed)."""
+
 FAILURES_MAXLEN = 100_000  # failures and dead letters kept (the latest)
 
 class Pending(NamedTuple):
@@ -97,6 +101,11 @@ class Frontier(RedisLink):
         self.park_ms = 60_000
         self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
+        self._bloom_sizing = (bloom_capacity, bloom_error_rate)
+
+    def recreate(self) -> None:
+        """The crawl's keys are gone (Redis came back empty): start a new Bloom filter."""
+        self.bloom = self._init_bloom(*self._bloom_sizing)
 
     # -- dedup ----------------------------------------------------------------
 
@@ -149,7 +158,10 @@ class Frontier(RedisLink):
         try:  # the push's refusal first: the acks after it are refused for its sake
             replies = [scripts.check(call[0], reply) for call, reply in zip(calls, results)]
         except StaleBloom:  # another node started a new Bloom layer: both go again
-            self.bloom.grow_to(int(self._send("hget", self.keys.bloom, "n")))
+            layers = self._send("hget", self.keys.bloom, "n")
+            if layers is None:
+                raise FrontierLost("the Bloom filter's header is gone")
+            self.bloom.grow_to(int(layers))
             return self.flush(pushes, acks, epoch, ready_key, batch)
         if not pushes:
             return []
@@ -299,7 +311,9 @@ class Frontier(RedisLink):
             pipe.hgetall(self.keys.weights)
 
         epoch, weights = self._pipeline(build, True)
-        return int(epoch or 0), {k.decode(): int(v) for k, v in weights.items()}
+        if epoch is None:
+            raise FrontierLost("the ring's epoch is gone")
+        return int(epoch), {k.decode(): int(v) for k, v in weights.items()}
 
     def heartbeat(self, timeout_ms: int) -> Beat:
         now = self.now_ms()

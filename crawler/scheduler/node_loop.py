@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.asyncio import create_looping_call
 
 from crawler.scheduler.exchange import TRANSIENT
+from crawler.scheduler.frontier import FrontierLost
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -84,7 +85,11 @@ class NodeLoop:
 
     def tick(self) -> None:
         try:
-            self.exchange.flush()
+            try:
+                self.exchange.flush()
+            except FrontierLost:
+                self._rebuild_lost_frontier()
+                self.exchange.flush()
             beat = self.membership.beat(reclaim_dead=self._may_judge_deaths())
             if not beat.alive:
                 # declared dead (a long pause?): our leases went back to the queues, so
@@ -130,6 +135,24 @@ class NodeLoop:
                 self.drain()
             except TRANSIENT as exc:  # close() hands everything back later
                 self.outage.failed(exc)
+
+    def _rebuild_lost_frontier(self) -> None:
+        """Redis answers but the crawl's keys are gone (restarted without persistence,
+        flushed, purged): say so loudly, start a new frontier and rejoin it, and go on
+        with what this node holds (its buffer, its leased requests, what it finds next)."""
+        self.outcomes.counts["frontier/frontier_lost"] += 1
+        logger.error(
+            "The frontier in Redis was lost: the crawl's keys are gone (Redis restarted "
+            "without persistence, or was flushed or purged). Its queues, leases and Bloom "
+            "filter are gone: requests queued there will not be fetched unless found again. "
+            "Node %(node)s rejoins and goes on with the %(n)d requests it holds; turn on "
+            "appendonly in Redis to avoid this.",
+            {"node": self.options.node,
+             "n": len(self.exchange.ready) + len(self.exchange.outbox) + len(self.leases)})
+        self.frontier.recreate()
+        self.dupefilter.forget()
+        self.membership.epoch = -1
+        self.membership.join()
 
     def _recover_from_outage(self) -> None:
         """Redis is back: requeue leases granted by calls whose replies were lost,

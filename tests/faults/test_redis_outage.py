@@ -57,3 +57,21 @@ def test_redis_stalled_mid_crawl(redis_server, nodes):
         redis_server.resume()
 
     crawl_through(redis_server, nodes, stall)
+
+
+def test_redis_back_empty_the_node_rejoins_says_so_and_goes_on(redis_server, nodes):
+    """FLUSHALL (a Redis restarted without persistence, or purged): the frontier is gone.
+    The node must not freeze: it rejoins, says loudly what was lost, and goes on with the
+    work it holds and the links it finds from then on."""
+    with SiteServer(hosts=3, pages_per_host=40, latency=0.2, seed=52) as site:
+        node = nodes("crawler-0", site.base_urls, **{**SETTINGS, "REDIS_URL": redis_server.url})
+        assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+        redis_server.client().flushall()
+        before = len(site.requests)
+        assert node.wait(120) == 0, node.output()[-3000:]
+        after = len(site.requests)
+    log = node.output()
+    assert "Traceback" not in log
+    assert log.count("The frontier in Redis was lost") == 1
+    assert after > before, "the node went on with the requests it held"
+    assert node.stats()["frontier/frontier_lost"] == 1
