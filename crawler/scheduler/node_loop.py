@@ -65,6 +65,7 @@ class NodeLoop:
         self.outage = outage
         self.paused = False
         self.draining = False
+        self._handback: list[str] = []  # unstarted leases a failed drain still owes Redis
         self.cluster_done = False
         self.last_beat: Beat | None = None
         self.last_beat_at: float | None = None
@@ -130,11 +131,12 @@ class NodeLoop:
 
     def _watch_for_stop(self) -> None:
         if not self.crawler.crawling and not self.draining:
-            self._stop_watch.stop()
             try:
                 self.drain()
-            except TRANSIENT as exc:  # close() hands everything back later
+            except TRANSIENT as exc:  # tried again next time; close() hands back the rest
                 self.outage.failed(exc)
+                return
+            self._stop_watch.stop()
 
     def _rebuild_lost_frontier(self) -> None:
         """Redis answers but the crawl's keys are gone (restarted without persistence,
@@ -189,8 +191,11 @@ class NodeLoop:
 
     def drain(self) -> None:
         """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
+        self._handback += self.exchange.unstarted()
+        # draining only once Redis took it: a drain that failed is tried again
+        requeued = self.membership.drain(self._handback)
+        self._handback = []
         self.draining = True
-        requeued = self.membership.drain(self.exchange.unstarted())
         logger.info("Draining node %(node)s: handed off its hosts and %(n)d unstarted "
                     "requests; waiting for %(f)d in flight",
                     {"node": self.options.node, "n": requeued, "f": len(self.leases)})

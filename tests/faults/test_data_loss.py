@@ -3,7 +3,6 @@ server saw and on the recorded outcomes."""
 
 from __future__ import annotations
 
-import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -11,19 +10,10 @@ import pytest
 from crawler.testing.server import LoopbackServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
+from tests.helpers.ops import wait_until
 
 if TYPE_CHECKING:
     from crawler.testing.redis_server import RedisServer
-
-def wait_until(predicate, timeout: float = 30) -> bool:
-    """Poll state in another process (Redis), which has no event to await."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
 
 FAST = {**COMMON, "DOWNLOAD_DELAY": 0}
 
@@ -64,7 +54,8 @@ def test_an_undecodable_queued_request_is_dead_lettered_and_the_rest_goes_on(
         cluster = Cluster(client, "follow")
         client.hset(cluster.keys.control, "paused", "1")  # the node leases nothing yet
         node = nodes("n0", [origin + "/"], REDIS_URL=redis_server.url, **FAST)
-        assert wait_until(lambda: client.zscore(cluster.keys.members, "n0") is not None)
+        wait_until(lambda: client.zscore(cluster.keys.members, "n0") is not None, 30,
+                   what="the node to join")
         # queued by an older version of the spider, whose callback has since been renamed
         assert cluster.seed([Request(origin + "/renamed")], dont_filter=False, host_limit=0,
                             vnodes=2000).queued == 1

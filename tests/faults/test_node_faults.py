@@ -1,0 +1,39 @@
+"""A node's own troubles: a failed operator drain, being cut off from Redis, absurd
+robots.txt delays. Real Redis, real HTTP servers; assertions on what they saw."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from crawler.demo.site import SiteServer
+from crawler.scheduler.keys import Keys
+from tests.helpers.nodes import COMMON
+from tests.helpers.ops import wait_until
+
+if TYPE_CHECKING:
+    from crawler.testing.redis_server import RedisServer
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_drain_that_failed_is_tried_again(redis_server: RedisServer, nodes) -> None:
+    keys = Keys("follow")
+    client = redis_server.client()
+    with SiteServer(hosts=2, pages_per_host=40, latency=0.2, seed=71) as site:
+        node = nodes("n0", site.base_urls, REDIS_URL=redis_server.url,
+                     **{**COMMON, "DOWNLOAD_DELAY": 0.05})
+        wait_until(lambda: client.hget(keys.weights, "n0") == b"1", 30, what="the join")
+        # the drain's own writes fail (WRONGTYPE) while the heartbeat that reads the
+        # operator's switch still works
+        weights = client.hgetall(keys.weights)
+        client.delete(keys.weights)
+        client.set(keys.weights, "broken")
+        client.hset(keys.control, "drain:n0", "1")
+        wait_until(lambda: "WRONGTYPE" in node.output(), 30, what="the drain to fail")
+        client.delete(keys.weights)
+        client.hset(keys.weights, mapping=weights)
+        wait_until(lambda: client.hget(keys.weights, "n0") == b"0", 30,
+                   what="the drain to be tried again")
+    assert "Draining node n0" in node.output()
