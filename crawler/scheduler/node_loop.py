@@ -69,6 +69,8 @@ class NodeLoop:
         self.cluster_done = False
         self.last_beat: Beat | None = None
         self.last_beat_at: float | None = None
+        self._last_good = time.monotonic()  # the last heartbeat Redis took (or the start)
+        self._cut_off = False
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
@@ -106,10 +108,28 @@ class NodeLoop:
             self.outage.failed(exc)
             return
         self.last_beat, self.last_beat_at = beat, time.monotonic()
+        self._last_good, self._cut_off = self.last_beat_at, False
         self.leases.settle_leaked(self.crawler.engine, len(self.exchange.ready))
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
+
+    def cut_off(self) -> bool:
+        """Whether this node's last heartbeat that Redis took is older than the node
+        timeout: the others may have declared it dead and requeued its leases, so it
+        must not start them here as well. Its unstarted leases are dropped (Redis
+        requeues them, by a reclaim or when this node is back); in-flight ones finish."""
+        if time.monotonic() - self._last_good <= self.options.node_timeout:
+            return False
+        if not self._cut_off:
+            self._cut_off = True
+            dropped = self.exchange.unstarted()
+            self.outcomes.counts["frontier/cut_off"] += 1
+            logger.warning("No heartbeat reached Redis for over CRAWLER_NODE_TIMEOUT "
+                           "(%(t)gs): this node may have been declared dead, so it starts "
+                           "none of its %(n)d unstarted leased requests until Redis is back",
+                           {"t": self.options.node_timeout, "n": len(dropped)})
+        return True
 
     def update_stats(self) -> None:
         self.outcomes.counts.update(self.membership.counts)

@@ -172,6 +172,8 @@ class Scheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self.loop.cut_off():
+            return None
         return self.exchange.next_request(paused=self.loop.draining or self.loop.paused)
 
     def _filter_reason(self, request: Request) -> str | None:

@@ -3,6 +3,7 @@ robots.txt delays. Real Redis, real HTTP servers; assertions on what they saw.""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -37,3 +38,23 @@ def test_a_drain_that_failed_is_tried_again(redis_server: RedisServer, nodes) ->
         wait_until(lambda: client.hget(keys.weights, "n0") == b"0", 30,
                    what="the drain to be tried again")
     assert "Draining node n0" in node.output()
+
+
+def test_a_node_cut_off_from_redis_starts_no_lease_after_its_node_timeout(
+        redis_server: RedisServer, nodes) -> None:
+    timeout, latency = 3.0, 1.0
+    with SiteServer(hosts=12, pages_per_host=20, latency=latency, seed=72) as site:
+        # a deep local buffer of leased requests, started two at a time
+        nodes("n0", site.base_urls, REDIS_URL=redis_server.url,
+              **{**COMMON, "DOWNLOAD_DELAY": 0, "CONCURRENT_REQUESTS": 2, "CRAWLER_PREFETCH": 16,
+                 "CRAWLER_NODE_TIMEOUT": timeout, "CRAWLER_REDIS_SOCKET_TIMEOUT": 0.5})
+        assert site.wait_fetched(14, timeout=60)
+        redis_server.pause()
+        try:
+            stalled_at = time.monotonic()
+            time.sleep(timeout + 5 * latency)  # the length of the fault, not a synchronisation
+            starts = [r.start for r in site.requests if not r.is_robots]
+        finally:
+            redis_server.resume()
+    late = [s - stalled_at for s in starts if s > stalled_at + timeout + latency]
+    assert late == [], "leased requests started after the node timeout"
