@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import signals
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
-from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.config import value
@@ -130,8 +129,9 @@ def retry_after(value: bytes | None, cap: float) -> float | None:
 class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
     """Scrapy's robots.txt middleware, made polite and RFC 9309 compliant.
 
-    - The request that waited for robots.txt also waits the host's politeness
-      gap after it, so the two do not arrive back to back.
+    - The request that waited for robots.txt goes back to its host's queue, so it
+      waits the host's politeness gap (a Crawl-delay included, capped at
+      ``CRAWLER_BACKOFF_MAX``) in the frontier, not in Scrapy holding its lease.
     - 4xx: allow all. 5xx or unreachable: disallow all until a later fetch
       succeeds; meanwhile the host backs off and requests go back to the frontier
       (at most ``CRAWLER_ROBOTS_MAX_WAITS`` times each, then filtered/robots).
@@ -151,10 +151,18 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         netloc = urlparse_cached(request).netloc
         if time.monotonic() - self._fetched_at.get(netloc, time.monotonic()) > self.ttl:
             self._parsers.pop(netloc, None)
+        fetching = netloc not in self._parsers
         parser = await self.robot_parser(request)
         if netloc in self._unavailable:
             return self._wait_for_robots(request, netloc)
         self.process_request_2(parser, request)
+        scheduler = frontier_scheduler(self.crawler)
+        if fetching and scheduler is not None and scheduler.leases.get(request) is not None \
+                and scheduler.politeness.host_delay(request) > 0:
+            # robots.txt was just fetched: the request goes back to its host's queue
+            # and waits out the host's gap there, not here holding its lease
+            self._stats.inc_value("robotstxt/requeued_after_fetch")
+            return request.replace(dont_filter=True)
         return None
 
     def _wait_for_robots(self, request: Request, netloc: str) -> Request:
@@ -167,14 +175,6 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
             scheduler.politeness.back_off(request, None, "robots_unavailable")
         self._stats.inc_value("robotstxt/unavailable_retry")
         return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
-
-    async def robot_parser(self, request: Request):
-        fetching = urlparse_cached(request).netloc not in self._parsers
-        parser = await super().robot_parser(request)
-        scheduler = frontier_scheduler(self.crawler)
-        if fetching and scheduler is not None and (gap := scheduler.politeness.host_delay(request)) > 0:
-            await sleep(gap)
-        return parser
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
         self._fetched_at[netloc] = time.monotonic()

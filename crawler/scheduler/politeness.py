@@ -23,8 +23,10 @@ logger = logging.getLogger(__name__)
 
 
 class Politeness:
-    def __init__(self, delay: float, leases: LeaseBook, robots_user_agent: Any) -> None:
+    def __init__(self, delay: float, leases: LeaseBook, robots_user_agent: Any,
+                 max_delay: float) -> None:
         self.delay = delay  # the default gap between request starts to a host (s)
+        self.max_delay = max(delay, max_delay)  # cap on a Crawl-delay (CRAWLER_BACKOFF_MAX)
         self.leases = leases
         self.robots_user_agent = robots_user_agent  # callable(request) -> agent
         self._crawl_delays: dict[str, float] = {}
@@ -45,6 +47,11 @@ class Politeness:
     def robots_parsed(self, robotparser: Any, request: Request) -> None:
         """Signal handler: a robots.txt ``Crawl-delay`` larger than the default wins."""
         crawl_delay = robotparser.crawl_delay(self.robots_user_agent(request))
+        if crawl_delay and crawl_delay > self.max_delay:
+            logger.warning("Host %(host)s asks for a Crawl-delay of %(d)gs; capped at "
+                           "CRAWLER_BACKOFF_MAX (%(m)gs)",
+                           {"host": host_of(request), "d": crawl_delay, "m": self.max_delay})
+            crawl_delay = self.max_delay
         if crawl_delay and crawl_delay > self.delay:
             host = host_of(request)
             self._crawl_delays[host] = crawl_delay

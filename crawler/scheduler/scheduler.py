@@ -93,7 +93,8 @@ class Scheduler(BaseScheduler):
         self.membership = Membership(self.frontier, weight=o.weight, vnodes=o.vnodes,
                                      timeout_ms=int(o.node_timeout * 1000))
         self.leases = LeaseBook(self.outcomes, self.frontier.now_ms)
-        self.politeness = Politeness(o.delay, self.leases, self._robots_agent)
+        self.politeness = Politeness(o.delay, self.leases, self._robots_agent,
+                                     max_delay=o.backoff_max)
         self.exchange = Exchange(crawler, o, self.frontier, self.membership, self.leases,
                                  self.politeness, self.df, self.outage)
         self.loop = NodeLoop(crawler, o, self.frontier, self.membership, self.exchange, self.df,

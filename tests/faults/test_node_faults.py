@@ -10,6 +10,8 @@ import pytest
 
 from crawler.demo.site import SiteServer
 from crawler.scheduler.keys import Keys
+from crawler.testing.server import LoopbackServer
+from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
 
@@ -58,3 +60,22 @@ def test_a_node_cut_off_from_redis_starts_no_lease_after_its_node_timeout(
             redis_server.resume()
     late = [s - stalled_at for s in starts if s > stalled_at + timeout + latency]
     assert late == [], "leased requests started after the node timeout"
+
+
+def test_a_huge_crawl_delay_is_capped_and_waited_in_the_frontier(
+        redis_server: RedisServer, nodes) -> None:
+    site = GraphSite([{"/": Page(links=((0, "/a"),)), "/a": Page(links=((0, "/b"),)),
+                       "/b": Page()}], robots="User-agent: *\nCrawl-delay: 1e10\n")
+    with LoopbackServer(site) as server:
+        node = nodes("n0", [server.origins[0] + "/"], REDIS_URL=redis_server.url,
+                     **{**COMMON, "DOWNLOAD_DELAY": 0, "CRAWLER_BACKOFF_BASE": 0.5,
+                        "CRAWLER_BACKOFF_MAX": 1.5})
+        assert node.wait(60) == 0, node.output()[-3000:]
+        requests = server.recorder.requests
+    pages = [r for r in requests if not r.is_robots]
+    assert [r.path for r in pages] == ["/", "/a", "/b"]
+    robots = next(r for r in requests if r.is_robots)
+    starts = [robots.start] + [r.start for r in pages]
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert all(1.4 <= gap < 5 for gap in gaps), gaps  # Crawl-delay capped at 1.5 s
+    assert "capped at CRAWLER_BACKOFF_MAX" in node.output()
