@@ -184,11 +184,27 @@ def test_work_left_counts_queues_and_leases_not_counters(r):
     _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
     _queue(f, r, "b.test", b"q1", epoch=epoch)
     f.lease(1, epoch)
-    assert f.work_left() == 3
+    assert f.work_left() == 3  # two hosts with work, one lease
     r.hset(f.keys.totals, "queued", 99)  # counters that drifted do not matter
     assert f.work_left() == 3
-    r.delete(f.keys.queue("a.test"), f.keys.queue("b.test"), f.keys.leases("n1"))
+    r.delete(f.keys.queue("a.test"), f.keys.queue("b.test"), f.keys.leases("n1"),
+             f.keys.host("a.test"))
+    r.zadd(f.keys.ready("n1"), {"a.test": 0})  # its in-flight park is over
+    f.lease(2, epoch)  # the owner's next lease takes the emptied hosts out
     assert f.work_left() == 0
+
+
+def test_work_left_costs_the_same_for_any_number_of_hosts(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    for i in range(2000):
+        _queue(f, r, f"h{i}.test", b"p", epoch=epoch)
+    r.config_resetstat()
+    assert f.work_left() == 2000
+    calls = {name: stats["calls"] for name, stats in r.info("commandstats").items()}
+    assert "cmdstat_llen" not in calls and "cmdstat_zrange" not in calls or \
+        calls.get("cmdstat_zrange", 0) == 1
+    assert sum(calls.values()) <= 6, calls  # the members, then one command per set
 
 
 def test_a_retried_push_batch_gets_its_first_result(r):
