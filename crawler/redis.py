@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,36 @@ UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 # What the data path treats as an outage: also a Redis that answers but refuses
 # (OOM under noeviction, MISCONF with a full disk, READONLY after a failover).
 FAILED = (RedisError, OSError)
+
+
+class RestartWatch:
+    """Counts the Redis server's restarts that this client's connections have seen: on
+    every (re)connection it reads the server's ``run_id``. redis-py reconnects
+    silently, so a Redis restarted between two calls (perhaps from an older AOF,
+    without its last writes) would otherwise go unnoticed."""
+
+    def __init__(self) -> None:
+        self.run_id: bytes | None = None
+        self.restarts = 0
+
+    def __call__(self, connection) -> None:
+        connection.on_connect()
+        connection.send_command("INFO", "server")
+        info = connection.read_response()
+        match = _RUN_ID.search(info if isinstance(info, bytes) else str(info).encode())
+        run_id = match.group(1) if match else None
+        if self.run_id is not None and run_id != self.run_id:
+            self.restarts += 1
+        self.run_id = run_id
+
+
+_RUN_ID = re.compile(rb"run_id:([0-9a-f]+)")
+
+
+def restart_watch(client: redis.Redis) -> RestartWatch:
+    """The client's :class:`RestartWatch` (installed by :func:`connect`)."""
+    watch = client.connection_pool.connection_kwargs.get("redis_connect_func")
+    return watch if isinstance(watch, RestartWatch) else RestartWatch()
 
 
 class RedisUnavailable(RuntimeError):
@@ -78,6 +109,7 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
                                       socket_connect_timeout=min(socket_timeout, 5.0))
     except ValueError as exc:
         raise RedisUnavailable(f"REDIS_URL ({url!r}) is not a valid Redis URL: {exc}") from None
+    client.connection_pool.connection_kwargs["redis_connect_func"] = RestartWatch()
     deadline = time.monotonic() + connect_timeout
     delay = 0.1
     while True:

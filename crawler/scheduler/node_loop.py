@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.asyncio import create_looping_call
 
+from crawler.redis import restart_watch
 from crawler.scheduler.exchange import TRANSIENT
 from crawler.scheduler.frontier import FrontierLost
 
@@ -74,6 +75,8 @@ class NodeLoop:
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
+        self._restarts = restart_watch(frontier.client)
+        self._restarts_seen = self._restarts.restarts
         self._ticker = create_looping_call(self.tick)
         self._stop_watch = create_looping_call(self._watch_for_stop)
 
@@ -102,7 +105,7 @@ class NodeLoop:
                     self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
                                           lease_ids=dropped)
             self._follow_control(beat.control)
-            if self.outage.down:
+            if self.outage.down or self._restarts.restarts != self._restarts_seen:
                 self._recover_from_outage()
         except TRANSIENT as exc:
             self.outage.failed(exc)
@@ -179,12 +182,22 @@ class NodeLoop:
     def _recover_from_outage(self) -> None:
         """Redis is back: requeue leases granted by calls whose replies were lost,
         and give the other nodes a heartbeat timeout to show they are alive."""
-        assert self.outage.since is not None
-        logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
-                       "buffered meanwhile", {"s": time.monotonic() - self.outage.since,
-                                              "n": len(self.exchange.outbox)})
+        if self.outage.since is not None:
+            logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
+                           "buffered meanwhile", {"s": time.monotonic() - self.outage.since,
+                                                  "n": len(self.exchange.outbox)})
+        if self._restarts.restarts != self._restarts_seen:
+            self._restarts_seen = self._restarts.restarts
+            self.outcomes.counts["frontier/redis_restarts"] += 1
+            logger.warning("Redis restarted (a new run id); requeueing the leases it holds "
+                           "for this node that this node no longer knows")
         self.outage.since = None
         self._trust_deaths_after = time.monotonic() + self.options.node_timeout
+        # Redis may be back without its last writes (an older AOF or snapshot): the
+        # links this node remembers pushing may be gone with them, and the pages that
+        # found them come back with their lost acks. Push such links again; the Bloom
+        # filter still drops those Redis kept.
+        self.dupefilter.forget()
         unknown = set(self.frontier.lease_ids()) - self.leases.ours()
         if unknown:
             self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,

@@ -75,3 +75,23 @@ def test_redis_back_empty_the_node_rejoins_says_so_and_goes_on(redis_server, nod
     assert log.count("The frontier in Redis was lost") == 1
     assert after > before, "the node went on with the requests it held"
     assert node.stats()["frontier/frontier_lost"] == 1
+
+
+def test_redis_back_without_its_last_writes_loses_no_page(redis_server, nodes, tmp_path):
+    """Redis restarts from an older AOF (its last writes lost): the leases whose acks
+    were lost are fetched again, and the links found there are queued again, not dropped
+    by the node's seen cache as if Redis still had them."""
+    aof = redis_server.directory / "appendonly.aof"
+    with SiteServer(hosts=3, pages_per_host=40, latency=0.03, seed=53) as site:
+        node = nodes("crawler-0", site.base_urls, **{**SETTINGS, "REDIS_URL": redis_server.url})
+        total = len(site.expected_urls())
+        assert site.wait_fetched(total // 4, timeout=120)
+        snapshot = aof.read_bytes()
+        assert site.wait_fetched(total // 2, timeout=120)
+        redis_server.stop()
+        aof.write_bytes(snapshot)
+        redis_server.start()
+        assert node.wait(180) == 0, node.output()[-3000:]
+        fetched = set(site.fetch_counts())
+        assert site.expected_urls() - fetched == set(), "pages lost with Redis' last writes"
+    assert "Traceback" not in node.output()
