@@ -3,6 +3,7 @@ work, buffer what they discover, resume, and lose nothing."""
 
 from __future__ import annotations
 
+import json
 
 import pytest
 
@@ -94,4 +95,28 @@ def test_redis_back_without_its_last_writes_loses_no_page(redis_server, nodes, t
         assert node.wait(180) == 0, node.output()[-3000:]
         fetched = set(site.fetch_counts())
         assert site.expected_urls() - fetched == set(), "pages lost with Redis' last writes"
+    assert "Traceback" not in node.output()
+
+
+def test_items_survive_a_redis_that_refuses_writes(redis_server, nodes):
+    """OOM under noeviction (also READONLY, MISCONF): Redis answers but refuses. The item
+    sink keeps its batch and its flush timer, and writes every item once Redis takes
+    writes again."""
+    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+
+    client = redis_server.client()
+    with SiteServer(hosts=2, pages_per_host=30, latency=0.03, seed=54) as site:
+        node = nodes("crawler-0", site.base_urls, **{**SETTINGS, "REDIS_URL": redis_server.url,
+                                                     "CRAWLER_ITEMS_STREAM": True})
+        assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+        client.config_set("maxmemory", 1)  # every write is refused: OOM
+        wait_until(lambda: "Redis unreachable or failing" in node.output(), 30,
+                   what="the node to be refused")
+        assert site.wait_fetched(len(site.expected_urls()) // 2, timeout=60)  # items meanwhile
+        client.config_set("maxmemory", 0)
+        assert node.wait(120) == 0, node.output()[-3000:]
+        fetched = site.fetch_counts()
+    urls = [json.loads(fields[b"item"])["url"]
+            for _, fields in client.xrange(Keys("follow").items)]
+    assert sorted(urls) == sorted(fetched), "items lost while Redis refused writes"
     assert "Traceback" not in node.output()
