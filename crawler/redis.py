@@ -108,7 +108,8 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
         client = redis.Redis.from_url(url, socket_timeout=socket_timeout,
                                       socket_connect_timeout=min(socket_timeout, 5.0))
     except ValueError as exc:
-        raise RedisUnavailable(f"REDIS_URL ({url!r}) is not a valid Redis URL: {exc}") from None
+        raise RedisUnavailable(f"REDIS_URL ({redact(url)!r}) is not a valid Redis URL: "
+                               f"{redact(str(exc))}") from None
     client.connection_pool.connection_kwargs["redis_connect_func"] = RestartWatch()
     deadline = time.monotonic() + connect_timeout
     delay = 0.1
@@ -119,15 +120,26 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
         except UNREACHABLE as exc:
             if time.monotonic() + delay > deadline:
                 raise RedisUnavailable(
-                    f"cannot reach Redis at REDIS_URL ({url!r}) after {connect_timeout:g}s: "
-                    f"{str(exc).rstrip('.')}. Is the server running and the URL right?"
+                    f"cannot reach Redis at REDIS_URL ({redact(url)!r}) after "
+                    f"{connect_timeout:g}s: {redact(str(exc)).rstrip('.')}. Is the server "
+                    "running and the URL right?"
                 ) from None
             logger.warning("Redis at %(url)s unreachable (%(exc)s), retrying in %(delay).1fs",
-                           {"url": url, "exc": exc, "delay": delay})
+                           {"url": redact(url), "exc": redact(str(exc)), "delay": delay})
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
         except RedisError as exc:  # e.g. authentication
-            raise RedisUnavailable(f"Redis at REDIS_URL ({url!r}) refused us: {exc}") from None
+            raise RedisUnavailable(f"Redis at REDIS_URL ({redact(url)!r}) refused us: "
+                                   f"{redact(str(exc))}") from None
+
+
+_SECRET = re.compile(r"(\b(?:rediss?|unix)://[^:/@\s'\"]*:)[^@\s'\"]+@")
+_SECRET_PARAM = re.compile(r"([?&]password=)[^&\s'\"]+")
+
+
+def redact(text: str) -> str:
+    """*text* with the password of any Redis URL in it replaced by ``***``."""
+    return _SECRET_PARAM.sub(r"\1***", _SECRET.sub(r"\1***@", text))
 
 
 def stop_embedded(server) -> None:

@@ -84,3 +84,16 @@ def test_redis_url_from_the_environment_settings_win(setting: list[str], shown: 
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith(
         f"error: cannot reach Redis at REDIS_URL ({shown!r})")
+
+
+def test_the_redis_password_is_never_shown() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+         "-s", "REDIS_URL=redis://:s3cret-pw@127.0.0.1:9/0",
+         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.5"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "unreachable" in result.stderr  # the retries were logged...
+    assert "s3cret-pw" not in result.stderr + result.stdout  # ...without the password
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "error: cannot reach Redis at REDIS_URL ('redis://:***@127.0.0.1:9/0')")
