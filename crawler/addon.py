@@ -29,7 +29,12 @@ class ClusterAddon:
         from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware  # noqa: PLC0415
         from scrapy.spidermiddlewares.urllength import UrlLengthMiddleware  # noqa: PLC0415
 
-        from crawler.scheduler.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
+        from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
+
+        from crawler.scheduler.middleware import (  # noqa: PLC0415
+            PoliteRobotsTxtMiddleware,
+            RedirectOffsiteMiddleware,
+        )
 
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")
@@ -49,6 +54,10 @@ class ClusterAddon:
             "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None)
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", PoliteRobotsTxtMiddleware, 100)
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", OffsiteMiddleware, None)
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", RedirectOffsiteMiddleware, 50)
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseDownloaderMiddleware", 1
         )

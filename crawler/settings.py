@@ -17,3 +17,7 @@ FEED_EXPORT_ENCODING = "utf-8"
 # Charsets that lie (GBK pages sent as UTF-8): after decompression, before spiders
 DOWNLOADER_MIDDLEWARES = {"crawler.encoding.CharsetMiddleware": 580}
 LOG_LEVEL = "INFO"
+# No connection to loopback, private, link-local or metadata addresses (SSRF), checked
+# after DNS for every hop; CRAWLER_ALLOW_PRIVATE_ADDRESSES=True allows them. The resolver
+# is the process's, so it is set here (add-ons and spiders cannot change it).
+TWISTED_DNS_RESOLVER = "crawler.netguard.PublicAddressResolver"

@@ -85,6 +85,12 @@ TABLE: tuple[Setting, ...] = (
       "A node short of due hosts takes the next request of hosts that have waited longer "
       "than this (s) past their due time at a busy owner; same politeness gate. `None`: never.",
       low=0, high=86400, none=True),
+    # Safety
+    S("CRAWLER_ALLOW_PRIVATE_ADDRESSES", "bool", False, "`crawler.netguard`",
+      "Allow connections to loopback, private, link-local, reserved and cloud metadata "
+      "addresses (checked after DNS, for every redirect hop too). Off: such hosts fail to "
+      "connect and count under `netguard/blocked` (SSRF). Local test sites and the demo "
+      "turn it on."),
     # Politeness and host backoff
     S("CRAWLER_HOST_DELAY", "float", None, "scheduler",
       "Seconds between the end of one request to a host and the start of the next, across "

@@ -33,7 +33,8 @@ def main() -> int:
             [sys.executable, "-m", "scrapy", "crawl", "follow",
              "-a", "start_urls=" + ",".join(site.base_urls), "-O", f"{args.output}:jsonlines",
              "-s", f"CRAWLER_STATE_DIR={state}", "-s", f"DOWNLOAD_DELAY={args.delay}",
-             "-s", "CRAWLER_IDLE_CLOSE=1", "-s", "LOG_LEVEL=INFO"],
+             "-s", "CRAWLER_IDLE_CLOSE=1", "-s", "LOG_LEVEL=INFO",
+             "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"],  # the demo site is on 127.0.0.1
             cwd=Path(__file__).resolve().parents[2], check=False)
         elapsed = time.monotonic() - started
         if crawl.returncode:

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
+from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import signals
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
@@ -124,6 +125,18 @@ def retry_after(value: bytes | None, cap: float) -> float | None:
         except (TypeError, ValueError):
             return None
     return min(max(seconds, 0.0), cap) or None
+
+
+class RedirectOffsiteMiddleware(OffsiteMiddleware):
+    """Scrapy's offsite check, also for a redirect whose request had ``dont_filter``
+    (a retry, a start request): ``dont_filter`` means "do not deduplicate", not "follow
+    a server anywhere". Only ``allow_offsite`` lets a redirect leave the site."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if request.dont_filter and request.meta.get("redirect_urls") \
+                and not request.meta.get("allow_offsite"):
+            request = request.replace(dont_filter=False)
+        super().process_request(request)
 
 
 class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.asyncio import create_looping_call
 
+from crawler.netguard import BLOCKED
 from crawler.redis import restart_watch
 from crawler.scheduler.exchange import TRANSIENT
 from crawler.scheduler.frontier import FrontierLost
@@ -140,6 +141,8 @@ class NodeLoop:
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
+        if BLOCKED[0]:
+            self.crawler.stats.set_value("netguard/blocked", BLOCKED[0])
 
     def _may_judge_deaths(self) -> bool:
         """Only a node that has itself been beating steadily for a whole timeout may

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 # Settings every multi-node test runs with: fast heartbeats, a short finish
 COMMON = dict(CRAWLER_HEARTBEAT_INTERVAL=0.5, CRAWLER_NODE_TIMEOUT=3, CRAWLER_IDLE_CLOSE=2,
-              CONCURRENT_REQUESTS=8, LOG_LEVEL="INFO", TELNETCONSOLE_ENABLED=False)
+              CONCURRENT_REQUESTS=8, LOG_LEVEL="INFO", TELNETCONSOLE_ENABLED=False,
+              CRAWLER_ALLOW_PRIVATE_ADDRESSES=True)  # the test sites are on 127.0.0.1
 
 
 class Node:

@@ -153,7 +153,8 @@ def test_statefulset_scaled_2_4_1_loses_nothing_and_probes_tell_the_truth(
         redis.Redis(port=port).set("x", 1)
     with SiteServer(hosts=8, pages_per_host=25, latency=0.02, seed=31) as site:
         overrides = {"START_URLS": ",".join(site.base_urls), "CRAWLER_HEALTH_PORT": "0",
-                     "CRAWLER_IDLE_CLOSE": "3"}
+                     "CRAWLER_IDLE_CLOSE": "3",
+                     "CRAWLER_ALLOW_PRIVATE_ADDRESSES": "True"}  # the site is on 127.0.0.1
         c = container(crawler_set, "crawler")
         url = pod_env(dev, c, "crawler-0")["REDIS_URL"]
         overrides["REDIS_URL"] = url.replace("@redis:6379/", f"@127.0.0.1:{port}/")
