@@ -14,6 +14,7 @@ from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownloa
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.config import value
+from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.outcomes import exception_outcome, response_outcome
 from crawler.scheduler.scheduler import frontier_scheduler
 
@@ -63,7 +64,7 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
 # What a crawler of forums and blogs parses (HTML, feeds, JSON APIs such as Flarum's
 # application/vnd.api+json); anything else stops downloading once its headers arrive,
-# and reaches the spider as an empty, flagged response.
+# and ends as the outcome filtered/not_a_page: no callback sees it (its errback does).
 def is_page_type(content_type: str) -> bool:
     kind = content_type.split(";", 1)[0].strip()
     return kind.startswith("text/") or kind.endswith(("json", "xml", "html"))
@@ -85,7 +86,7 @@ class NotAPageFilter:
         content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").lower()
         if content_type and not is_page_type(content_type):
             self.stats.inc_value("frontier/not_a_page")
-            raise StopDownload(fail=False)
+            raise StopDownload(fail=True)  # an outcome (filtered/not_a_page), not a page
 
 
 class HostBackoffMiddleware(_LeaseMiddleware):
@@ -99,6 +100,11 @@ class HostBackoffMiddleware(_LeaseMiddleware):
         self.retry_after_max = value(crawler.settings, "CRAWLER_RETRY_AFTER_MAX")
 
     def process_response(self, request: Request, response: Response) -> Response:
+        if is_robots_request(request):
+            # robots.txt is never retried here, back to back: a failed fetch makes its
+            # host wait in the frontier (PoliteRobotsTxtMiddleware), Retry-After included
+            request.meta["dont_retry"] = True
+            return response
         scheduler = frontier_scheduler(self.crawler)
         if response.status in self.codes and scheduler is not None:
             wait = retry_after(response.headers.get(b"Retry-After"), self.retry_after_max)
@@ -106,10 +112,20 @@ class HostBackoffMiddleware(_LeaseMiddleware):
         return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
+        if is_robots_request(request):
+            request.meta["dont_retry"] = True
+            return
         scheduler = frontier_scheduler(self.crawler)
-        host_trouble = not isinstance(exception, (IgnoreRequest, DownloadCancelledError))
+        host_trouble = not isinstance(exception,
+                                      (IgnoreRequest, DownloadCancelledError, StopDownload))
         if host_trouble and scheduler is not None:
             scheduler.politeness.back_off(request, None, type(exception).__name__)
+
+
+def is_robots_request(request: Request) -> bool:
+    """The robots.txt fetch of Scrapy's robots.txt middleware (not a leased request)."""
+    return bool(request.meta.get("dont_obey_robotstxt")) and request.url.endswith("/robots.txt") \
+        and LEASE_META not in request.meta
 
 
 def retry_after(value: bytes | None, cap: float) -> float | None:
@@ -157,6 +173,8 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         self.max_waits = value(crawler.settings, "CRAWLER_ROBOTS_MAX_WAITS")
         self._fetched_at: dict[str, float] = {}
         self._unavailable: set[str] = set()
+        self._retry_after: dict[str, float] = {}  # netloc -> its robots.txt's Retry-After
+        self.retry_after_max = value(crawler.settings, "CRAWLER_RETRY_AFTER_MAX")
 
     async def process_request(self, request: Request, spider: Any = None) -> Request | None:
         if request.meta.get("dont_obey_robotstxt") or request.url.startswith(("data:", "file:")):
@@ -185,14 +203,17 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         if waits >= self.max_waits:
             raise IgnoreRequest("Forbidden by robots.txt (unavailable)")
         if (scheduler := frontier_scheduler(self.crawler)) is not None:
-            scheduler.politeness.back_off(request, None, "robots_unavailable")
+            scheduler.politeness.back_off(request, self._retry_after.pop(netloc, None),
+                                          "robots_unavailable")
         self._stats.inc_value("robotstxt/unavailable_retry")
         return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
         self._fetched_at[netloc] = time.monotonic()
-        if response.status >= 500:
+        if response.status >= 500 or response.status == 429:  # 429: unavailable too
             self._unavailable.add(netloc)
+            if wait := retry_after(response.headers.get(b"Retry-After"), self.retry_after_max):
+                self._retry_after[netloc] = wait
             response = response.replace(body=b"User-agent: *\nDisallow: /\n")
         elif response.status >= 400:
             response = response.replace(body=b"")  # RFC 9309: unavailable means allow all

@@ -6,7 +6,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from scrapy.exceptions import DownloadCancelledError, IgnoreRequest
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -75,6 +75,8 @@ def exception_outcome(exception: Exception) -> str:
         if message.startswith("Filtered offsite"):
             return "filtered/offsite"
         return "filtered/ignored"
+    if isinstance(exception, StopDownload):  # a binary type, stopped at its headers
+        return "filtered/not_a_page"
     if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
         return "filtered/too_large"
     return f"failed/{type(exception).__name__}"
