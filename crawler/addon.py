@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
 
+MAXSIZE = 16 * 1024 * 1024
+WARNSIZE = 4 * 1024 * 1024
+
+
 class ClusterAddon:
     """Installs the distributed frontier into any Scrapy project.
 
@@ -39,6 +43,10 @@ class ClusterAddon:
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
+        # Forum and blog pages are small: Scrapy's 1 GiB limit lets one response take a
+        # node's memory (over the limit: outcomes/filtered/too_large); a project's wins
+        settings.set("DOWNLOAD_MAXSIZE", MAXSIZE, "addon")
+        settings.set("DOWNLOAD_WARNSIZE", WARNSIZE, "addon")
         settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
         delay = number_setting(settings, "DOWNLOAD_DELAY", 0)
         settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)

@@ -44,3 +44,17 @@ def test_a_foreign_project_with_three_settings_crawls_every_page_once(
     client = redis_server.client()
     assert not any(client.zcard(k) for k in client.scan_iter("*leases*")
                    if client.type(k) == b"zset")
+
+
+def test_the_addon_bounds_response_sizes_unless_the_project_says_otherwise() -> None:
+    from scrapy.settings import Settings  # noqa: PLC0415
+
+    from crawler.addon import ClusterAddon  # noqa: PLC0415
+
+    settings = Settings()
+    ClusterAddon().update_settings(settings)
+    assert settings.getint("DOWNLOAD_MAXSIZE") == 16 * 1024 * 1024  # Scrapy's: 1 GiB
+    assert settings.getint("DOWNLOAD_WARNSIZE") == 4 * 1024 * 1024
+    settings = Settings({"DOWNLOAD_MAXSIZE": 100_000_000}, priority="project")
+    ClusterAddon().update_settings(settings)
+    assert settings.getint("DOWNLOAD_MAXSIZE") == 100_000_000
