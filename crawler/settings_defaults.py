@@ -119,6 +119,10 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_ROBOTS_TTL", "float", 86400.0, "middleware",
       "Seconds a host's robots.txt is trusted before it is fetched again (RFC 9309: at most "
       "24 h).", low=1, high=86400),
+    S("CRAWLER_DEAD_LETTER_AFTER", "int", 3, "scheduler",
+      "A request taken back this many times from nodes that died (or restarted) while "
+      "holding it goes to the dead-letter stream instead of a queue, so a page that kills "
+      "a node cannot kill the next (`0`: never).", low=0, high=1000),
     # Queues and batching
     S("CRAWLER_FLUSH_SIZE", "int", 256, "scheduler",
       "Discovered requests buffered before they are pushed in one round trip.",

@@ -336,10 +336,12 @@ class Frontier(RedisLink):
                     {k.decode(): v.decode() for k, v in control.items()})
 
     def reclaim(self, node: str, *, dead_before_ms: int | None, remove: bool,
-                lease_ids: Iterable[str] | None = None) -> int | None:
+                lease_ids: Iterable[str] | None = None, max_attempts: int = 0) -> int | None:
         """Requeue *node*'s leases (all, or just *lease_ids*) and orphan its hosts.
 
         With *dead_before_ms*, only if the node's heartbeat is older than that.
+        With *max_attempts*, each lease counts as a failed attempt (the node died
+        with it) and one that reaches it is dead-lettered instead.
         Returns the number of requests requeued, or None if the node is alive.
         """
         if lease_ids is None:
@@ -350,10 +352,11 @@ class Frontier(RedisLink):
         keys, args = SPECS["reclaim"].bind(
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch,
                  totals=self.keys.totals, ready=self.keys.ready(node),
-                 leases=self.keys.leases(node), orphans=self.keys.orphans),
+                 leases=self.keys.leases(node), orphans=self.keys.orphans,
+                 dead_letters=self.keys.dead_letters),
             dict(node=node, now=self.now_ms(),
                  older_than="inf" if dead_before_ms is None else dead_before_ms,
-                 remove="1" if remove else "0"))
+                 remove="1" if remove else "0", max_attempts=max_attempts))
         for lease_id, entry in entries.items():
             if entry is None:
                 continue

@@ -36,6 +36,7 @@ class SchedulerOptions:
     backoff_max: float
     depth_limit: int
     steal_after: float | None
+    dead_letter_after: int
     traps: TrapRules
 
     @classmethod
@@ -69,6 +70,7 @@ class SchedulerOptions:
             backoff_max=get("CRAWLER_BACKOFF_MAX"),
             depth_limit=int(number_setting(s, "DEPTH_LIMIT", 0)) if depth is None else depth,
             steal_after=get("CRAWLER_STEAL_AFTER"),
+            dead_letter_after=get("CRAWLER_DEAD_LETTER_AFTER"),
             traps=TrapRules(max_url_length=int(number_setting(s, "URLLENGTH_LIMIT", 0)),
                             max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT"),
                             max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS")),

@@ -91,7 +91,8 @@ class Scheduler(BaseScheduler):
             bloom_capacity=o.bloom_capacity, bloom_error_rate=o.bloom_error_rate,
             backoff_base_ms=int(o.backoff_base * 1000), backoff_max_ms=int(o.backoff_max * 1000))
         self.membership = Membership(self.frontier, weight=o.weight, vnodes=o.vnodes,
-                                     timeout_ms=int(o.node_timeout * 1000))
+                                     timeout_ms=int(o.node_timeout * 1000),
+                                     dead_letter_after=o.dead_letter_after)
         self.leases = LeaseBook(self.outcomes, self.frontier.now_ms)
         self.politeness = Politeness(o.delay, self.leases, self._robots_agent,
                                      max_delay=o.backoff_max)

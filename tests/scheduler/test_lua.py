@@ -311,3 +311,40 @@ def test_a_flush_reads_the_due_hosts_for_the_lease_that_follows(r):
     leased, _ = f.lease(10, epoch)
     assert f.round_trips == before + 2
     assert {x.payload for x in leased} == {b"s1", b"t1"}
+
+
+def test_a_request_that_nodes_keep_dying_with_is_dead_lettered(r):
+    from crawler.scheduler import codec  # noqa: PLC0415
+
+    f = make_frontier(r)
+    epoch = f.join(1)
+    payload = b'2{"u":"http://a.test/killer"}'
+    _queue(f, r, "a.test", payload, epoch=epoch)
+    leased, _ = f.lease(1, epoch)
+    # a hand-back (drain) counts nothing
+    assert f.reclaim("n1", dead_before_ms=None, remove=False, max_attempts=0) == 1
+    assert r.lindex(f.keys.queue("a.test"), 0) == payload
+    epoch = f.join(1)
+    claim(f, r)
+    leased, _ = f.lease(1, epoch)
+    # the node died with it: one attempt, requeued with its count
+    assert f.reclaim("n1", dead_before_ms=None, remove=True, max_attempts=2) == 1
+    assert r.lindex(f.keys.queue("a.test"), 0) == b"@1|" + payload
+    assert codec.decode(b"@1|" + payload, None).url == "http://a.test/killer"
+    epoch = f.join(1)
+    claim(f, r)
+    leased, _ = f.lease(1, epoch)
+    assert [lease.payload for lease in leased] == [b"@1|" + payload]
+    # and again: dead-lettered, not queued for the next node to die with
+    assert f.reclaim("n1", dead_before_ms=None, remove=True, max_attempts=2) == 0
+    assert r.llen(f.keys.queue("a.test")) == 0
+    [(_, letter)] = r.xrange(f.keys.dead_letters)
+    assert letter[b"payload"] == payload and letter[b"reason"] == b"reclaimed 2 times"
+    assert r.hget(f.keys.totals, "leased") == b"0" and r.hget(f.keys.totals, "queued") == b"0"
+
+
+def claim(f, r) -> None:
+    """Take the orphaned host back, due now (what a node's sweep does)."""
+    r.zrem(f.keys.orphans, "a.test")
+    r.zadd(f.keys.ready("n1"), {"a.test": 0})
+    r.hset(f.keys.host("a.test"), "t", 0)
