@@ -232,7 +232,7 @@ class Exchange:
                          "acked as failed/undecodable and kept in the dead-letter stream",
                          {"n": len(bad), "e": bad[0][2]}, extra={"spider": spider})
             try:
-                self.frontier.dead_letter(bad)
+                self.frontier.ledger.dead_letter(bad)
             except TRANSIENT as exc:
                 self.outage.failed(exc)
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from crawler.scheduler import scripts
 from crawler.scheduler.bloom import BloomFilter
+from crawler.scheduler.ledger import Ledger
 from crawler.scheduler.link import RedisLink
 from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
@@ -38,7 +39,6 @@ __all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", 
 class FrontierLost(Exception):
     """The crawl's keys are gone from Redis (it restarted empty, or was flushed)."""
 
-FAILURES_MAXLEN = 100_000  # failures and dead letters kept (the latest)
 
 class Pending(NamedTuple):
     """A request waiting to be pushed. ``fingerprint`` is None for dont_filter."""
@@ -102,6 +102,7 @@ class Frontier(RedisLink):
         self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
         self._bloom_sizing = (bloom_capacity, bloom_error_rate)
+        self.ledger = Ledger(self, keys, node)
 
     def recreate(self) -> None:
         """The crawl's keys are gone (Redis came back empty): start a new Bloom filter."""
@@ -264,32 +265,6 @@ class Frontier(RedisLink):
             pipe.zrangebyscore(self.keys.ready(node), "-inf", now - steal_after_ms, start=0,
                                num=want, withscores=True)
 
-    def publish(self, run: str, outcomes: dict[str, int],
-                failures: Sequence[tuple[str, str]]) -> None:
-        """Record this node's outcome counters and new permanent failures."""
-        def build(pipe: Pipeline) -> None:
-            if outcomes:
-                pipe.hset(self.keys.outcomes, mapping={f"{run}/{k}": v for k, v in outcomes.items()})
-            for url, reason in failures:
-                pipe.xadd(self.keys.failures, {"url": url, "reason": reason, "node": self.node},
-                          maxlen=FAILURES_MAXLEN, approximate=True)
-
-        if outcomes or failures:
-            self._pipeline(build)
-
-    def dead_letter(self, letters: Sequence[tuple[str, bytes, str]]) -> None:
-        """Keep queued requests that cannot be used (host, payload, reason) for a person
-        to look at, out of the queues."""
-        self._pipeline(lambda pipe: [pipe.xadd(
-            self.keys.dead_letters, {"host": host, "payload": payload, "reason": reason,
-                                     "node": self.node}, maxlen=FAILURES_MAXLEN, approximate=True)
-            for host, payload, reason in letters])
-
-    def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
-        """Keep the last rebalances readable by ``python -m crawler status``."""
-        self._send("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
-                                              "claimed": claimed}, maxlen=100, approximate=True)
-
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""
         self._pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
@@ -364,9 +339,13 @@ class Frontier(RedisLink):
             keys += [self.keys.queue(host), self.keys.host(host)]
             args += [lease_id, host]
         try:
-            return self._call("reclaim", keys, args)
+            requeued = self._call("reclaim", keys, args)
         except NodeAlive:
             return None
+        if remove and node != self.node:  # a dead node's id: its own keys go with it
+            self._pipeline(lambda pipe: [pipe.delete(self.keys.push_log(node)),
+                                         pipe.hdel(self.keys.node_stats, node)])
+        return requeued
 
     def work_left(self) -> int:
         """Hosts with queued work plus leases out, from the structures themselves, not

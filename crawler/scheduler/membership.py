@@ -89,7 +89,7 @@ class Membership:
         moved += self.frontier.sweep(keys.orphans, claims, self.epoch)
         if moved:
             self.counts["frontier/hosts_moved"] += moved
-            self.frontier.record_rebalance(self.epoch, len(away), len(claims))
+            self.frontier.ledger.record_rebalance(self.epoch, len(away), len(claims))
             logger.info("Ring epoch %(e)d: moved %(away)d hosts away, claimed %(claimed)d",
                         {"e": self.epoch, "away": len(away), "claimed": len(claims)})
 

@@ -12,9 +12,11 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import signals
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
 
 from crawler.config import value
 from crawler.scheduler.codec import LEASE_META
+from crawler.scheduler.politeness import remember
 from crawler.scheduler.outcomes import exception_outcome, response_outcome
 from crawler.scheduler.scheduler import frontier_scheduler
 
@@ -208,8 +210,14 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         self._stats.inc_value("robotstxt/unavailable_retry")
         return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
 
+    def _fetched(self, netloc: str) -> None:
+        for old in remember(self._fetched_at, netloc, time.monotonic()):
+            if not isinstance(self._parsers.get(old), Deferred):  # not being fetched
+                self._parsers.pop(old, None)
+            self._retry_after.pop(old, None)
+
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
-        self._fetched_at[netloc] = time.monotonic()
+        self._fetched(netloc)
         if response.status >= 500 or response.status == 429:  # 429: unavailable too
             self._unavailable.add(netloc)
             if wait := retry_after(response.headers.get(b"Retry-After"), self.retry_after_max):
@@ -220,7 +228,7 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         await super()._parse_robots(response, netloc, request)
 
     def _robots_error(self, exc: Exception, netloc: str) -> None:
-        self._fetched_at[netloc] = time.monotonic()
+        self._fetched(netloc)
         if not isinstance(exc, IgnoreRequest):
             self._unavailable.add(netloc)  # RFC 9309: unreachable means disallow all
         super()._robots_error(exc, netloc)

@@ -48,11 +48,21 @@ class Outcomes:
         for outcome, count in self._outcomes.items():
             self.stats.set_value(f"outcomes/{outcome}", count)
 
+    def unpublished(self) -> bool:
+        return bool(self._failures)
+
+    def retire(self, frontier: Frontier, transient: tuple[type[Exception], ...]) -> None:
+        """The run is over: fold its published counters into the retired totals."""
+        try:
+            frontier.ledger.retire(self.run, dict(self._outcomes))
+        except transient:
+            pass  # its fields stay: still counted, just not folded
+
     def publish(self, frontier: Frontier, transient: tuple[type[Exception], ...]) -> None:
         """Send the counters and new failures; failures stay queued if Redis fails."""
         failures, self._failures = self._failures, []
         try:
-            frontier.publish(self.run, dict(self._outcomes), failures)
+            frontier.ledger.publish(self.run, dict(self._outcomes), failures)
         except transient:
             self._failures[:0] = failures
 

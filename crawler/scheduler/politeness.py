@@ -21,6 +21,22 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: hosts a node remembers something about (Crawl-delay, backoff logged, robots.txt);
+#: the oldest are forgotten beyond it, so a crawl of millions of hosts stays bounded
+HOSTS_REMEMBERED = 100_000
+
+
+def remember(memory: dict, key: Any, value: Any, cap: int = HOSTS_REMEMBERED) -> list:
+    """Set *key* in the insertion-ordered *memory*; return the oldest keys evicted."""
+    memory.pop(key, None)
+    memory[key] = value
+    evicted = []
+    while len(memory) > cap:
+        oldest = next(iter(memory))
+        del memory[oldest]
+        evicted.append(oldest)
+    return evicted
+
 
 class Politeness:
     def __init__(self, delay: float, leases: LeaseBook, robots_user_agent: Any,
@@ -31,7 +47,7 @@ class Politeness:
         self.robots_user_agent = robots_user_agent  # callable(request) -> agent
         self._crawl_delays: dict[str, float] = {}
         self._unsaved: dict[str, int] = {}  # host -> Crawl-delay (ms) not yet in Redis
-        self._backed_off: set[str] = set()  # hosts whose backoff was logged
+        self._backed_off: dict[str, None] = {}  # hosts whose backoff was logged
 
     def host_delay(self, request: Request) -> float:
         """The minimum gap between request starts to *request*'s host."""
@@ -54,7 +70,7 @@ class Politeness:
             crawl_delay = self.max_delay
         if crawl_delay and crawl_delay > self.delay:
             host = host_of(request)
-            self._crawl_delays[host] = crawl_delay
+            remember(self._crawl_delays, host, crawl_delay)
             self._unsaved[host] = int(crawl_delay * 1000)
             self.leases.outcomes.counts["frontier/robots_crawl_delay"] += 1
 
@@ -74,7 +90,7 @@ class Politeness:
         counts["frontier/host_backoff"] += 1
         counts[f"frontier/host_backoff/{reason}"] += 1
         if lease.host not in self._backed_off:
-            self._backed_off.add(lease.host)
+            remember(self._backed_off, lease.host, None)
             logger.info("Host %(host)s backs off (%(reason)s)%(wait)s; further backoffs of a "
                         "host are counted in frontier/host_backoff, not logged",
                         {"host": lease.host, "reason": reason,

@@ -131,6 +131,8 @@ class Scheduler(BaseScheduler):
         self.leases.leased.clear()
         self.loop.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
+        if not self.outcomes.unpublished():
+            self.outcomes.retire(self.frontier, TRANSIENT)
         self.df.close(reason)
 
     # -- the engine's interface -------------------------------------------------

@@ -348,3 +348,29 @@ def claim(f, r) -> None:
     r.zrem(f.keys.orphans, "a.test")
     r.zadd(f.keys.ready("n1"), {"a.test": 0})
     r.hset(f.keys.host("a.test"), "t", 0)
+
+
+def test_redis_does_not_keep_what_no_one_needs(r):
+    from crawler.scheduler.frontier import Ack  # noqa: PLC0415
+    from crawler.scheduler.status import sum_outcomes  # noqa: PLC0415
+
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    assert 0 < r.ttl(f.keys.push_log("n1")) <= 86400  # the push log expires
+    [lease], _ = f.lease(1, epoch)
+    f.flush([], [Ack(lease.lease_id, "a.test", f.now_ms())], epoch, ready_of("n1"))
+    assert 0 < r.pttl(f.keys.host("a.test")) <= 7 * 86400 * 1000  # an idle host's state
+    # a finished run's counters fold into the retired totals: same sums, no per-run fields
+    f.ledger.publish("n1@1", {"fetched": 3, "fetched/200": 3}, [])
+    f.ledger.publish("n1@2", {"fetched": 2, "fetched/200": 2}, [])
+    f.ledger.retire("n1@1", {"fetched": 3, "fetched/200": 3})
+    outcomes = {k.decode(): v.decode() for k, v in r.hgetall(f.keys.outcomes).items()}
+    assert sum_outcomes(outcomes) == {"fetched": 5, "fetched/200": 5}
+    assert not any(k.startswith("n1@1/") for k in outcomes)
+    # a dead node's own keys go with it
+    g = make_frontier(r, node="n2")
+    g.join(1)
+    r.hset(g.keys.node_stats, "n2", "{}")
+    assert f.reclaim("n2", dead_before_ms=None, remove=True) == 0
+    assert not r.hexists(f.keys.node_stats, "n2") and not r.exists(f.keys.push_log("n2"))
