@@ -8,7 +8,9 @@ IP literals and for every redirect hop; a host left with no address fails to con
 (``DNSLookupError``) and is counted under ``netguard/blocked``.
 
 Settings: :setting:`CRAWLER_ALLOW_PRIVATE_ADDRESSES` (``True`` for local test sites
-and the demo), :setting:`DNSCACHE_ENABLED`, :setting:`DNSCACHE_SIZE`. It is the reactor's resolver, which Scrapy's ``CrawlerProcess`` builds from the
+and the demo), :setting:`DNSCACHE_ENABLED`, :setting:`DNSCACHE_SIZE`.
+
+It is the reactor's resolver, which Scrapy's ``CrawlerProcess`` builds from the
 process's settings: a project sets ``TWISTED_DNS_RESOLVER`` to it in its settings.py
 (this project does); add-ons and spiders cannot change it.
 """
@@ -17,16 +19,13 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from scrapy.resolver import CachingHostnameResolver
 from zope.interface import implementer
 from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
 
 from crawler.config import value
-
-if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +77,7 @@ class PublicAddressResolver(CachingHostnameResolver):
         self._logged: set[str] = set()
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler, reactor: Any) -> Self:
+    def from_crawler(cls, crawler: Any, reactor: Any) -> Self:
         s = crawler.settings
         cache_size = s.getint("DNSCACHE_SIZE") if s.getbool("DNSCACHE_ENABLED") else 0
         return cls(reactor, cache_size, value(s, "CRAWLER_ALLOW_PRIVATE_ADDRESSES"), crawler)
