@@ -62,6 +62,9 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._settle(request, exception_outcome(exception))
+        if isinstance(exception, StopDownload):
+            # an outcome, not an error: errbacks still see it, Scrapy does not log it
+            raise IgnoreRequest("Not a page (binary content type)") from exception
 
 
 # What a crawler of forums and blogs parses (HTML, feeds, JSON APIs such as Flarum's
