@@ -39,6 +39,7 @@ from crawler.testing.recorder import peak_overlap  # noqa: E402
 COMMON = ["-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_ITEMS=8", "-s", "DOWNLOAD_DELAY=0",
           "-s", "ROBOTSTXT_OBEY=False", "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
           "-s", "CRAWLER_IDLE_CLOSE=1", "-s", "CRAWLER_PROGRESS_INTERVAL=0",
+          "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True",  # loopback hosts
           "-s", "EXTENSIONS={\"benchext.BenchStats\": 0}",
           "-s", "SPIDER_MODULES=crawler.spiders,benchspiders"]
 # Scrapy alone (our add-on off), so the baselines run Scrapy's stack unchanged.

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from crawler.config import number_setting
 from crawler.settings_defaults import DEFAULTS
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
+
+
+MAXSIZE = 16 * 1024 * 1024
+WARNSIZE = 4 * 1024 * 1024
 
 
 class ClusterAddon:
@@ -28,18 +33,27 @@ class ClusterAddon:
         from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware  # noqa: PLC0415
         from scrapy.spidermiddlewares.urllength import UrlLengthMiddleware  # noqa: PLC0415
 
-        from crawler.scheduler.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
+        from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
+
+        from crawler.scheduler.middleware import (  # noqa: PLC0415
+            PoliteRobotsTxtMiddleware,
+            RedirectOffsiteMiddleware,
+        )
 
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
+        # Forum and blog pages are small: Scrapy's 1 GiB limit lets one response take a
+        # node's memory (over the limit: outcomes/filtered/too_large); a project's wins
+        settings.set("DOWNLOAD_MAXSIZE", MAXSIZE, "addon")
+        settings.set("DOWNLOAD_WARNSIZE", WARNSIZE, "addon")
         settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
-        delay = _number(settings, "DOWNLOAD_DELAY", float)
+        delay = number_setting(settings, "DOWNLOAD_DELAY", 0)
         settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)
         settings.set("DOWNLOAD_DELAY", 0, "cmdline")
         # Depth and URL length are filtered by the frontier, which counts the outcome;
         # Scrapy's spider middlewares would drop them unseen.
-        depth = _number(settings, "DEPTH_LIMIT", int)
+        depth = int(number_setting(settings, "DEPTH_LIMIT", 0))
         settings.set("CRAWLER_DEPTH_LIMIT", depth, settings.getpriority("DEPTH_LIMIT") or 0)
         settings.set("DEPTH_LIMIT", 0, "cmdline")
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
@@ -48,6 +62,10 @@ class ClusterAddon:
             "DOWNLOADER_MIDDLEWARES", RobotsTxtMiddleware, None)
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", PoliteRobotsTxtMiddleware, 100)
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", OffsiteMiddleware, None)
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", RedirectOffsiteMiddleware, 50)
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseDownloaderMiddleware", 1
         )
@@ -70,9 +88,3 @@ class ClusterAddon:
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
         )
 
-
-def _number(settings: BaseSettings, name: str, kind: type) -> float | int:
-    try:
-        return kind(settings.get(name) or 0)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} ({settings.get(name)!r}) must be a number") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from crawler.config import value
 from crawler.state import STATE_FILE, crawl_state_dir
 
 if TYPE_CHECKING:
@@ -35,12 +37,42 @@ UNREACHABLE = (RedisConnectionError, RedisTimeoutError, OSError)
 FAILED = (RedisError, OSError)
 
 
+class RestartWatch:
+    """Counts the Redis server's restarts that this client's connections have seen: on
+    every (re)connection it reads the server's ``run_id``. redis-py reconnects
+    silently, so a Redis restarted between two calls (perhaps from an older AOF,
+    without its last writes) would otherwise go unnoticed."""
+
+    def __init__(self) -> None:
+        self.run_id: bytes | None = None
+        self.restarts = 0
+
+    def __call__(self, connection) -> None:
+        connection.on_connect()
+        connection.send_command("INFO", "server")
+        info = connection.read_response()
+        match = _RUN_ID.search(info if isinstance(info, bytes) else str(info).encode())
+        run_id = match.group(1) if match else None
+        if self.run_id is not None and run_id != self.run_id:
+            self.restarts += 1
+        self.run_id = run_id
+
+
+_RUN_ID = re.compile(rb"run_id:([0-9a-f]+)")
+
+
+def restart_watch(client: redis.Redis) -> RestartWatch:
+    """The client's :class:`RestartWatch` (installed by :func:`connect`)."""
+    watch = client.connection_pool.connection_kwargs.get("redis_connect_func")
+    return watch if isinstance(watch, RestartWatch) else RestartWatch()
+
+
 class RedisUnavailable(RuntimeError):
     """Redis could not be reached within :setting:`CRAWLER_REDIS_CONNECT_TIMEOUT`."""
 
 
 def crawl_id(crawler: Crawler) -> str:
-    return crawler.settings.get("CRAWLER_CRAWL_ID") or crawler.spider.name
+    return value(crawler.settings, "CRAWLER_CRAWL_ID") or crawler.spider.name
 
 
 def client_from_crawler(crawler: Crawler) -> redis.Redis:
@@ -50,11 +82,11 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
         settings = crawler.settings
         url = settings.get("REDIS_URL")
         if not url:
-            state_dir = str(crawl_state_dir(settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler)))
+            state_dir = str(crawl_state_dir(value(settings, "CRAWLER_STATE_DIR"), crawl_id(crawler)))
             crawler._crawler_embedded_redis = start_embedded(state_dir)
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
-        client = connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT"),
-                         settings.getfloat("CRAWLER_REDIS_SOCKET_TIMEOUT"))
+        client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
+                         value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
         if not settings.get("REDIS_URL"):
             server = crawler._crawler_embedded_redis
 
@@ -85,7 +117,9 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
         client = redis.Redis.from_url(url, socket_timeout=socket_timeout,
                                       socket_connect_timeout=min(socket_timeout, 5.0))
     except ValueError as exc:
-        raise RedisUnavailable(f"REDIS_URL ({url!r}) is not a valid Redis URL: {exc}") from None
+        raise RedisUnavailable(f"REDIS_URL ({redact(url)!r}) is not a valid Redis URL: "
+                               f"{redact(str(exc))}") from None
+    client.connection_pool.connection_kwargs["redis_connect_func"] = RestartWatch()
     deadline = time.monotonic() + connect_timeout
     delay = 0.1
     while True:
@@ -95,15 +129,26 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
         except UNREACHABLE as exc:
             if time.monotonic() + delay > deadline:
                 raise RedisUnavailable(
-                    f"cannot reach Redis at REDIS_URL ({url!r}) after {connect_timeout:g}s: "
-                    f"{str(exc).rstrip('.')}. Is the server running and the URL right?"
+                    f"cannot reach Redis at REDIS_URL ({redact(url)!r}) after "
+                    f"{connect_timeout:g}s: {redact(str(exc)).rstrip('.')}. Is the server "
+                    "running and the URL right?"
                 ) from None
             logger.warning("Redis at %(url)s unreachable (%(exc)s), retrying in %(delay).1fs",
-                           {"url": url, "exc": exc, "delay": delay})
+                           {"url": redact(url), "exc": redact(str(exc)), "delay": delay})
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
         except RedisError as exc:  # e.g. authentication
-            raise RedisUnavailable(f"Redis at REDIS_URL ({url!r}) refused us: {exc}") from None
+            raise RedisUnavailable(f"Redis at REDIS_URL ({redact(url)!r}) refused us: "
+                                   f"{redact(str(exc))}") from None
+
+
+_SECRET = re.compile(r"(\b(?:rediss?|unix)://[^:/@\s'\"]*:)[^@\s'\"]+@")
+_SECRET_PARAM = re.compile(r"([?&]password=)[^&\s'\"]+")
+
+
+def redact(text: str) -> str:
+    """*text* with the password of any Redis URL in it replaced by ``***``."""
+    return _SECRET_PARAM.sub(r"\1***", _SECRET.sub(r"\1***@", text))
 
 
 def stop_embedded(server) -> None:

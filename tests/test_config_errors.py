@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -28,6 +29,39 @@ CASES = [
 ]
 
 
+def _setting(assignment: str) -> list[str]:
+    return ["follow", "-a", "start_urls=http://x", "-s", assignment]
+
+
+# Each was a traceback, a hang or a silent exit 0 before settings were checked from one table
+CASES += [(_setting(a), m) for a, m in [
+    ("CRAWLER_BACKOFF_HTTP_CODES=abc", "error: CRAWLER_BACKOFF_HTTP_CODES ('abc') must be HTTP"),
+    ("CRAWLER_RETRY_AFTER_MAX=abc", "error: CRAWLER_RETRY_AFTER_MAX ('abc') must be a number"),
+    ("CRAWLER_ROBOTS_TTL=abc", "error: CRAWLER_ROBOTS_TTL ('abc') must be a number"),
+    ("CRAWLER_ROBOTS_MAX_WAITS=abc", "error: CRAWLER_ROBOTS_MAX_WAITS ('abc') must be a number"),
+    ("CRAWLER_SEEN_CACHE_SIZE=abc", "error: CRAWLER_SEEN_CACHE_SIZE ('abc') must be a number"),
+    ("CRAWLER_PROGRESS_INTERVAL=abc", "error: CRAWLER_PROGRESS_INTERVAL ('abc') must be a number"),
+    ("CRAWLER_HEALTH_PORT=abc", "error: CRAWLER_HEALTH_PORT ('abc') must be a number"),
+    ("CRAWLER_HEALTH_PORT=99999", "error: CRAWLER_HEALTH_PORT (99999) must be between 0 and 65535"),
+    ("CRAWLER_ITEMS_STREAM=maybe", "error: CRAWLER_ITEMS_STREAM ('maybe') must be true or false"),
+    ("CRAWLER_NODE_TIMEOUT=inf", "error: CRAWLER_NODE_TIMEOUT ('inf') must be a finite number"),
+    ("CRAWLER_BACKOFF_MAX=inf", "error: CRAWLER_BACKOFF_MAX ('inf') must be a finite number"),
+    ("CRAWLER_IDLE_BACKOFF_MAX=nan", "error: CRAWLER_IDLE_BACKOFF_MAX ('nan') must be a finite"),
+    ("CRAWLER_CRAWL_ID=a}b", "error: CRAWLER_CRAWL_ID ('a}b') must be 1 to 100 letters"),
+    ("CRAWLER_SITE_TIMEZONES=notjson", "error: CRAWLER_SITE_TIMEZONES ('notjson') must be a JSON"),
+    ('CRAWLER_SITE_TIMEZONES={"a.org": "Mars/Olympus"}',
+     "error: CRAWLER_SITE_TIMEZONES: 'Mars/Olympus' (for 'a.org') is not an IANA time zone"),
+    ("DOWNLOAD_DELY=1", "error: unknown setting DOWNLOAD_DELY; did you mean DOWNLOAD_DELAY?"),
+    ("CRAWLER_HOST_PAGE_LIMT=5",
+     "error: unknown setting CRAWLER_HOST_PAGE_LIMT; did you mean CRAWLER_HOST_PAGE_LIMIT?"),
+]]
+CASES += [(["follow", "-a", f"start_urls={url}"], f"error: start URL {url!r} {m}") for url, m in [
+    ("http://", "has no host name"),
+    ("http://[::1", "is not a valid URL"),
+    ("http://exa mple.com/", "is not a valid URL"),
+]]
+
+
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a) for a, _ in CASES])
 def test_bad_configuration_is_one_line_and_exit_2(args: list[str], message: str) -> None:
     result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", *args], cwd=ROOT,
@@ -35,3 +69,31 @@ def test_bad_configuration_is_one_line_and_exit_2(args: list[str], message: str)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith(message)
+
+
+@pytest.mark.parametrize(("setting", "shown"), [
+    ([], "redis://from-the-environment.invalid:6379"),
+    (["-s", "REDIS_URL=redis://from-settings.invalid:6379"], "redis://from-settings.invalid:6379"),
+])
+def test_redis_url_from_the_environment_settings_win(setting: list[str], shown: str) -> None:
+    env = {**os.environ, "REDIS_URL": "redis://from-the-environment.invalid:6379"}
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0", *setting],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        f"error: cannot reach Redis at REDIS_URL ({shown!r})")
+
+
+def test_the_redis_password_is_never_shown() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+         "-s", "REDIS_URL=redis://:s3cret-pw@127.0.0.1:9/0",
+         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.5"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "unreachable" in result.stderr  # the retries were logged...
+    assert "s3cret-pw" not in result.stderr + result.stdout  # ...without the password
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "error: cannot reach Redis at REDIS_URL ('redis://:***@127.0.0.1:9/0')")

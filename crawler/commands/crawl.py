@@ -1,8 +1,12 @@
 """``scrapy crawl`` with a preflight: bad settings or an unreachable Redis end with one
-line naming the setting and a non-zero exit, not a traceback."""
+line naming the setting and a non-zero exit, not a traceback.
+
+``REDIS_URL`` from the environment is used when no setting gives one (settings win).
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,6 +24,13 @@ if TYPE_CHECKING:
 
 
 class Command(ScrapyCrawl):
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        # set names of -s options: checked for typos in the preflight
+        self._cmdline_names = [item.split("=", 1)[0] for item in opts.set or ()]
+        if not self.settings.get("REDIS_URL") and os.environ.get("REDIS_URL"):
+            self.settings.set("REDIS_URL", os.environ["REDIS_URL"], "project")
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         try:
             if len(args) == 1:
@@ -44,16 +55,24 @@ class Command(ScrapyCrawl):
             spidercls.check_arguments(**arguments)
 
     def _preflight(self) -> None:
-        """Check what the cluster add-on will run with (project and -s settings)."""
-        if not any(load_object(a) is ClusterAddon for a in self.settings.getdict("ADDONS")):
-            return
+        """Check what the frontier will run with (project and -s settings)."""
+        from crawler.config import validate  # noqa: PLC0415
         from crawler.scheduler.options import SchedulerOptions  # noqa: PLC0415
 
         settings = self.settings.copy()
-        ClusterAddon().update_settings(settings)
+        names = [*getattr(self, "_cmdline_names", ()),
+                 *(n for n in settings if settings.getpriority(n) == 20)]  # project
+        uses_addon = any(load_object(a) is ClusterAddon for a in settings.getdict("ADDONS"))
+        if not uses_addon and "crawler.scheduler" not in str(settings.get("SCHEDULER")):
+            return
+        if uses_addon:
+            ClusterAddon().update_settings(settings)
+        validate(settings, names)
         SchedulerOptions.from_settings(settings)
         if url := settings.get("REDIS_URL"):
-            connect(url, settings.getfloat("CRAWLER_REDIS_CONNECT_TIMEOUT")).close()
+            from crawler.config import value  # noqa: PLC0415
+
+            connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT")).close()
 
     def _refuse_overwrite(self, spider: str, outputs: list[str]) -> None:
         """``-O FILE`` over a crawl that resumes would replace what its earlier runs wrote

@@ -95,7 +95,8 @@ def run_crawls(sites: FixtureSites, names: list[str], args: argparse.Namespace,
                "-s", f"CRAWLER_CRAWL_ID={name}", "-s", f"CRAWLER_STATE_DIR={state}",
                "-s", f"CRAWLER_STATS_FILE={state / (name + '.stats.json')}",
                "-s", f"DOWNLOAD_DELAY={args.delay}", "-s", "CRAWLER_IDLE_CLOSE=1",
-               "-s", "CRAWLER_PROGRESS_INTERVAL=5", "-s", f"LOG_FILE={log}", "-s", "LOG_FILE_APPEND=False"]
+               "-s", "CRAWLER_PROGRESS_INTERVAL=5", "-s", f"LOG_FILE={log}", "-s", "LOG_FILE_APPEND=False",
+               "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]  # the demo's sites are on 127.0.0.1
         for key, value in sites.arguments(name).items():
             cmd += ["-a", f"{key}={value}"]
         print(f"Crawling {name} with `scrapy crawl {crawl.spider}` (log: {log})", flush=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.project import get_project_settings
 
 from crawler.scheduler.cluster import Cluster
-from crawler.redis import UNREACHABLE, RedisUnavailable, connect, start_embedded, stop_embedded
+from crawler.redis import (UNREACHABLE, RedisUnavailable, connect, redact, start_embedded,
+                           stop_embedded)
 from crawler.settings_defaults import DEFAULTS
 from crawler.state import is_crawl_state, state_root
 
@@ -127,8 +127,3 @@ def _only_state(state_dir: Path) -> str:
                        "give --redis-url or --state-dir")
     raise CliError(f"several crawls in {str(state_dir)!r} ({', '.join(states)}); "
                    "pick one with --crawl")
-
-
-def redact(text: str) -> str:
-    """Hide the password of any Redis URL in *text*."""
-    return re.sub(r"(rediss?://[^:/@\s]*:)[^@\s]*@", r"\1***@", text)

@@ -13,6 +13,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import is_asyncio_available
 
+from crawler.config import value
 from crawler.ops.metrics import registry_for, scheduler_health
 from crawler.ops.logs import disabled
 
@@ -73,8 +74,8 @@ class HealthExtension:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         s = crawler.settings
-        port = s.get("CRAWLER_HEALTH_PORT")
-        if port in (None, ""):
+        port = value(s, "CRAWLER_HEALTH_PORT")
+        if port is None:
             raise disabled(cls, "CRAWLER_HEALTH_PORT is not set")
         try:
             asyncio_loop = is_asyncio_available()
@@ -83,14 +84,14 @@ class HealthExtension:
         if not asyncio_loop:
             raise NotConfigured("the health endpoints need the asyncio event loop "
                                 "(TWISTED_REACTOR = AsyncioSelectorReactor, Scrapy's default)")
-        host = s.get("CRAWLER_HEALTH_HOST")
+        host = value(s, "CRAWLER_HEALTH_HOST")
         try:
             sock = socket.create_server((host, int(port)), reuse_port=False)
         except (OSError, ValueError) as exc:
             raise ValueError(f"CRAWLER_HEALTH_HOST:CRAWLER_HEALTH_PORT ({host!r}:{port!r}) "
                              f"cannot be served: {exc}") from None
         sock.setblocking(False)
-        ext = cls(crawler, sock, s.getfloat("CRAWLER_NODE_TIMEOUT"))
+        ext = cls(crawler, sock, value(s, "CRAWLER_NODE_TIMEOUT"))
         crawler.signals.connect(ext.engine_started, signal=signals.engine_started)
         crawler.signals.connect(ext.engine_stopped, signal=signals.engine_stopped)
         crawler.signals.connect(ext.spider_closed, signal=signals.spider_closed)

@@ -340,7 +340,7 @@ def state_location(crawler: Crawler) -> str:
     """Where the crawl's state lives: the embedded server's folder, or the Redis URL."""
     if not crawler.settings.get("REDIS_URL"):
         return str(crawl_state_dir(crawler.settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler)))
-    from crawler.ops.connect import redact  # noqa: PLC0415 - ops CLI module, imported lazily
+    from crawler.redis import redact  # noqa: PLC0415
 
     return redact(crawler.settings.get("REDIS_URL") or "?")
 

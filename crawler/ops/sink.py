@@ -10,7 +10,8 @@ from scrapy import signals
 from scrapy.utils.asyncio import create_looping_call
 from scrapy.utils.serialize import ScrapyJSONEncoder
 
-from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
+from crawler.config import value
+from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler.cluster import Cluster
 from crawler.ops.logs import disabled
 
@@ -48,8 +49,8 @@ class RedisStreamSink:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         s = crawler.settings
-        enabled = s.get("CRAWLER_ITEMS_STREAM")
-        on = bool(s.get("REDIS_URL")) if enabled in (None, "") else s.getbool("CRAWLER_ITEMS_STREAM")
+        enabled = value(s, "CRAWLER_ITEMS_STREAM")
+        on = bool(s.get("REDIS_URL")) if enabled is None else enabled
         if not on:
             raise disabled(cls, "CRAWLER_ITEMS_STREAM is off")
         sink = cls(crawler)
@@ -82,7 +83,7 @@ class RedisStreamSink:
         batch, self._buffer = self._buffer, []
         try:
             self._cluster.items.add(self._node, batch)
-        except UNREACHABLE as exc:
+        except FAILED as exc:  # unreachable, or refusing (OOM, READONLY, MISCONF)
             self._buffer[:0] = batch  # keep them for the next try
             self.crawler.stats.inc_value("items/sink_errors")
             logger.warning("Cannot write %(n)d items to the item stream (%(exc)s); retrying",

@@ -80,6 +80,8 @@ def encode(request: Request, spider: Spider | None, host: str | None = None) -> 
 
 def decode(payload: bytes, spider: Spider | None, host: str | None = None) -> Request:
     """The request of *payload*; *host* must be the one it was encoded with, if any."""
+    if payload[:1] == b"@":  # "@<attempts>|": taken back from nodes that died with it
+        payload = payload.split(b"|", 1)[1]
     if payload[:1] not in _READABLE:
         raise ValueError(f"unknown queued request format {payload[:1]!r}")
     data = _loads(payload[1:].decode())

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy.dupefilters import BaseDupeFilter
 
+from crawler.config import value
+
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
@@ -44,7 +46,7 @@ class BloomDupeFilter(BaseDupeFilter):
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         s = crawler.settings
-        return cls(crawler, s.getint("CRAWLER_SEEN_CACHE_SIZE"), s.getbool("DUPEFILTER_DEBUG"))
+        return cls(crawler, value(s, "CRAWLER_SEEN_CACHE_SIZE"), s.getbool("DUPEFILTER_DEBUG"))
 
     def fingerprint(self, request: Request) -> str:
         return self.fingerprinter.fingerprint(request).hex()
@@ -58,6 +60,10 @@ class BloomDupeFilter(BaseDupeFilter):
         if len(self._recent) > self.cache_size:
             self._recent.popitem(last=False)
         return False
+
+    def forget(self) -> None:
+        """The cluster's Bloom filter was lost: links seen here must be pushed again."""
+        self._recent.clear()
 
     def check(self, request: Request) -> str | None:
         """The fingerprint of *request*, or None if this node saw it lately."""

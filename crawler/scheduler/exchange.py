@@ -16,7 +16,7 @@ from scrapy.utils.asyncio import call_later
 
 from crawler.redis import FAILED
 from crawler.scheduler import codec
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, FrontierLost
 from crawler.scheduler.membership import RingUnstable
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from crawler.scheduler.dupefilter import BloomDupeFilter
-    from crawler.scheduler.frontier import Frontier, Pending
+    from crawler.scheduler.frontier import Frontier, Leased, Pending
     from crawler.scheduler.leases import LeaseBook
     from crawler.scheduler.membership import Membership
     from crawler.scheduler.node_loop import Outage
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 # A Redis that fails or refuses, or a ring that churns: keep local work, retry later
-TRANSIENT = (*FAILED, RingUnstable)
+TRANSIENT = (*FAILED, RingUnstable, FrontierLost)
 
 
 class Waker:
@@ -115,14 +115,17 @@ class Exchange:
     def next_request(self, paused: bool) -> Request | None:
         # The engine asks right after it finishes scraping a response: the moment
         # that response's held ack may go, and its host become due again.
-        if self.leases.held:
+        if self.leases.leased or self.leases.held:
             self.release_acks()
         if not self.ready and not paused:
             self.refill()
         if not self.ready:
             return None
         self.outcomes.counts["frontier/dequeued"] += 1
-        return self.ready.popleft()
+        request = self.ready.popleft()
+        if (lease := self.leases.get(request)) is not None:
+            lease.handed = True
+        return request
 
     def unstarted(self) -> list[str]:
         """Take back the leases of requests not handed to the engine yet."""
@@ -132,8 +135,13 @@ class Exchange:
         return lease_ids
 
     def release_acks(self) -> None:
-        slot = getattr(self.crawler.engine.scraper, "slot", None) if self.crawler.engine else None
-        released = self.leases.release(slot.active if slot is not None else ())
+        engine = self.crawler.engine
+        slot = getattr(engine.scraper, "slot", None) if engine else None
+        scraping = slot.active if slot is not None else ()
+        engine_slot = getattr(engine, "_slot", None)
+        if engine_slot is not None:
+            self.leases.settle_finished(engine_slot.inprogress, scraping)
+        released = self.leases.release(scraping)
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
 
@@ -188,11 +196,7 @@ class Exchange:
             self.outage.failed(exc)
             self.waker.wait(self.options.idle_backoff_max)
             return
-        spider = self.crawler.spider
-        for lease in leased:
-            request = codec.decode(lease.payload, spider, lease.host)
-            self.leases.add(lease.lease_id, lease.host, request)
-            self.ready.append(request)
+        self._take(leased)
         counts = self.outcomes.counts
         counts["frontier/leased"] += len(leased)
         if stolen := sum(lease.stolen for lease in leased):
@@ -207,6 +211,30 @@ class Exchange:
             wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
             counts["frontier/politeness_waits"] += 1
         self.waker.wait(wait)
+
+    def _take(self, leased: list[Leased]) -> None:
+        """Decode each leased request on its own: one that cannot be decoded (its
+        callback renamed, a foreign payload) is acked as ``failed/undecodable`` and kept
+        in the dead-letter stream, and the others go on."""
+        spider = self.crawler.spider
+        bad = []
+        for lease in leased:
+            try:
+                request = codec.decode(lease.payload, spider, lease.host)
+            except Exception as exc:  # noqa: BLE001 - any payload must not stop the engine
+                bad.append((lease.host, lease.payload, f"undecodable: {exc}"))
+                self.leases.refuse(lease.lease_id, lease.host, "undecodable")
+                continue
+            self.leases.add(lease.lease_id, lease.host, request)
+            self.ready.append(request)
+        if bad:
+            logger.error("%(n)d queued requests could not be decoded (e.g. %(e)s); they are "
+                         "acked as failed/undecodable and kept in the dead-letter stream",
+                         {"n": len(bad), "e": bad[0][2]}, extra={"spider": spider})
+            try:
+                self.frontier.ledger.dead_letter(bad)
+            except TRANSIENT as exc:
+                self.outage.failed(exc)
 
     def _lease_arguments(self) -> tuple[int, tuple[str, ...], int]:
         """How many to lease, and from whose hosts a node short of work may steal."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from crawler.scheduler import scripts
 from crawler.scheduler.bloom import BloomFilter
+from crawler.scheduler.ledger import Ledger
 from crawler.scheduler.link import RedisLink
 from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
@@ -32,6 +33,11 @@ DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
 
 __all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "Leased",
            "Pending", "StaleEpoch"]
+
+
+
+class FrontierLost(Exception):
+    """The crawl's keys are gone from Redis (it restarted empty, or was flushed)."""
 
 
 class Pending(NamedTuple):
@@ -95,6 +101,12 @@ class Frontier(RedisLink):
         self.park_ms = 60_000
         self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
+        self._bloom_sizing = (bloom_capacity, bloom_error_rate)
+        self.ledger = Ledger(self, keys, node)
+
+    def recreate(self) -> None:
+        """The crawl's keys are gone (Redis came back empty): start a new Bloom filter."""
+        self.bloom = self._init_bloom(*self._bloom_sizing)
 
     # -- dedup ----------------------------------------------------------------
 
@@ -147,7 +159,10 @@ class Frontier(RedisLink):
         try:  # the push's refusal first: the acks after it are refused for its sake
             replies = [scripts.check(call[0], reply) for call, reply in zip(calls, results)]
         except StaleBloom:  # another node started a new Bloom layer: both go again
-            self.bloom.grow_to(int(self._send("hget", self.keys.bloom, "n")))
+            layers = self._send("hget", self.keys.bloom, "n")
+            if layers is None:
+                raise FrontierLost("the Bloom filter's header is gone")
+            self.bloom.grow_to(int(layers))
             return self.flush(pushes, acks, epoch, ready_key, batch)
         if not pushes:
             return []
@@ -250,23 +265,6 @@ class Frontier(RedisLink):
             pipe.zrangebyscore(self.keys.ready(node), "-inf", now - steal_after_ms, start=0,
                                num=want, withscores=True)
 
-    def publish(self, run: str, outcomes: dict[str, int],
-                failures: Sequence[tuple[str, str]]) -> None:
-        """Record this node's outcome counters and new permanent failures."""
-        def build(pipe: Pipeline) -> None:
-            if outcomes:
-                pipe.hset(self.keys.outcomes, mapping={f"{run}/{k}": v for k, v in outcomes.items()})
-            for url, reason in failures:
-                pipe.xadd(self.keys.failures, {"url": url, "reason": reason, "node": self.node})
-
-        if outcomes or failures:
-            self._pipeline(build)
-
-    def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
-        """Keep the last rebalances readable by ``python -m crawler status``."""
-        self._send("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
-                                              "claimed": claimed}, maxlen=100, approximate=True)
-
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""
         self._pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
@@ -288,7 +286,9 @@ class Frontier(RedisLink):
             pipe.hgetall(self.keys.weights)
 
         epoch, weights = self._pipeline(build, True)
-        return int(epoch or 0), {k.decode(): int(v) for k, v in weights.items()}
+        if epoch is None:
+            raise FrontierLost("the ring's epoch is gone")
+        return int(epoch), {k.decode(): int(v) for k, v in weights.items()}
 
     def heartbeat(self, timeout_ms: int) -> Beat:
         now = self.now_ms()
@@ -311,10 +311,12 @@ class Frontier(RedisLink):
                     {k.decode(): v.decode() for k, v in control.items()})
 
     def reclaim(self, node: str, *, dead_before_ms: int | None, remove: bool,
-                lease_ids: Iterable[str] | None = None) -> int | None:
+                lease_ids: Iterable[str] | None = None, max_attempts: int = 0) -> int | None:
         """Requeue *node*'s leases (all, or just *lease_ids*) and orphan its hosts.
 
         With *dead_before_ms*, only if the node's heartbeat is older than that.
+        With *max_attempts*, each lease counts as a failed attempt (the node died
+        with it) and one that reaches it is dead-lettered instead.
         Returns the number of requests requeued, or None if the node is alive.
         """
         if lease_ids is None:
@@ -325,10 +327,11 @@ class Frontier(RedisLink):
         keys, args = SPECS["reclaim"].bind(
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch,
                  totals=self.keys.totals, ready=self.keys.ready(node),
-                 leases=self.keys.leases(node), orphans=self.keys.orphans),
+                 leases=self.keys.leases(node), orphans=self.keys.orphans,
+                 dead_letters=self.keys.dead_letters),
             dict(node=node, now=self.now_ms(),
                  older_than="inf" if dead_before_ms is None else dead_before_ms,
-                 remove="1" if remove else "0"))
+                 remove="1" if remove else "0", max_attempts=max_attempts))
         for lease_id, entry in entries.items():
             if entry is None:
                 continue
@@ -336,20 +339,23 @@ class Frontier(RedisLink):
             keys += [self.keys.queue(host), self.keys.host(host)]
             args += [lease_id, host]
         try:
-            return self._call("reclaim", keys, args)
+            requeued = self._call("reclaim", keys, args)
         except NodeAlive:
             return None
+        if remove and node != self.node:  # a dead node's id: its own keys go with it
+            self._pipeline(lambda pipe: [pipe.delete(self.keys.push_log(node)),
+                                         pipe.hdel(self.keys.node_stats, node)])
+        return requeued
 
     def work_left(self) -> int:
-        """Requests queued or leased, counted from the queues and leases themselves
-        (not the ``totals`` counters): every host with work is in a ready set or
-        the orphans, every lease in a member's lease hash."""
+        """Hosts with queued work plus leases out, from the structures themselves, not
+        the ``totals`` counters: every host with work is in a ready set or the
+        orphans, every lease in a member's lease hash. Two round trips of O(1)
+        commands per member, however many hosts: a host whose queue emptied stays
+        counted until its owner's next lease takes it out of its ready set."""
         nodes = [n.decode() for n in self._send("zrange", self.keys.members, 0, -1)]
-        sets = [self.keys.ready(n) for n in nodes] + [self.keys.orphans]
-        hosts = {h for hs in self._pipeline(lambda p: [p.zrange(k, 0, -1) for k in sets])
-                 for h in hs}
         counts = self._pipeline(lambda p: [
-            *(p.llen(self.keys.queue(h.decode())) for h in hosts),
+            *(p.zcard(self.keys.ready(n)) for n in nodes), p.zcard(self.keys.orphans),
             *(p.hlen(self.keys.leases(n)) for n in nodes)])
         return sum(counts)
 

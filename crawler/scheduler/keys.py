@@ -27,6 +27,9 @@ key                     type    content
 ``outcomes``            hash    ``<node>@<run start ms>/<outcome>`` -> count; every
                                 node's outcome counters, summed by the status command
 ``failures``            stream  one entry per URL that failed for good: url, reason
+                                (capped: the latest 100,000)
+``deadletters``         stream  queued requests that could not be used: ``host``,
+                                ``payload``, ``reason`` (e.g. ``undecodable``), ``node``
 ``items``               stream  one entry per scraped item: ``node``, ``item`` (JSON),
                                 from every node (:class:`crawler.ops.sink.RedisStreamSink`)
 ``nodestats``           hash    node id -> JSON of its latest progress sample
@@ -58,6 +61,7 @@ def host_of(request: Request) -> str:
 # The crawl-wide keys: attribute name -> key name after the prefix
 _CRAWL_KEYS = {"members": "members", "weights": "weights", "epoch": "epoch", "totals": "totals",
                "orphans": "orphans", "outcomes": "outcomes", "failures": "failures",
+               "dead_letters": "deadletters",
                "items": "items", "node_stats": "nodestats", "templates": "templates",
                "events": "events", "control": "control", "bloom": "bloom"}
 
@@ -76,6 +80,7 @@ class Keys:
     orphans: str = field(init=False)
     outcomes: str = field(init=False)
     failures: str = field(init=False)
+    dead_letters: str = field(init=False)
     items: str = field(init=False)
     node_stats: str = field(init=False)
     templates: str = field(init=False)

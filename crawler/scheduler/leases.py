@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.frontier import Ack
+from crawler.scheduler.outcomes import response_outcome
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable
@@ -26,7 +27,8 @@ logger = logging.getLogger(__name__)
 
 
 class Lease:
-    __slots__ = ("host", "url", "request", "started", "done_ms", "backoff_ms")
+    __slots__ = ("host", "url", "request", "started", "handed", "done_ms", "outcome",
+                 "backoff_ms")
 
     def __init__(self, host: str, request: Request) -> None:
         self.host = host
@@ -34,7 +36,9 @@ class Lease:
         self.request = request  # the object the engine scrapes, to see when it is done
         self.backoff_ms = 0  # put the host into backoff at the ack: ms, or -1 (exponential)
         self.started = False  # reached the downloader
+        self.handed = False  # given to the engine
         self.done_ms: int | None = None  # when its response arrived
+        self.outcome: str | None = None  # its response's outcome, once received
 
 
 class LeaseBook:
@@ -94,6 +98,13 @@ class LeaseBook:
         if outcome is not None:
             self.outcomes.record(outcome, lease.url)
 
+    def refuse(self, lease_id: str, host: str, reason: str) -> None:
+        """A leased request that cannot be used at all (it does not decode): ack it at
+        once, so its host goes on, and count its outcome."""
+        self.acks.append(Ack(lease_id, host, self.now_ms()))
+        self.outcomes.counts["frontier/settled"] += 1
+        self.outcomes.record(f"failed/{reason}")
+
     def continue_lease(self, request: Request) -> bool:
         """Settle the lease that *request* continues, if any; True for a retry.
 
@@ -113,6 +124,14 @@ class LeaseBook:
         return False
 
     # signal handlers
+    def request_scheduled(self, request: Request, spider: object) -> None:
+        """A redirect settles the lease it continues as soon as it is scheduled: a
+        handler of this same signal (Scrapy's OffsiteMiddleware) may drop it before
+        the scheduler sees it. Retries (same URL) wait for :meth:`continue_lease`."""
+        lease = self.leased.get(request.meta.get(LEASE_META))
+        if lease is not None and request.url != lease.url:
+            self.continue_lease(request)
+
     def request_started(self, request: Request, spider: object) -> None:
         if (lease := self.get(request)) is not None:
             lease.started = True
@@ -120,6 +139,22 @@ class LeaseBook:
     def response_received(self, response: Response, request: Request, spider: object) -> None:
         if (lease := self.get(request)) is not None:
             lease.done_ms = self.now_ms()
+            lease.outcome = response_outcome(response)
+
+    def settle_finished(self, inprogress: Collection[Request], scraping: Collection[Request]
+                        ) -> None:
+        """Settle every lease whose request the engine is done with: handed to it, and
+        neither in progress (downloader middlewares, download) nor being scraped.
+
+        This needs no middleware of ours, so the scheduler settles its own leases in
+        any Scrapy project; the add-on's middlewares settle earlier, with the exact
+        reason of a download error. A retry or a redirect has replaced its lease
+        (:meth:`continue_lease`) before the engine lets go of the request.
+        """
+        for lease_id, lease in list(self.leased.items()):
+            if lease.handed and lease.request not in inprogress \
+                    and lease.request not in scraping:
+                self._settle(lease_id, lease.outcome or "failed/download_error")
 
     def release(self, scraping: Collection[Request]) -> list[Ack]:
         """Move held acks whose response Scrapy finished scraping to the send queue.

@@ -30,7 +30,9 @@ class Membership:
     hosts it now owns: only hosts whose owner changed are touched.
     """
 
-    def __init__(self, frontier: Frontier, *, weight: int, vnodes: int, timeout_ms: int) -> None:
+    def __init__(self, frontier: Frontier, *, weight: int, vnodes: int, timeout_ms: int,
+                 dead_letter_after: int = 0) -> None:
+        self.dead_letter_after = dead_letter_after  # attempts counted on deaths only
         self.frontier = frontier
         self.node = frontier.node
         self.weight = weight
@@ -51,7 +53,9 @@ class Membership:
         return self.frontier.keys.ready(owner)
 
     def join(self) -> None:
-        if self.frontier.reclaim(self.node, dead_before_ms=None, remove=True):
+        # a previous run of this node (a restarted pod) died with these leases
+        if self.frontier.reclaim(self.node, dead_before_ms=None, remove=True,
+                                 max_attempts=self.dead_letter_after):
             logger.info("Requeued the leases of a previous run of node %(node)s",
                         {"node": self.node})
         self.frontier.join(self.weight)
@@ -85,7 +89,7 @@ class Membership:
         moved += self.frontier.sweep(keys.orphans, claims, self.epoch)
         if moved:
             self.counts["frontier/hosts_moved"] += moved
-            self.frontier.record_rebalance(self.epoch, len(away), len(claims))
+            self.frontier.ledger.record_rebalance(self.epoch, len(away), len(claims))
             logger.info("Ring epoch %(e)d: moved %(away)d hosts away, claimed %(claimed)d",
                         {"e": self.epoch, "away": len(away), "claimed": len(claims)})
 
@@ -115,7 +119,8 @@ class Membership:
             if dead == self.node:
                 continue
             requeued = self.frontier.reclaim(
-                dead, dead_before_ms=self.frontier.now_ms() - self.timeout_ms, remove=True)
+                dead, dead_before_ms=self.frontier.now_ms() - self.timeout_ms, remove=True,
+                max_attempts=self.dead_letter_after)
             if requeued is not None:
                 logger.warning("Node %(dead)s is dead: requeued %(n)d leased requests and "
                                "orphaned its hosts", {"dead": dead, "n": requeued})

@@ -7,12 +7,17 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
+from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import signals
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
-from scrapy.utils.asyncio import sleep
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
 
+from crawler.config import value
+from crawler.scheduler.codec import LEASE_META
+from crawler.scheduler.politeness import remember
+from crawler.scheduler.outcomes import exception_outcome, response_outcome
 from crawler.scheduler.scheduler import frontier_scheduler
 
 if TYPE_CHECKING:
@@ -57,34 +62,14 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._settle(request, exception_outcome(exception))
-
-
-def response_outcome(response: Response) -> str:
-    """A response is a fetch, unless its status says the server failed us."""
-    if "download_stopped" in response.flags:
-        return "filtered/not_a_page"
-    if response.status >= 500 or response.status in (408, 429):
-        return f"failed/http_{response.status}"
-    return f"fetched/{response.status}"
-
-
-def exception_outcome(exception: Exception) -> str:
-    if isinstance(exception, IgnoreRequest):
-        # Scrapy's own middlewares say why only in the message
-        message = str(exception)
-        if message.startswith("Forbidden by robots.txt"):
-            return "filtered/robots"
-        if message.startswith("Filtered offsite"):
-            return "filtered/offsite"
-        return "filtered/ignored"
-    if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
-        return "filtered/too_large"
-    return f"failed/{type(exception).__name__}"
+        if isinstance(exception, StopDownload):
+            # an outcome, not an error: errbacks still see it, Scrapy does not log it
+            raise IgnoreRequest("Not a page (binary content type)") from exception
 
 
 # What a crawler of forums and blogs parses (HTML, feeds, JSON APIs such as Flarum's
 # application/vnd.api+json); anything else stops downloading once its headers arrive,
-# and reaches the spider as an empty, flagged response.
+# and ends as the outcome filtered/not_a_page: no callback sees it (its errback does).
 def is_page_type(content_type: str) -> bool:
     kind = content_type.split(";", 1)[0].strip()
     return kind.startswith("text/") or kind.endswith(("json", "xml", "html"))
@@ -106,7 +91,7 @@ class NotAPageFilter:
         content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").lower()
         if content_type and not is_page_type(content_type):
             self.stats.inc_value("frontier/not_a_page")
-            raise StopDownload(fail=False)
+            raise StopDownload(fail=True)  # an outcome (filtered/not_a_page), not a page
 
 
 class HostBackoffMiddleware(_LeaseMiddleware):
@@ -116,10 +101,15 @@ class HostBackoffMiddleware(_LeaseMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.codes = {int(c) for c in crawler.settings.getlist("CRAWLER_BACKOFF_HTTP_CODES")}
-        self.retry_after_max = crawler.settings.getfloat("CRAWLER_RETRY_AFTER_MAX")
+        self.codes = set(value(crawler.settings, "CRAWLER_BACKOFF_HTTP_CODES"))
+        self.retry_after_max = value(crawler.settings, "CRAWLER_RETRY_AFTER_MAX")
 
     def process_response(self, request: Request, response: Response) -> Response:
+        if is_robots_request(request):
+            # robots.txt is never retried here, back to back: a failed fetch makes its
+            # host wait in the frontier (PoliteRobotsTxtMiddleware), Retry-After included
+            request.meta["dont_retry"] = True
+            return response
         scheduler = frontier_scheduler(self.crawler)
         if response.status in self.codes and scheduler is not None:
             wait = retry_after(response.headers.get(b"Retry-After"), self.retry_after_max)
@@ -127,10 +117,20 @@ class HostBackoffMiddleware(_LeaseMiddleware):
         return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
+        if is_robots_request(request):
+            request.meta["dont_retry"] = True
+            return
         scheduler = frontier_scheduler(self.crawler)
-        host_trouble = not isinstance(exception, (IgnoreRequest, DownloadCancelledError))
+        host_trouble = not isinstance(exception,
+                                      (IgnoreRequest, DownloadCancelledError, StopDownload))
         if host_trouble and scheduler is not None:
             scheduler.politeness.back_off(request, None, type(exception).__name__)
+
+
+def is_robots_request(request: Request) -> bool:
+    """The robots.txt fetch of Scrapy's robots.txt middleware (not a leased request)."""
+    return bool(request.meta.get("dont_obey_robotstxt")) and request.url.endswith("/robots.txt") \
+        and LEASE_META not in request.meta
 
 
 def retry_after(value: bytes | None, cap: float) -> float | None:
@@ -148,11 +148,24 @@ def retry_after(value: bytes | None, cap: float) -> float | None:
     return min(max(seconds, 0.0), cap) or None
 
 
+class RedirectOffsiteMiddleware(OffsiteMiddleware):
+    """Scrapy's offsite check, also for a redirect whose request had ``dont_filter``
+    (a retry, a start request): ``dont_filter`` means "do not deduplicate", not "follow
+    a server anywhere". Only ``allow_offsite`` lets a redirect leave the site."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if request.dont_filter and request.meta.get("redirect_urls") \
+                and not request.meta.get("allow_offsite"):
+            request = request.replace(dont_filter=False)
+        super().process_request(request)
+
+
 class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
     """Scrapy's robots.txt middleware, made polite and RFC 9309 compliant.
 
-    - The request that waited for robots.txt also waits the host's politeness
-      gap after it, so the two do not arrive back to back.
+    - The request that waited for robots.txt goes back to its host's queue, so it
+      waits the host's politeness gap (a Crawl-delay included, capped at
+      ``CRAWLER_BACKOFF_MAX``) in the frontier, not in Scrapy holding its lease.
     - 4xx: allow all. 5xx or unreachable: disallow all until a later fetch
       succeeds; meanwhile the host backs off and requests go back to the frontier
       (at most ``CRAWLER_ROBOTS_MAX_WAITS`` times each, then filtered/robots).
@@ -161,10 +174,12 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.ttl = crawler.settings.getfloat("CRAWLER_ROBOTS_TTL")
-        self.max_waits = crawler.settings.getint("CRAWLER_ROBOTS_MAX_WAITS")
+        self.ttl = value(crawler.settings, "CRAWLER_ROBOTS_TTL")
+        self.max_waits = value(crawler.settings, "CRAWLER_ROBOTS_MAX_WAITS")
         self._fetched_at: dict[str, float] = {}
         self._unavailable: set[str] = set()
+        self._retry_after: dict[str, float] = {}  # netloc -> its robots.txt's Retry-After
+        self.retry_after_max = value(crawler.settings, "CRAWLER_RETRY_AFTER_MAX")
 
     async def process_request(self, request: Request, spider: Any = None) -> Request | None:
         if request.meta.get("dont_obey_robotstxt") or request.url.startswith(("data:", "file:")):
@@ -172,10 +187,18 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         netloc = urlparse_cached(request).netloc
         if time.monotonic() - self._fetched_at.get(netloc, time.monotonic()) > self.ttl:
             self._parsers.pop(netloc, None)
+        fetching = netloc not in self._parsers
         parser = await self.robot_parser(request)
         if netloc in self._unavailable:
             return self._wait_for_robots(request, netloc)
         self.process_request_2(parser, request)
+        scheduler = frontier_scheduler(self.crawler)
+        if fetching and scheduler is not None and scheduler.leases.get(request) is not None \
+                and scheduler.politeness.host_delay(request) > 0:
+            # robots.txt was just fetched: the request goes back to its host's queue
+            # and waits out the host's gap there, not here holding its lease
+            self._stats.inc_value("robotstxt/requeued_after_fetch")
+            return request.replace(dont_filter=True)
         return None
 
     def _wait_for_robots(self, request: Request, netloc: str) -> Request:
@@ -185,29 +208,30 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         if waits >= self.max_waits:
             raise IgnoreRequest("Forbidden by robots.txt (unavailable)")
         if (scheduler := frontier_scheduler(self.crawler)) is not None:
-            scheduler.politeness.back_off(request, None, "robots_unavailable")
+            scheduler.politeness.back_off(request, self._retry_after.pop(netloc, None),
+                                          "robots_unavailable")
         self._stats.inc_value("robotstxt/unavailable_retry")
         return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
 
-    async def robot_parser(self, request: Request):
-        fetching = urlparse_cached(request).netloc not in self._parsers
-        parser = await super().robot_parser(request)
-        scheduler = frontier_scheduler(self.crawler)
-        if fetching and scheduler is not None and (gap := scheduler.politeness.host_delay(request)) > 0:
-            await sleep(gap)
-        return parser
+    def _fetched(self, netloc: str) -> None:
+        for old in remember(self._fetched_at, netloc, time.monotonic()):
+            if not isinstance(self._parsers.get(old), Deferred):  # not being fetched
+                self._parsers.pop(old, None)
+            self._retry_after.pop(old, None)
 
     async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
-        self._fetched_at[netloc] = time.monotonic()
-        if response.status >= 500:
+        self._fetched(netloc)
+        if response.status >= 500 or response.status == 429:  # 429: unavailable too
             self._unavailable.add(netloc)
+            if wait := retry_after(response.headers.get(b"Retry-After"), self.retry_after_max):
+                self._retry_after[netloc] = wait
             response = response.replace(body=b"User-agent: *\nDisallow: /\n")
         elif response.status >= 400:
             response = response.replace(body=b"")  # RFC 9309: unavailable means allow all
         await super()._parse_robots(response, netloc, request)
 
     def _robots_error(self, exc: Exception, netloc: str) -> None:
-        self._fetched_at[netloc] = time.monotonic()
+        self._fetched(netloc)
         if not isinstance(exc, IgnoreRequest):
             self._unavailable.add(netloc)  # RFC 9309: unreachable means disallow all
         super()._robots_error(exc, netloc)

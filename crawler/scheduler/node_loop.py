@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.asyncio import create_looping_call
 
+from crawler.netguard import BLOCKED
+from crawler.redis import restart_watch
 from crawler.scheduler.exchange import TRANSIENT
+from crawler.scheduler.frontier import FrontierLost
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -64,12 +67,17 @@ class NodeLoop:
         self.outage = outage
         self.paused = False
         self.draining = False
+        self._handback: list[str] = []  # unstarted leases a failed drain still owes Redis
         self.cluster_done = False
         self.last_beat: Beat | None = None
         self.last_beat_at: float | None = None
+        self._last_good = time.monotonic()  # the last heartbeat Redis took (or the start)
+        self._cut_off = False
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
+        self._restarts = restart_watch(frontier.client)
+        self._restarts_seen = self._restarts.restarts
         self._ticker = create_looping_call(self.tick)
         self._stop_watch = create_looping_call(self._watch_for_stop)
 
@@ -84,7 +92,11 @@ class NodeLoop:
 
     def tick(self) -> None:
         try:
-            self.exchange.flush()
+            try:
+                self.exchange.flush()
+            except FrontierLost:
+                self._rebuild_lost_frontier()
+                self.exchange.flush()
             beat = self.membership.beat(reclaim_dead=self._may_judge_deaths())
             if not beat.alive:
                 # declared dead (a long pause?): our leases went back to the queues, so
@@ -94,16 +106,34 @@ class NodeLoop:
                     self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
                                           lease_ids=dropped)
             self._follow_control(beat.control)
-            if self.outage.down:
+            if self.outage.down or self._restarts.restarts != self._restarts_seen:
                 self._recover_from_outage()
         except TRANSIENT as exc:
             self.outage.failed(exc)
             return
         self.last_beat, self.last_beat_at = beat, time.monotonic()
+        self._last_good, self._cut_off = self.last_beat_at, False
         self.leases.settle_leaked(self.crawler.engine, len(self.exchange.ready))
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
+
+    def cut_off(self) -> bool:
+        """Whether this node's last heartbeat that Redis took is older than the node
+        timeout: the others may have declared it dead and requeued its leases, so it
+        must not start them here as well. Its unstarted leases are dropped (Redis
+        requeues them, by a reclaim or when this node is back); in-flight ones finish."""
+        if time.monotonic() - self._last_good <= self.options.node_timeout:
+            return False
+        if not self._cut_off:
+            self._cut_off = True
+            dropped = self.exchange.unstarted()
+            self.outcomes.counts["frontier/cut_off"] += 1
+            logger.warning("No heartbeat reached Redis for over CRAWLER_NODE_TIMEOUT "
+                           "(%(t)gs): this node may have been declared dead, so it starts "
+                           "none of its %(n)d unstarted leased requests until Redis is back",
+                           {"t": self.options.node_timeout, "n": len(dropped)})
+        return True
 
     def update_stats(self) -> None:
         self.outcomes.counts.update(self.membership.counts)
@@ -111,6 +141,8 @@ class NodeLoop:
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
+        if BLOCKED[0]:
+            self.crawler.stats.set_value("netguard/blocked", BLOCKED[0])
 
     def _may_judge_deaths(self) -> bool:
         """Only a node that has itself been beating steadily for a whole timeout may
@@ -125,21 +157,50 @@ class NodeLoop:
 
     def _watch_for_stop(self) -> None:
         if not self.crawler.crawling and not self.draining:
-            self._stop_watch.stop()
             try:
                 self.drain()
-            except TRANSIENT as exc:  # close() hands everything back later
+            except TRANSIENT as exc:  # tried again next time; close() hands back the rest
                 self.outage.failed(exc)
+                return
+            self._stop_watch.stop()
+
+    def _rebuild_lost_frontier(self) -> None:
+        """Redis answers but the crawl's keys are gone (restarted without persistence,
+        flushed, purged): say so loudly, start a new frontier and rejoin it, and go on
+        with what this node holds (its buffer, its leased requests, what it finds next)."""
+        self.outcomes.counts["frontier/frontier_lost"] += 1
+        logger.error(
+            "The frontier in Redis was lost: the crawl's keys are gone (Redis restarted "
+            "without persistence, or was flushed or purged). Its queues, leases and Bloom "
+            "filter are gone: requests queued there will not be fetched unless found again. "
+            "Node %(node)s rejoins and goes on with the %(n)d requests it holds; turn on "
+            "appendonly in Redis to avoid this.",
+            {"node": self.options.node,
+             "n": len(self.exchange.ready) + len(self.exchange.outbox) + len(self.leases)})
+        self.frontier.recreate()
+        self.dupefilter.forget()
+        self.membership.epoch = -1
+        self.membership.join()
 
     def _recover_from_outage(self) -> None:
         """Redis is back: requeue leases granted by calls whose replies were lost,
         and give the other nodes a heartbeat timeout to show they are alive."""
-        assert self.outage.since is not None
-        logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
-                       "buffered meanwhile", {"s": time.monotonic() - self.outage.since,
-                                              "n": len(self.exchange.outbox)})
+        if self.outage.since is not None:
+            logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
+                           "buffered meanwhile", {"s": time.monotonic() - self.outage.since,
+                                                  "n": len(self.exchange.outbox)})
+        if self._restarts.restarts != self._restarts_seen:
+            self._restarts_seen = self._restarts.restarts
+            self.outcomes.counts["frontier/redis_restarts"] += 1
+            logger.warning("Redis restarted (a new run id); requeueing the leases it holds "
+                           "for this node that this node no longer knows")
         self.outage.since = None
         self._trust_deaths_after = time.monotonic() + self.options.node_timeout
+        # Redis may be back without its last writes (an older AOF or snapshot): the
+        # links this node remembers pushing may be gone with them, and the pages that
+        # found them come back with their lost acks. Push such links again; the Bloom
+        # filter still drops those Redis kept.
+        self.dupefilter.forget()
         unknown = set(self.frontier.lease_ids()) - self.leases.ours()
         if unknown:
             self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
@@ -166,8 +227,11 @@ class NodeLoop:
 
     def drain(self) -> None:
         """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
+        self._handback += self.exchange.unstarted()
+        # draining only once Redis took it: a drain that failed is tried again
+        requeued = self.membership.drain(self._handback)
+        self._handback = []
         self.draining = True
-        requeued = self.membership.drain(self.exchange.unstarted())
         logger.info("Draining node %(node)s: handed off its hosts and %(n)d unstarted "
                     "requests; waiting for %(f)d in flight",
                     {"node": self.options.node, "n": requeued, "f": len(self.leases)})

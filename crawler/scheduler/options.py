@@ -7,6 +7,7 @@ import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from crawler.config import number_setting, value
 from crawler.scheduler.traps import TrapRules
 
 if TYPE_CHECKING:
@@ -35,40 +36,44 @@ class SchedulerOptions:
     backoff_max: float
     depth_limit: int
     steal_after: float | None
+    dead_letter_after: int
     traps: TrapRules
 
     @classmethod
     def from_settings(cls, s: BaseSettings) -> SchedulerOptions:
-        """Raises ValueError, in one line naming the setting, for a bad value."""
-        def get(name: str, kind: type) -> Any:
-            try:
-                return {int: s.getint, float: s.getfloat}[kind](name)
-            except (TypeError, ValueError):
-                raise ValueError(f"{name} ({s.get(name)!r}) must be a number") from None
+        """Raises ValueError, in one line naming the setting, for a bad value.
 
+        Unset ``CRAWLER_*`` settings take their defaults, so the scheduler runs
+        without the add-on (``SCHEDULER``, ``REDIS_URL`` and ``CRAWLER_NODE_ID`` suffice).
+        """
+        def get(name: str) -> Any:
+            return value(s, name)
+
+        delay = get("CRAWLER_HOST_DELAY")
+        depth = get("CRAWLER_DEPTH_LIMIT")
         options = cls(
-            node=s.get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
-            weight=get("CRAWLER_NODE_WEIGHT", int),
-            flush_size=get("CRAWLER_FLUSH_SIZE", int),
-            prefetch=get("CRAWLER_PREFETCH", int) or get("CONCURRENT_REQUESTS", int),
-            idle_close=get("CRAWLER_IDLE_CLOSE", float),
-            idle_backoff_max=get("CRAWLER_IDLE_BACKOFF_MAX", float),
-            heartbeat_interval=get("CRAWLER_HEARTBEAT_INTERVAL", float),
-            node_timeout=get("CRAWLER_NODE_TIMEOUT", float),
-            vnodes=get("CRAWLER_RING_VNODES", int),
-            delay=get("CRAWLER_HOST_DELAY", float),
-            max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT", int),
-            host_limit=get("CRAWLER_HOST_PAGE_LIMIT", int),
-            bloom_capacity=get("CRAWLER_BLOOM_CAPACITY", int),
-            bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE", float),
-            backoff_base=get("CRAWLER_BACKOFF_BASE", float),
-            backoff_max=get("CRAWLER_BACKOFF_MAX", float),
-            depth_limit=get("CRAWLER_DEPTH_LIMIT", int),
-            steal_after=None if s.get("CRAWLER_STEAL_AFTER") in (None, "None", "")
-            else get("CRAWLER_STEAL_AFTER", float),
-            traps=TrapRules(max_url_length=get("URLLENGTH_LIMIT", int),
-                            max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", int),
-                            max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS", int)),
+            node=get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
+            weight=get("CRAWLER_NODE_WEIGHT"),
+            flush_size=get("CRAWLER_FLUSH_SIZE"),
+            prefetch=get("CRAWLER_PREFETCH") or number_setting(s, "CONCURRENT_REQUESTS", 1),
+            idle_close=get("CRAWLER_IDLE_CLOSE"),
+            idle_backoff_max=get("CRAWLER_IDLE_BACKOFF_MAX"),
+            heartbeat_interval=get("CRAWLER_HEARTBEAT_INTERVAL"),
+            node_timeout=get("CRAWLER_NODE_TIMEOUT"),
+            vnodes=get("CRAWLER_RING_VNODES"),
+            delay=number_setting(s, "DOWNLOAD_DELAY", 0) if delay is None else delay,
+            max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT"),
+            host_limit=get("CRAWLER_HOST_PAGE_LIMIT"),
+            bloom_capacity=get("CRAWLER_BLOOM_CAPACITY"),
+            bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE"),
+            backoff_base=get("CRAWLER_BACKOFF_BASE"),
+            backoff_max=get("CRAWLER_BACKOFF_MAX"),
+            depth_limit=int(number_setting(s, "DEPTH_LIMIT", 0)) if depth is None else depth,
+            steal_after=get("CRAWLER_STEAL_AFTER"),
+            dead_letter_after=get("CRAWLER_DEAD_LETTER_AFTER"),
+            traps=TrapRules(max_url_length=int(number_setting(s, "URLLENGTH_LIMIT", 0)),
+                            max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT"),
+                            max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS")),
         )
         options._validate()
         return options

@@ -6,7 +6,10 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
+
 if TYPE_CHECKING:
+    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from crawler.scheduler.frontier import Frontier
@@ -45,10 +48,45 @@ class Outcomes:
         for outcome, count in self._outcomes.items():
             self.stats.set_value(f"outcomes/{outcome}", count)
 
+    def unpublished(self) -> bool:
+        return bool(self._failures)
+
+    def retire(self, frontier: Frontier, transient: tuple[type[Exception], ...]) -> None:
+        """The run is over: fold its published counters into the retired totals."""
+        try:
+            frontier.ledger.retire(self.run, dict(self._outcomes))
+        except transient:
+            pass  # its fields stay: still counted, just not folded
+
     def publish(self, frontier: Frontier, transient: tuple[type[Exception], ...]) -> None:
         """Send the counters and new failures; failures stay queued if Redis fails."""
         failures, self._failures = self._failures, []
         try:
-            frontier.publish(self.run, dict(self._outcomes), failures)
+            frontier.ledger.publish(self.run, dict(self._outcomes), failures)
         except transient:
             self._failures[:0] = failures
+
+
+def response_outcome(response: Response) -> str:
+    """A response is a fetch, unless its status says the server failed us."""
+    if "download_stopped" in response.flags:
+        return "filtered/not_a_page"
+    if response.status >= 500 or response.status in (408, 429):
+        return f"failed/http_{response.status}"
+    return f"fetched/{response.status}"
+
+
+def exception_outcome(exception: Exception) -> str:
+    if isinstance(exception, IgnoreRequest):
+        # Scrapy's own middlewares say why only in the message
+        message = str(exception)
+        if message.startswith("Forbidden by robots.txt"):
+            return "filtered/robots"
+        if message.startswith("Filtered offsite"):
+            return "filtered/offsite"
+        return "filtered/ignored"
+    if isinstance(exception, StopDownload):  # a binary type, stopped at its headers
+        return "filtered/not_a_page"
+    if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
+        return "filtered/too_large"
+    return f"failed/{type(exception).__name__}"

@@ -91,9 +91,11 @@ class Scheduler(BaseScheduler):
             bloom_capacity=o.bloom_capacity, bloom_error_rate=o.bloom_error_rate,
             backoff_base_ms=int(o.backoff_base * 1000), backoff_max_ms=int(o.backoff_max * 1000))
         self.membership = Membership(self.frontier, weight=o.weight, vnodes=o.vnodes,
-                                     timeout_ms=int(o.node_timeout * 1000))
+                                     timeout_ms=int(o.node_timeout * 1000),
+                                     dead_letter_after=o.dead_letter_after)
         self.leases = LeaseBook(self.outcomes, self.frontier.now_ms)
-        self.politeness = Politeness(o.delay, self.leases, self._robots_agent)
+        self.politeness = Politeness(o.delay, self.leases, self._robots_agent,
+                                     max_delay=o.backoff_max)
         self.exchange = Exchange(crawler, o, self.frontier, self.membership, self.leases,
                                  self.politeness, self.df, self.outage)
         self.loop = NodeLoop(crawler, o, self.frontier, self.membership, self.exchange, self.df,
@@ -101,9 +103,11 @@ class Scheduler(BaseScheduler):
         self.membership.join()
         self.df.open()
         connect = crawler.signals.connect
+        connect(self.leases.request_scheduled, signal=signals.request_scheduled)
         connect(self.leases.request_started, signal=signals.request_reached_downloader)
         connect(self.leases.response_received, signal=signals.response_received)
         connect(self.politeness.robots_parsed, signal=signals.robots_parsed)
+        self._say_what_the_addon_adds()
         self.loop.start()
 
     def close(self, reason: str) -> None:
@@ -127,6 +131,8 @@ class Scheduler(BaseScheduler):
         self.leases.leased.clear()
         self.loop.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
+        if not self.outcomes.unpublished():
+            self.outcomes.retire(self.frontier, TRANSIENT)
         self.df.close(reason)
 
     # -- the engine's interface -------------------------------------------------
@@ -144,17 +150,19 @@ class Scheduler(BaseScheduler):
         if not retry:
             self.outcomes.record("discovered")
             request = self._without_session_ids(request)
+            # Filters first: a URL dropped here (too deep) must not enter the seen
+            # cache, or found again where it is allowed it would pass for a duplicate.
+            if reason := self._filter_reason(request):
+                self.outcomes.record(f"filtered/{reason}")
+                return False
             # Start requests are deduplicated even when dont_filter (Scrapy's default
             # for start_urls): otherwise every node, and every resumed run, fetches them
-            # again. The cheap local check goes first: most links are repeats.
+            # again.
             if not request.dont_filter or request.meta.get("is_start_request"):
                 fingerprint = self.df.check(request)
                 if fingerprint is None:
                     self.outcomes.record("filtered/duplicate")
                     return False
-            if reason := self._filter_reason(request):
-                self.outcomes.record(f"filtered/{reason}")
-                return False
         host = host_of(request)
         try:
             payload = codec.encode(request, self.spider, host)
@@ -168,6 +176,8 @@ class Scheduler(BaseScheduler):
         return True
 
     def next_request(self) -> Request | None:
+        if self.loop.cut_off():
+            return None
         return self.exchange.next_request(paused=self.loop.draining or self.loop.paused)
 
     def _filter_reason(self, request: Request) -> str | None:
@@ -183,6 +193,20 @@ class Scheduler(BaseScheduler):
             return request
         self.outcomes.counts["frontier/session_ids_stripped"] += 1
         return request.replace(url=url)
+
+    def _say_what_the_addon_adds(self) -> None:
+        middlewares = self.crawler.settings.getwithbase("SPIDER_MIDDLEWARES")
+        if "crawler.scheduler.middleware.LeaseSpiderMiddleware" in middlewares:
+            return
+        logger.info(
+            "Running without crawler.addon.ClusterAddon: the frontier settles its leases "
+            "through signals and uses its defaults. The add-on would add: the exact reason of "
+            "each download error, host backoff on 429/503 and connection errors, polite "
+            "robots.txt (RFC 9309), binary responses stopped at their headers, depth and URL "
+            "length counted as outcomes, DOWNLOAD_DELAY held by the cluster-wide gate only, "
+            "the item stream, health endpoints and progress lines. "
+            "Add ADDONS = {\"crawler.addon.ClusterAddon\": 0} to get them.",
+            extra={"spider": self.spider})
 
     def _robots_agent(self, request: Request) -> str | bytes | None:
         settings = self.crawler.settings

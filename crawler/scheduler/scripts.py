@@ -91,8 +91,9 @@ SPECS = {spec.name: spec for spec in (
     ScriptSpec("ack", ("epoch", "totals", "leases", "push_log"),
                ("epoch", "now", "delay", "backoff_base", "backoff_max", "batch")),
     ScriptSpec("join", ("members", "weights", "epoch"), ("node", "now", "weight")),
-    ScriptSpec("reclaim", ("members", "weights", "epoch", "totals", "ready", "leases", "orphans"),
-               ("node", "now", "older_than", "remove")),
+    ScriptSpec("reclaim", ("members", "weights", "epoch", "totals", "ready", "leases", "orphans",
+                           "dead_letters"),
+               ("node", "now", "older_than", "remove", "max_attempts")),
     ScriptSpec("sweep", ("epoch", "source"), ("epoch",)),
 )}
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from crawler.config import check_url
+
 __all__ = ["one_site", "parse_start_urls"]
 
 _S = TypeVar("_S", bound=type)
@@ -18,14 +20,13 @@ _S = TypeVar("_S", bound=type)
 
 def parse_start_urls(start_urls: str | list[str] | None = None, start_url: str | None = None) -> list[str]:
     """The start URLs of ``-a start_urls=...`` and/or ``-a start_url=...``, in order, without
-    repeats; ValueError (one line) if there are none or one is not http(s)."""
+    repeats; ValueError (one line) if there are none or one is not a valid http(s) URL."""
     given = start_urls if isinstance(start_urls, list) else (start_urls or "").split(",")
     urls = list(dict.fromkeys(u.strip() for u in [*given, *(start_url or "").split(",")] if u.strip()))
     if not urls:
         raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
     for url in urls:
-        if not url.startswith(("http://", "https://")):
-            raise ValueError(f"start URL {url!r} must start with http:// or https://")
+        check_url(url)
     return urls
 
 

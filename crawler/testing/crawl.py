@@ -22,6 +22,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CRAWL_SETTINGS: dict[str, str] = {
     # Fixture servers are local; the project's politeness delay would only slow tests down.
     "DOWNLOAD_DELAY": "0",
+    "CRAWLER_ALLOW_PRIVATE_ADDRESSES": "True",  # fixture servers are on 127.0.0.1
     "CRAWLER_IDLE_CLOSE": "0.3",
     "CRAWLER_HEARTBEAT_INTERVAL": "0.1",
     "CRAWLER_NODE_TIMEOUT": "2",

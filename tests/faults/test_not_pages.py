@@ -17,12 +17,14 @@ GBK_PAGE = ('<html><head><meta charset="gbk"><title>论坛</title></head><body>'
 def odd_pages(path: str, hit: int):
     if path == "/":
         links = "".join(f'<a href="{p}">x</a>' for p in
-                        ("/big", "/attachment?id=7", "/broken", "/gbk", "/board/1"))
+                        ("/big", "/attachment?id=7", "/blob", "/broken", "/gbk", "/board/1"))
         return 200, {}, f"<html><body>{links}</body></html>".encode()
     if path == "/big":
         return 200, {}, b"<html><body>" + b"x" * 3_000_000 + b"</body></html>"
     if path == "/attachment?id=7":
         return 200, {"Content-Type": "image/png"}, b"\x89PNG" + b"\0" * 200_000
+    if path == "/blob":  # over DOWNLOAD_MAXSIZE, and binary
+        return 200, {"Content-Type": "application/octet-stream"}, b"\0" * 5_000_000
     if path == "/broken":
         return 200, {}, b"<html><body><div><a href='/thread/2'>unclosed <p><table><tr><td>\xff\xfe"
     if path == "/gbk":  # the header claims utf-8 (the site's default Content-Type)
@@ -41,7 +43,9 @@ def test_pages_that_are_not_pages_are_handled(redis_server, nodes):
     assert "Traceback" not in log and "ERROR" not in log
     stats = node.outcomes()
     assert stats["filtered/too_large"] == 1
-    assert stats["filtered/not_a_page"] == 1
+    assert stats["filtered/not_a_page"] == 2
+    # neither reached a callback as if it were a whole page
+    assert {p for p in node.pages() if p.endswith(("/big", "/attachment?id=7", "/blob"))} == set()
     assert stats["discovered"] == stats["fetched"] + stats["filtered"] + stats["failed"]
     base = site.base_urls[0]
     # links inside the broken page and the lying-charset page were still followed

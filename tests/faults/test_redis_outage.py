@@ -3,6 +3,7 @@ work, buffer what they discover, resume, and lose nothing."""
 
 from __future__ import annotations
 
+import json
 
 import pytest
 
@@ -57,3 +58,65 @@ def test_redis_stalled_mid_crawl(redis_server, nodes):
         redis_server.resume()
 
     crawl_through(redis_server, nodes, stall)
+
+
+def test_redis_back_empty_the_node_rejoins_says_so_and_goes_on(redis_server, nodes):
+    """FLUSHALL (a Redis restarted without persistence, or purged): the frontier is gone.
+    The node must not freeze: it rejoins, says loudly what was lost, and goes on with the
+    work it holds and the links it finds from then on."""
+    with SiteServer(hosts=3, pages_per_host=40, latency=0.2, seed=52) as site:
+        node = nodes("crawler-0", site.base_urls, **{**SETTINGS, "REDIS_URL": redis_server.url})
+        assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+        redis_server.client().flushall()
+        before = len(site.requests)
+        assert node.wait(120) == 0, node.output()[-3000:]
+        after = len(site.requests)
+    log = node.output()
+    assert "Traceback" not in log
+    assert log.count("The frontier in Redis was lost") == 1
+    assert after > before, "the node went on with the requests it held"
+    assert node.stats()["frontier/frontier_lost"] == 1
+
+
+def test_redis_back_without_its_last_writes_loses_no_page(redis_server, nodes, tmp_path):
+    """Redis restarts from an older AOF (its last writes lost): the leases whose acks
+    were lost are fetched again, and the links found there are queued again, not dropped
+    by the node's seen cache as if Redis still had them."""
+    aof = redis_server.directory / "appendonly.aof"
+    with SiteServer(hosts=3, pages_per_host=40, latency=0.03, seed=53) as site:
+        node = nodes("crawler-0", site.base_urls, **{**SETTINGS, "REDIS_URL": redis_server.url})
+        total = len(site.expected_urls())
+        assert site.wait_fetched(total // 4, timeout=120)
+        snapshot = aof.read_bytes()
+        assert site.wait_fetched(total // 2, timeout=120)
+        redis_server.stop()
+        aof.write_bytes(snapshot)
+        redis_server.start()
+        assert node.wait(180) == 0, node.output()[-3000:]
+        fetched = set(site.fetch_counts())
+        assert site.expected_urls() - fetched == set(), "pages lost with Redis' last writes"
+    assert "Traceback" not in node.output()
+
+
+def test_items_survive_a_redis_that_refuses_writes(redis_server, nodes):
+    """OOM under noeviction (also READONLY, MISCONF): Redis answers but refuses. The item
+    sink keeps its batch and its flush timer, and writes every item once Redis takes
+    writes again."""
+    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+
+    client = redis_server.client()
+    with SiteServer(hosts=2, pages_per_host=30, latency=0.03, seed=54) as site:
+        node = nodes("crawler-0", site.base_urls, **{**SETTINGS, "REDIS_URL": redis_server.url,
+                                                     "CRAWLER_ITEMS_STREAM": True})
+        assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+        client.config_set("maxmemory", 1)  # every write is refused: OOM
+        wait_until(lambda: "Redis unreachable or failing" in node.output(), 30,
+                   what="the node to be refused")
+        assert site.wait_fetched(len(site.expected_urls()) // 2, timeout=60)  # items meanwhile
+        client.config_set("maxmemory", 0)
+        assert node.wait(120) == 0, node.output()[-3000:]
+        fetched = site.fetch_counts()
+    urls = [json.loads(fields[b"item"])["url"]
+            for _, fields in client.xrange(Keys("follow").items)]
+    assert sorted(urls) == sorted(fetched), "items lost while Redis refused writes"
+    assert "Traceback" not in node.output()

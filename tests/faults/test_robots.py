@@ -51,3 +51,24 @@ def test_robots_failures_disallow_until_a_fetch_succeeds(redis_server, nodes):
     assert [r for r in pages if r.host == 1]  # 404 robots.txt: everything allowed
     stats = node.outcomes()
     assert stats["discovered"] == stats["fetched"] + stats["filtered"] + stats["failed"]
+
+
+def test_robots_txt_answering_429_waits_its_retry_after_in_the_host_gate(redis_server, nodes):
+    from crawler.testing.server import LoopbackServer  # noqa: PLC0415
+    from tests.helpers.graph_site import GraphSite, Page  # noqa: PLC0415
+
+    def busy_once(target: str, hit: int):
+        return (429, {"Retry-After": "3"}, b"") if target == "/robots.txt" and hit == 0 else None
+
+    site = GraphSite([{"/": Page(links=((0, "/a"),)), "/a": Page()}])
+    with LoopbackServer(site, faults={0: busy_once}) as server:
+        node = nodes("crawler-0", [server.origins[0] + "/"],
+                     **{**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0,
+                        "CRAWLER_BACKOFF_BASE": 0.1, "CRAWLER_BACKOFF_MAX": 1})
+        assert node.wait(60) == 0, node.output()[-3000:]
+        requests = server.recorder.requests
+    robots = [r.start for r in requests if r.is_robots]
+    assert len(robots) == 2, robots  # not retried back to back by Scrapy's retry
+    assert robots[1] - robots[0] >= 2.9  # its Retry-After, not the 0.1 s backoff
+    assert sorted(r.path for r in requests if not r.is_robots) == ["/", "/a"]
+    assert all(r.start >= robots[1] for r in requests if not r.is_robots)

@@ -35,7 +35,8 @@ class Node:
         args = [sys.executable, "-m", "scrapy", "crawl", spider,
                 "-a", "start_urls=" + ",".join(start_urls), "-o", f"{self.feed_path}:jsonlines",
                 "-s", f"CRAWLER_NODE_ID={name}", "-s", f"CRAWLER_STATS_FILE={self.stats_path}"]
-        for key, value in settings.items():
+        # the test sites are on 127.0.0.1, which the crawler refuses by default (SSRF)
+        for key, value in {"CRAWLER_ALLOW_PRIVATE_ADDRESSES": True, **settings}.items():
             args += ["-s", f"{key}={value}"]
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in wait()
         self.process = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,

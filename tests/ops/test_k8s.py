@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import re
 import shutil
+import subprocess
 
 import kubernetes_validate
 import pytest
@@ -110,8 +111,10 @@ def test_the_redis_password_reaches_both_sides(overlay):
     redis_ref = env_of(redis_c)["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]
     crawler_env = env_of(crawler_c)
     assert crawler_env["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"] == redis_ref
-    args = redis_c["args"]
-    assert args[args.index("--requirepass") + 1] == "$(REDIS_PASSWORD)"
+    # read from the environment into the configuration, never on a command line
+    assert "--requirepass" not in redis_c["args"]
+    assert "requirepass $REDIS_PASSWORD" in redis_c["command"][2]
+    assert "redis-cli -a" not in str(redis_c["readinessProbe"])
     names = [e["name"] for e in crawler_c["env"]]
     # Kubernetes expands $(VAR) only from variables defined before it
     assert names.index("REDIS_PASSWORD") < names.index("REDIS_URL")
@@ -134,6 +137,8 @@ def test_redis_persists_its_aof_on_a_volume_claim(overlay):
     args = c["args"]
     assert args[args.index("--appendonly") + 1] == "yes"
     assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    maxmemory = expand_env(c, args[args.index("--maxmemory") + 1])
+    assert 0 < bytes_of(maxmemory) < bytes_of(c["resources"]["limits"]["memory"])
     claims = {t["metadata"]["name"] for t in redis_set["spec"]["volumeClaimTemplates"]}
     mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
     assert mounts[claims.pop()] == args[args.index("--dir") + 1]
@@ -164,3 +169,78 @@ def test_dockerfile_is_multi_stage_non_root_and_runs_a_node():
     entry = re.search(r"^ENTRYPOINT (.+)$", final, re.MULTILINE).group(1)
     crawler = find(render("prod"), "StatefulSet", "crawler")
     assert yaml.safe_load(entry) == container(crawler, "crawler")["command"]
+
+
+UNITS = {"kb": 1000, "mb": 1000**2, "gb": 1000**3, "ki": 1024, "mi": 1024**2, "gi": 1024**3}
+
+
+def bytes_of(quantity: str) -> int:
+    number, unit = re.fullmatch(r"(\d+)([a-zA-Z]*)", quantity).groups()
+    return int(number) * UNITS.get(unit.lower(), 1)
+
+
+def expand_env(c: dict, text: str) -> str:
+    values = {e["name"]: e.get("value", "") for e in c.get("env", [])}
+    return re.sub(r"\$\((\w+)\)", lambda m: values[m.group(1)], text)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_pods_are_locked_down(overlay):
+    objects = render(overlay)
+    for name in ("crawler", "redis"):
+        pod = find(objects, "StatefulSet", name)["spec"]["template"]["spec"]
+        assert pod["automountServiceAccountToken"] is False
+        assert pod["securityContext"]["seccompProfile"]["type"] == "RuntimeDefault"
+        c = container(find(objects, "StatefulSet", name), name)
+        assert c["securityContext"]["allowPrivilegeEscalation"] is False
+    crawler_c = container(find(objects, "StatefulSet", "crawler"), "crawler")
+    settings = settings_of(objects, crawler_c)
+    assert settings["SCRAPY_TELNETCONSOLE_ENABLED"] == "False"
+    # a node that grows too big stops itself (its leases go on) before the kernel kills it
+    assert settings["SCRAPY_MEMUSAGE_ENABLED"] == "True"
+    limit = bytes_of(crawler_c["resources"]["limits"]["memory"])
+    assert 0 < int(settings["SCRAPY_MEMUSAGE_LIMIT_MB"]) * 1024**2 < limit
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_network_policies_fence_redis_and_the_crawlers(overlay):
+    objects = render(overlay)
+    redis_policy = find(objects, "NetworkPolicy", "redis")["spec"]
+    assert redis_policy["podSelector"]["matchLabels"] == {"app.kubernetes.io/name": "redis"}
+    [rule] = redis_policy["ingress"]
+    assert rule["from"] == [{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "crawler"}}}]
+    assert rule["ports"] == [{"protocol": "TCP", "port": 6379}]
+    crawler_policy = find(objects, "NetworkPolicy", "crawler")["spec"]
+    assert set(crawler_policy["policyTypes"]) == {"Ingress", "Egress"}
+    egress = crawler_policy["egress"]
+    dns = [r for r in egress if {"protocol": "UDP", "port": 53} in r.get("ports", [])]
+    assert dns, "DNS must stay reachable"
+    blocks = [to["ipBlock"] for r in egress for to in r.get("to", []) if "ipBlock" in to]
+    v4 = next(b for b in blocks if b["cidr"] == "0.0.0.0/0")
+    assert {"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "169.254.0.0/16",
+            "127.0.0.0/8"} <= set(v4["except"])
+    assert all(r.get("to") for r in egress), "no rule may open egress to everything"
+
+
+def test_the_tls_component_switches_both_sides_to_tls(tmp_path):
+    shutil.copytree(K8S, tmp_path / "k8s")
+    overlay = tmp_path / "k8s" / "overlays" / "tls"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text(
+        'resources: ["../prod"]\ncomponents: ["../../components/redis-tls"]\n')
+    out = subprocess.run(["kubectl", "kustomize", str(overlay)], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    objects = [doc for doc in yaml.safe_load_all(out) if doc]
+    for obj in objects:
+        kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
+    redis_c = container(find(objects, "StatefulSet", "redis"), "redis")
+    args = redis_c["args"]
+    assert args[args.index("--port") + 1] == "0"  # no plain-text port
+    assert args[args.index("--tls-port") + 1] == "6379"
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    crawler_c = container(find(objects, "StatefulSet", "crawler"), "crawler")
+    url = env_of(crawler_c)["REDIS_URL"]["value"]
+    assert url.startswith("rediss://:$(REDIS_PASSWORD)@redis:6379/")
+    ca = url.split("ssl_ca_certs=")[1]
+    mounts = {m["mountPath"] for m in crawler_c["volumeMounts"]}
+    assert any(ca.startswith(m + "/") for m in mounts)

@@ -112,15 +112,19 @@ def dev():
 
 @pytest.fixture
 def manifest_redis(dev, tmp_path):
-    """redis-server with the Redis container's arguments, password from the Secret."""
+    """redis-server run by the Redis container's command and arguments, with its
+    environment (the password from the Secret, in the environment only)."""
     c = container(find(dev, "StatefulSet", "redis"), "redis")
     env = pod_env(dev, c, "redis-0")
     args = [expand(a, env) for a in c["args"]]
     args[args.index("--dir") + 1] = str(tmp_path)
     port = free_port()
-    process = subprocess.Popen([str(REDIS_SERVER), *args, "--port", str(port), "--bind",
-                                "127.0.0.1", "--save", ""],
+    shell, flag, script, name = c["command"]
+    script = script.replace("exec redis-server", f"exec {REDIS_SERVER}")
+    process = subprocess.Popen([shell, flag, script, name, *args, "--port", str(port), "--bind",
+                                "127.0.0.1", "--save", ""], env={**os.environ, **env},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert env["REDIS_PASSWORD"] not in " ".join(process.args)  # not on a command line
     client = redis.Redis(port=port, password=env["REDIS_PASSWORD"])
     wait_until(lambda: _pings(client), 10, 0.02, "redis-server")
     yield port, env["REDIS_PASSWORD"]
@@ -153,7 +157,8 @@ def test_statefulset_scaled_2_4_1_loses_nothing_and_probes_tell_the_truth(
         redis.Redis(port=port).set("x", 1)
     with SiteServer(hosts=8, pages_per_host=25, latency=0.02, seed=31) as site:
         overrides = {"START_URLS": ",".join(site.base_urls), "CRAWLER_HEALTH_PORT": "0",
-                     "CRAWLER_IDLE_CLOSE": "3"}
+                     "CRAWLER_IDLE_CLOSE": "3",
+                     "CRAWLER_ALLOW_PRIVATE_ADDRESSES": "True"}  # the site is on 127.0.0.1
         c = container(crawler_set, "crawler")
         url = pod_env(dev, c, "crawler-0")["REDIS_URL"]
         overrides["REDIS_URL"] = url.replace("@redis:6379/", f"@127.0.0.1:{port}/")

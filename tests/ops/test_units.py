@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawler.ops.connect import redact
+from crawler.redis import redact
 from crawler.ops.health import readiness
 from crawler.ops.node import settings_from_env
 from crawler.ops.progress import RateEstimate, duration

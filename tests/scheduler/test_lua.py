@@ -184,11 +184,27 @@ def test_work_left_counts_queues_and_leases_not_counters(r):
     _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
     _queue(f, r, "b.test", b"q1", epoch=epoch)
     f.lease(1, epoch)
-    assert f.work_left() == 3
+    assert f.work_left() == 3  # two hosts with work, one lease
     r.hset(f.keys.totals, "queued", 99)  # counters that drifted do not matter
     assert f.work_left() == 3
-    r.delete(f.keys.queue("a.test"), f.keys.queue("b.test"), f.keys.leases("n1"))
+    r.delete(f.keys.queue("a.test"), f.keys.queue("b.test"), f.keys.leases("n1"),
+             f.keys.host("a.test"))
+    r.zadd(f.keys.ready("n1"), {"a.test": 0})  # its in-flight park is over
+    f.lease(2, epoch)  # the owner's next lease takes the emptied hosts out
     assert f.work_left() == 0
+
+
+def test_work_left_costs_the_same_for_any_number_of_hosts(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    for i in range(2000):
+        _queue(f, r, f"h{i}.test", b"p", epoch=epoch)
+    r.config_resetstat()
+    assert f.work_left() == 2000
+    calls = {name: stats["calls"] for name, stats in r.info("commandstats").items()}
+    assert "cmdstat_llen" not in calls and "cmdstat_zrange" not in calls or \
+        calls.get("cmdstat_zrange", 0) == 1
+    assert sum(calls.values()) <= 6, calls  # the members, then one command per set
 
 
 def test_a_retried_push_batch_gets_its_first_result(r):
@@ -295,3 +311,66 @@ def test_a_flush_reads_the_due_hosts_for_the_lease_that_follows(r):
     leased, _ = f.lease(10, epoch)
     assert f.round_trips == before + 2
     assert {x.payload for x in leased} == {b"s1", b"t1"}
+
+
+def test_a_request_that_nodes_keep_dying_with_is_dead_lettered(r):
+    from crawler.scheduler import codec  # noqa: PLC0415
+
+    f = make_frontier(r)
+    epoch = f.join(1)
+    payload = b'2{"u":"http://a.test/killer"}'
+    _queue(f, r, "a.test", payload, epoch=epoch)
+    leased, _ = f.lease(1, epoch)
+    # a hand-back (drain) counts nothing
+    assert f.reclaim("n1", dead_before_ms=None, remove=False, max_attempts=0) == 1
+    assert r.lindex(f.keys.queue("a.test"), 0) == payload
+    epoch = f.join(1)
+    claim(f, r)
+    leased, _ = f.lease(1, epoch)
+    # the node died with it: one attempt, requeued with its count
+    assert f.reclaim("n1", dead_before_ms=None, remove=True, max_attempts=2) == 1
+    assert r.lindex(f.keys.queue("a.test"), 0) == b"@1|" + payload
+    assert codec.decode(b"@1|" + payload, None).url == "http://a.test/killer"
+    epoch = f.join(1)
+    claim(f, r)
+    leased, _ = f.lease(1, epoch)
+    assert [lease.payload for lease in leased] == [b"@1|" + payload]
+    # and again: dead-lettered, not queued for the next node to die with
+    assert f.reclaim("n1", dead_before_ms=None, remove=True, max_attempts=2) == 0
+    assert r.llen(f.keys.queue("a.test")) == 0
+    [(_, letter)] = r.xrange(f.keys.dead_letters)
+    assert letter[b"payload"] == payload and letter[b"reason"] == b"reclaimed 2 times"
+    assert r.hget(f.keys.totals, "leased") == b"0" and r.hget(f.keys.totals, "queued") == b"0"
+
+
+def claim(f, r) -> None:
+    """Take the orphaned host back, due now (what a node's sweep does)."""
+    r.zrem(f.keys.orphans, "a.test")
+    r.zadd(f.keys.ready("n1"), {"a.test": 0})
+    r.hset(f.keys.host("a.test"), "t", 0)
+
+
+def test_redis_does_not_keep_what_no_one_needs(r):
+    from crawler.scheduler.frontier import Ack  # noqa: PLC0415
+    from crawler.scheduler.status import sum_outcomes  # noqa: PLC0415
+
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    assert 0 < r.ttl(f.keys.push_log("n1")) <= 86400  # the push log expires
+    [lease], _ = f.lease(1, epoch)
+    f.flush([], [Ack(lease.lease_id, "a.test", f.now_ms())], epoch, ready_of("n1"))
+    assert 0 < r.pttl(f.keys.host("a.test")) <= 7 * 86400 * 1000  # an idle host's state
+    # a finished run's counters fold into the retired totals: same sums, no per-run fields
+    f.ledger.publish("n1@1", {"fetched": 3, "fetched/200": 3}, [])
+    f.ledger.publish("n1@2", {"fetched": 2, "fetched/200": 2}, [])
+    f.ledger.retire("n1@1", {"fetched": 3, "fetched/200": 3})
+    outcomes = {k.decode(): v.decode() for k, v in r.hgetall(f.keys.outcomes).items()}
+    assert sum_outcomes(outcomes) == {"fetched": 5, "fetched/200": 5}
+    assert not any(k.startswith("n1@1/") for k in outcomes)
+    # a dead node's own keys go with it
+    g = make_frontier(r, node="n2")
+    g.join(1)
+    r.hset(g.keys.node_stats, "n2", "{}")
+    assert f.reclaim("n2", dead_before_ms=None, remove=True) == 0
+    assert not r.hexists(f.keys.node_stats, "n2") and not r.exists(f.keys.push_log("n2"))

@@ -36,3 +36,13 @@ def test_rules_can_be_turned_off() -> None:
 ])
 def test_session_ids_are_stripped(url: str, clean: str) -> None:
     assert strip_session_ids(url) == clean
+
+
+def test_per_host_memory_is_bounded() -> None:
+    from crawler.scheduler.politeness import remember  # noqa: PLC0415
+
+    memory: dict[str, int] = {}
+    evicted = [old for i in range(10) for old in remember(memory, f"h{i}", i, cap=4)]
+    assert list(memory) == ["h6", "h7", "h8", "h9"] and evicted == [f"h{i}" for i in range(6)]
+    remember(memory, "h6", 60, cap=4)  # refreshed: now the newest
+    assert list(memory) == ["h7", "h8", "h9", "h6"]

@@ -53,6 +53,11 @@ for i = 7, #ARGV, 4 do
     redis.call('HSET', state, 'n', n, 't', t, 'b', b)
     if redis.call('LLEN', queue) > 0 then
       redis.call('ZADD', ready, math.max(t, now), ARGV[i + 1])
+      redis.call('PERSIST', state)
+    elseif n == 0 then
+      -- an idle host's state (gap, backoff, Crawl-delay, admitted count) goes after a
+      -- week without work, so hosts seen once do not stay in Redis for ever
+      redis.call('PEXPIRE', state, 604800000)
     end
   end
 end

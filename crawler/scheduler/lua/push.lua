@@ -111,5 +111,7 @@ if added > 0 then
     codes[1] = 1
   end
 end
-redis.call('SET', KEYS[4], ARGV[6] .. '|' .. table.concat(codes, ','))
+-- kept a day: a retry of a batch whose reply was lost comes within seconds, and a
+-- node id that never returns leaves nothing behind
+redis.call('SET', KEYS[4], ARGV[6] .. '|' .. table.concat(codes, ','), 'EX', 86400)
 return codes

@@ -1,0 +1,100 @@
+"""No request reaches a private network unless allowed (SSRF): checked at connection time.
+
+Links on crawled pages, and redirects, may point at loopback, private, link-local or
+cloud metadata addresses (``169.254.169.254``), directly or through a host name that
+resolves there. :class:`PublicAddressResolver` is Scrapy's DNS resolver with every
+non-public address taken out of each resolution, so the check holds after DNS, for
+IP literals and for every redirect hop; a host left with no address fails to connect
+(``DNSLookupError``) and is counted under ``netguard/blocked``.
+
+Settings: :setting:`CRAWLER_ALLOW_PRIVATE_ADDRESSES` (``True`` for local test sites
+and the demo), :setting:`DNSCACHE_ENABLED`, :setting:`DNSCACHE_SIZE`.
+
+It is the reactor's resolver, which Scrapy's ``CrawlerProcess`` builds from the
+process's settings: a project sets ``TWISTED_DNS_RESOLVER`` to it in its settings.py
+(this project does); add-ons and spiders cannot change it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+from typing import Any, Self
+
+from scrapy.resolver import CachingHostnameResolver
+from zope.interface import implementer
+from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
+
+from crawler.config import value
+
+logger = logging.getLogger(__name__)
+
+#: connections refused in this process (the resolver is the process's, not a crawl's);
+#: the scheduler copies it into the crawl stats as ``netguard/blocked``
+BLOCKED = [0]
+
+
+def is_public(host: str) -> bool:
+    """Whether *host* (an IP address) is a public, unicast address."""
+    try:
+        ip = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+@implementer(IResolutionReceiver)
+class _PublicOnly:
+    def __init__(self, receiver: Any, host: str, blocked: Any) -> None:
+        self.receiver = receiver
+        self.host = host
+        self.blocked = blocked
+
+    def resolutionBegan(self, resolution: Any) -> None:  # noqa: N802 - Twisted's interface
+        self.receiver.resolutionBegan(resolution)
+
+    def addressResolved(self, address: Any) -> None:  # noqa: N802
+        if is_public(address.host):
+            self.receiver.addressResolved(address)
+        else:
+            self.blocked(self.host, address.host)
+
+    def resolutionComplete(self) -> None:  # noqa: N802
+        self.receiver.resolutionComplete()
+
+
+@implementer(IHostnameResolver)
+class PublicAddressResolver(CachingHostnameResolver):
+    """Scrapy's caching resolver, resolving to public addresses only (unless allowed)."""
+
+    def __init__(self, reactor: Any, cache_size: int, allow_private: bool,
+                 crawler: Any = None) -> None:
+        super().__init__(reactor, cache_size)
+        self.allow_private = allow_private
+        self.crawler = crawler
+        self._logged: set[str] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, reactor: Any) -> Self:
+        s = crawler.settings
+        cache_size = s.getint("DNSCACHE_SIZE") if s.getbool("DNSCACHE_ENABLED") else 0
+        return cls(reactor, cache_size, value(s, "CRAWLER_ALLOW_PRIVATE_ADDRESSES"), crawler)
+
+    def resolveHostName(self, resolutionReceiver: Any, hostName: str,  # noqa: N802, N803
+                        portNumber: int = 0, addressTypes: Any = None,  # noqa: N803
+                        transportSemantics: str = "TCP") -> Any:  # noqa: N803
+        if not self.allow_private:
+            resolutionReceiver = _PublicOnly(resolutionReceiver, hostName, self._blocked)
+        return super().resolveHostName(resolutionReceiver, hostName, portNumber, addressTypes,
+                                       transportSemantics)
+
+    def _blocked(self, host: str, address: str) -> None:
+        BLOCKED[0] += 1
+        if host not in self._logged and len(self._logged) < 100:
+            self._logged.add(host)
+            logger.warning("Not connecting to %(host)s: it resolves to %(address)s, a private, "
+                           "loopback, link-local or reserved address (set "
+                           "CRAWLER_ALLOW_PRIVATE_ADDRESSES to crawl such sites)",
+                           {"host": host, "address": address})
