@@ -6,6 +6,7 @@ Real crawls of a fixture site (phpBB) plus a dead host, on the embedded Redis.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import shutil
@@ -26,7 +27,8 @@ from tests.helpers import ROOT
 
 DEAD = "http://127.0.0.1:9/"  # the discard port: connection refused
 FAST = ["-s", "CRAWLER_IDLE_CLOSE=1", "-s", "DOWNLOAD_DELAY=0", "-s", "CRAWLER_PROGRESS_INTERVAL=1",
-        "-s", "CRAWLER_BACKOFF_BASE=0.2", "-s", "CRAWLER_BACKOFF_MAX=0.5", "-s", "LOG_LEVEL=INFO"]
+        "-s", "CRAWLER_BACKOFF_BASE=0.2", "-s", "CRAWLER_BACKOFF_MAX=0.5", "-s", "LOG_LEVEL=INFO",
+        "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]  # the sites are on 127.0.0.1
 
 
 @pytest.fixture
@@ -80,6 +82,13 @@ def test_a_crawl_then_the_same_command_again(tmp_path, state_name):
         assert len([line for line in log.splitlines() if "127.0.0.1:9" in line
                     and re.search(r"\] (WARNING|ERROR): ", line)]) == 1, warnings
         assert len(lines_at(log, "ERROR")) == 0
+        # the dead host's URL is a failure to report, not a page robots.txt forbade
+        failures = subprocess.run([sys.executable, "-m", "crawler", "failures", "-o", "-",
+                                   "--state-dir", str(ROOT / state_name)],
+                                  cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert failures.returncode == 0, failures.stderr
+        assert [(f["url"], f["reason"]) for f in map(json.loads, failures.stdout.splitlines())] \
+            == [(DEAD, "robots_unavailable")]
 
         # 2. the same command again, from the project folder: the crawl says it finished
         again = crawl("-a", urls, "-o", str(out), "-s", f"CRAWLER_STATE_DIR={state_name}")

@@ -17,7 +17,7 @@ from twisted.internet.defer import Deferred
 from crawler.config import value
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.politeness import remember
-from crawler.scheduler.outcomes import exception_outcome, response_outcome
+from crawler.scheduler.outcomes import ROBOTS_UNAVAILABLE, exception_outcome, response_outcome
 from crawler.scheduler.scheduler import frontier_scheduler
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         self._unavailable.discard(netloc)
         waits = request.meta.get("robots_waits", 0)
         if waits >= self.max_waits:
-            raise IgnoreRequest("Forbidden by robots.txt (unavailable)")
+            raise IgnoreRequest(ROBOTS_UNAVAILABLE)
         if (scheduler := frontier_scheduler(self.crawler)) is not None:
             scheduler.politeness.back_off(request, self._retry_after.pop(netloc, None),
                                           "robots_unavailable")

@@ -76,10 +76,16 @@ def response_outcome(response: Response) -> str:
     return f"fetched/{response.status}"
 
 
+#: Why a request ends when its host's robots.txt stayed unavailable (RFC 9309: disallow all)
+ROBOTS_UNAVAILABLE = "Forbidden by robots.txt (unavailable)"
+
+
 def exception_outcome(exception: Exception) -> str:
     if isinstance(exception, IgnoreRequest):
         # Scrapy's own middlewares say why only in the message
         message = str(exception)
+        if message == ROBOTS_UNAVAILABLE:  # no robots.txt, no answer: a failure to report
+            return "failed/robots_unavailable"
         if message.startswith("Forbidden by robots.txt"):
             return "filtered/robots"
         if message.startswith("Filtered offsite"):
