@@ -1,0 +1,207 @@
+"""Record mining: find the repeated post record of a page (the MDR / DEPTA family).
+
+Posts of a thread page are sibling subtrees of one shape under one parent (``div.post`` in
+``div#posts``, ``table`` per post, ``li[component=post]``…). Every parent with two or more
+children of one shape (tag and stable class tokens) gives a candidate group; so do runs of
+``k`` adjacent table rows of one shape sequence (``k`` = 2, 3: table layouts that spread a
+post over several rows, MDR's "generalized nodes"). A group holds posts when its members carry
+an author (a profile link or an author-ish element), a date, and prose that is not link text;
+thread-list rows fail the last test. Among groups the one with the most prose wins.
+
+Hand-written: the libraries we use (extruct, trafilatura, readability) find one main block or
+declared metadata, not repeated records; MDR/DEPTA have no maintained Python package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from crawler.learn.dom import element_text, link_text_len, shape
+from crawler.learn.when import looks_like_date
+
+__all__ = ["RecordGroup", "USER_HREF", "author_links", "mine_records"]
+
+USER_HREF = re.compile(
+    r"member|profile|/users?/|/u/|[?&;](?:u|uid|user|userid|user_id|mid)=|space|author|/people/|/~|"
+    r"/members?/|memberlist|viewprofile|/user$",
+    re.IGNORECASE,
+)
+_AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
+_BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td"}
+
+
+@dataclass
+class RecordGroup:
+    parent: etree._Element
+    members: list[etree._Element]
+    #: Rows per record for table layouts (the member is the first row).
+    span: int = 1
+    score: float = 0.0
+    prose: list[int] = field(default_factory=list)
+
+    def rows(self, member: etree._Element) -> list[etree._Element]:
+        if self.span == 1:
+            return [member]
+        rows = [member]
+        node = member.getnext()
+        while node is not None and len(rows) < self.span:
+            rows.append(node)
+            node = node.getnext()
+        return rows
+
+
+def author_links(node: etree._Element) -> list[etree._Element]:
+    """Links to a member page with a short, visible name."""
+    links = []
+    for a in node.iter("a"):
+        href = a.get("href") or ""
+        text = element_text(a)
+        if USER_HREF.search(href) and 0 < len(text) <= 40 and "\n" not in text:
+            links.append(a)
+    return links
+
+
+def _has_author(nodes: list[etree._Element]) -> bool:
+    for node in nodes:
+        if author_links(node) or node.get("data-author") or node.get("data-username"):
+            return True
+        for el in node.iter():
+            if not isinstance(el.tag, str):
+                continue
+            hint = (el.get("class") or "") + " " + (el.get("itemprop") or "") + " " + (el.get("id") or "")
+            if _AUTHOR_HINT.search(hint) and 0 < len(element_text(el)) <= 60:
+                return True
+        if re.search(r"\bby\s+\S+|作者|楼主", element_text(node)[:200], re.IGNORECASE):
+            return True
+    return False
+
+
+def _has_date(nodes: list[etree._Element]) -> bool:
+    for node in nodes:
+        for el in node.iter():
+            if not isinstance(el.tag, str):
+                continue
+            if el.get("datetime") or el.get("data-timestamp") or el.get("data-time"):
+                return True
+            if el.get("itemprop") in ("datePublished", "dateCreated"):
+                return True
+            title = el.get("title")
+            if title and looks_like_date(title):
+                return True
+            text = (el.text or "").strip()
+            if text and looks_like_date(text):
+                return True
+            tail = (el.tail or "").strip()
+            if tail and looks_like_date(tail):
+                return True
+    return False
+
+
+def _prose(nodes: list[etree._Element]) -> int:
+    """Characters of text that is not link text (a post has some, a thread-list row little)."""
+    total = sum(len(element_text(n)) for n in nodes)
+    return max(0, total - sum(link_text_len(n) for n in nodes))
+
+
+def _score(parent: etree._Element, members: list[etree._Element], span: int) -> RecordGroup | None:
+    group = RecordGroup(parent, members, span)
+    good = 0
+    for member in members:
+        rows = group.rows(member)
+        prose = _prose(rows)
+        group.prose.append(prose)
+        if prose >= 12 and _has_date(rows) and _has_author(rows):
+            good += 1
+    if good == 0 or good < 0.6 * len(members):
+        return None
+    prose_sorted = sorted(group.prose)
+    median = prose_sorted[len(prose_sorted) // 2]
+    if median < 25:
+        return None  # rows of a list (titles, counts, dates), not posts
+    group.score = sum(min(p, 3000) for p in group.prose) * (good / len(members))
+    return group
+
+
+def mine_records(root: etree._Element, min_members: int = 1) -> list[RecordGroup]:
+    """Candidate post groups of a page, best first."""
+    body = root.find("body")
+    if body is None:
+        body = root
+    groups: list[RecordGroup] = []
+    for parent in body.iter():
+        if not isinstance(parent.tag, str) or parent.tag not in _BLOCK_PARENTS:
+            continue
+        children = [c for c in parent if isinstance(c.tag, str)]
+        if not children:
+            continue
+        by_shape: dict[tuple[str, ...], list[etree._Element]] = defaultdict(list)
+        for child in children:
+            if child.tag in ("script", "style", "br", "hr"):
+                continue
+            by_shape[shape(child)].append(child)
+        for members in by_shape.values():
+            if len(members) >= min_members:
+                group = _score(parent, members, 1)
+                if group is not None:
+                    groups.append(group)
+        if children[0].tag == "tr" and len(children) >= 4:
+            groups.extend(_row_groups(parent, children))
+    groups = _drop_coarse(groups)
+    groups.sort(key=lambda g: g.score, reverse=True)
+    return _drop_nested(groups)
+
+
+def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[RecordGroup]:
+    found = []
+    for span in (2, 3):
+        for start in range(span):
+            chunks = [rows[i : i + span] for i in range(start, len(rows) - span + 1, span)]
+            sig: dict[tuple[tuple[str, ...], ...], list[etree._Element]] = defaultdict(list)
+            for chunk in chunks:
+                sig[tuple(shape(r) for r in chunk)].append(chunk[0])
+            for members in sig.values():
+                if len(members) >= 2:
+                    group = _score(parent, members, span)
+                    if group is not None:
+                        found.append(group)
+    return found
+
+
+def _drop_coarse(groups: list[RecordGroup]) -> list[RecordGroup]:
+    """Drop a group whose member holds a finer group with most of its prose (a page column
+    that holds the posts is not a post)."""
+    kept = []
+    for group in groups:
+        coarse = False
+        for index, member in enumerate(group.members):
+            for other in groups:
+                if other is group or len(other.members) < 2:
+                    continue
+                if member is other.parent or any(a is member for a in other.parent.iterancestors()):
+                    if sum(other.prose) >= 0.5 * group.prose[index]:
+                        coarse = True
+                        break
+            if coarse:
+                break
+        if not coarse:
+            kept.append(group)
+    return kept
+
+
+def _drop_nested(groups: list[RecordGroup]) -> list[RecordGroup]:
+    """Keep a group only if it is not inside a member of a better group (quotes inside posts)."""
+    kept: list[RecordGroup] = []
+    for group in groups:
+        inside = False
+        for better in kept:
+            members = {id(m) for m in better.members}
+            if any(id(a) in members for a in group.parent.iterancestors()) or id(group.parent) in members:
+                inside = True
+                break
+        if not inside:
+            kept.append(group)
+    return kept
