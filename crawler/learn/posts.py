@@ -20,7 +20,7 @@ from crawler.learn.fields import Record, learn_fields
 from crawler.learn.records import RecordGroup
 from crawler.learn.template import PostRules
 
-__all__ = ["Sample", "learn_post_rules", "record_xpaths"]
+__all__ = ["Sample", "check_positions", "learn_post_rules", "record_xpaths"]
 
 _ID_DIGITS = re.compile(r"^([A-Za-z_:-]*[A-Za-z_:-])\d+$")
 _ATTRS = ("component", "itemprop", "data-role", "role", "itemtype")
@@ -147,18 +147,18 @@ def learn_post_rules(samples: list[Sample]) -> PostRules | None:
     records = [r for _, page in per_page for r in page]
     fields = learn_fields(records)
     rules = PostRules(record=expr, span=span, **fields)  # type: ignore[arg-type]
-    _check_positions(rules, per_page)
+    check_positions(rules, [(s.page, recs) for s, recs in per_page])
     return rules
 
 
-def _check_positions(rules: PostRules, per_page: list[tuple[Sample, list[Record]]]) -> None:
+def check_positions(rules: PostRules, per_page: list[tuple[int | None, list[Record]]]) -> None:
     """Keep the position rule only if it counts up by one on every page; learn its offset."""
     from crawler.learn.apply import read_field
 
     if rules.position is None:
         return
     deltas: Counter[int] = Counter()
-    for sample, records in per_page:
+    for page, records in per_page:
         values = [read_field(rules.position, r) for r in records]
         numbered = [(i, int(v)) for i, v in enumerate(values) if v and v.isdigit()]
         if len(numbered) < min(2, len(records)):
@@ -166,7 +166,7 @@ def _check_positions(rules: PostRules, per_page: list[tuple[Sample, list[Record]
         if any(b[1] - a[1] != b[0] - a[0] for a, b in zip(numbered, numbered[1:], strict=False)):
             rules.position = None
             return
-        if sample.page == 1:
+        if page == 1:
             index, value = numbered[0]
             deltas[index + 1 - value] += 1
     if not deltas:

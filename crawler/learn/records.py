@@ -31,6 +31,7 @@ USER_HREF = re.compile(
     re.IGNORECASE,
 )
 _AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
+_POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
 _BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td"}
 
 
@@ -107,17 +108,53 @@ def _prose(nodes: list[etree._Element]) -> int:
     return max(0, total - sum(link_text_len(n) for n in nodes))
 
 
+def _longest_run(nodes: list[etree._Element]) -> int:
+    """The longest text outside links: a sentence in a post, a short cell in a list row."""
+    best = 0
+    for node in nodes:
+        for el in node.iter():
+            if not isinstance(el.tag, str) or el.tag in ("script", "style"):
+                continue
+            if el.tag != "a" and el.text:
+                best = max(best, len(el.text.strip()))
+            if el.tail and el.getparent() is not None and el.getparent().tag != "a":
+                best = max(best, len(el.tail.strip()))
+    return best
+
+
+def _title_link(nodes: list[etree._Element]) -> str | None:
+    """The href of a title-like link (a thread in a list row), if the row has one."""
+    for node in nodes:
+        for a in node.iter("a"):
+            href = a.get("href") or ""
+            text = element_text(a)
+            if "#" in href or _POST_LINK.search(href):
+                continue  # a post's own permalink, not another page
+            if len(text) >= 8 and not USER_HREF.search(href) and not looks_like_date(text):
+                return href
+    return None
+
+
 def _score(parent: etree._Element, members: list[etree._Element], span: int) -> RecordGroup | None:
     group = RecordGroup(parent, members, span)
     good = 0
+    runs = []
+    titles = []
     for member in members:
         rows = group.rows(member)
         prose = _prose(rows)
         group.prose.append(prose)
         if prose >= 12 and _has_date(rows) and _has_author(rows):
             good += 1
+        runs.append(_longest_run(rows))
+        titles.append(_title_link(rows))
     if good == 0 or good < 0.6 * len(members):
         return None
+    if sorted(runs)[len(runs) // 2] < 20:
+        return None  # cells of a table, not sentences
+    linked = [t for t in titles if t]
+    if len(members) >= 2 and len(linked) >= 0.7 * len(members) and len(set(linked)) >= 0.7 * len(members):
+        return None  # each row links its own page: a thread list
     prose_sorted = sorted(group.prose)
     median = prose_sorted[len(prose_sorted) // 2]
     if median < 25:
@@ -126,7 +163,7 @@ def _score(parent: etree._Element, members: list[etree._Element], span: int) -> 
     return group
 
 
-def mine_records(root: etree._Element, min_members: int = 1) -> list[RecordGroup]:
+def mine_records(root: etree._Element, min_members: int = 2) -> list[RecordGroup]:
     """Candidate post groups of a page, best first."""
     body = root.find("body")
     if body is None:

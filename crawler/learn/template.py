@@ -17,6 +17,7 @@ import json
 import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 __all__ = ["FORMAT", "FieldRule", "Paging", "PostRules", "Template", "TitleRule"]
 
@@ -116,6 +117,9 @@ class Template:
     posts: PostRules
     #: Regex over a URL (path and query) with a group ``tid``: thread pages.
     thread_url: str
+    #: Query parameters a thread URL keeps (id, fixed ones such as ``mod=viewthread``, the page);
+    #: the rest are views of the same posts or traps (SMF ``prev_next``). Empty: path URLs.
+    thread_params: list[str] = field(default_factory=list)
     #: Regex with a group ``bid``: board (thread list) pages.
     board_url: str | None = None
     title: TitleRule = field(default_factory=TitleRule)
@@ -151,6 +155,7 @@ class Template:
             posts=PostRules.from_dict(data["posts"]),
             thread_url=data["thread_url"],
             board_url=data.get("board_url"),
+            thread_params=list(data.get("thread_params") or []),
             title=TitleRule(**data.get("title") or {}),
             breadcrumbs=data.get("breadcrumbs"),
             paging=Paging(**data.get("paging") or {}),
@@ -168,6 +173,33 @@ class Template:
     def thread_id(self, url: str) -> str | None:
         match = re.search(self.thread_url, _path_query(url))
         return match.group("tid") if match else None
+
+    def canonical_thread_url(self, url: str) -> str | None:
+        """The URL that names this thread page: kept parameters only, path cut after the id
+        segment and its slug; ``None`` for a URL that is not a plain thread page (a post
+        permalink such as SMF's ``topic=3.msg21``)."""
+        from crawler.learn.urls import clean_url  # urls does not import this module
+
+        match = re.search(self.thread_url, _path_query(url))
+        if not match:
+            return None
+        parts = urlsplit(clean_url(url))
+        if self.thread_params:
+            items = [i for i in re.split(r"[&;]", parts.query) if i.partition("=")[0] in self.thread_params]
+            sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
+            canonical = parts._replace(query=sep.join(items)).geturl()
+        else:
+            end = match.end("tid")
+            rest = parts.path[end:].split("/")
+            keep = rest[:2] if len(rest) > 1 and rest[1] and not rest[1].isdigit() else rest[:1]
+            path = parts.path[:end] + "/".join(keep)
+            query = "&".join(i for i in parts.query.split("&") if self.paging.param and i.startswith(self.paging.param + "="))
+            canonical = parts._replace(path=path, query=query).geturl()
+        if self.paging.regex and self.paging.param and self.paging.param in self.thread_params:
+            # The page shares its parameter with the id (SMF): it must read as a page value.
+            if not re.search(self.paging.regex, _path_query(canonical)):
+                return None
+        return canonical
 
     def board_id(self, url: str) -> str | None:
         if not self.board_url:

@@ -12,7 +12,9 @@ their thread-list pages, then threads and all their pages. The engine name, page
 and thread-list row travel in ``cb_kwargs`` as plain values, so any node of a cluster can
 continue a request another node created.
 
-Spider arguments: ``start_url`` (required), ``timezone`` (IANA name, overrides the profile's).
+Spider arguments: ``start_url`` (required), ``timezone`` (IANA name, overrides the profile's),
+``profile=none`` (no engine detection: read the site with a learned template, as for a site
+no profile knows; for checking the fallback on engines that have a profile).
 """
 
 from __future__ import annotations
@@ -26,9 +28,11 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import scrapy
+from scrapy.exceptions import CloseSpider
 from scrapy.http import Response, TextResponse
 
 from crawler.items import Post, Thread
+from crawler.learn.strategy import LearnedForum
 from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import PROFILES, Generic, detect_profile, get_profile
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadRef
@@ -55,8 +59,12 @@ class ForumSpider(scrapy.Spider):
     profile_class: ClassVar[type[ForumProfile] | None] = None
     custom_settings: ClassVar[dict[str, Any]] = FORUM_SETTINGS
 
-    def __init__(self, start_url: str | None = None, timezone: str | None = None, **kwargs: Any):
+    def __init__(
+        self, start_url: str | None = None, timezone: str | None = None, profile: str | None = None, **kwargs: Any
+    ):
         super().__init__(**kwargs)
+        #: ``-a profile=none``: skip engine detection, read the site with the learned template.
+        self.use_profiles = (profile or "").lower() not in ("none", "off", "learn", "learned")
         self.check_arguments(start_url=start_url, timezone=timezone)
         assert start_url is not None  # checked above; for the type checker
         self.start_url = start_url
@@ -65,6 +73,8 @@ class ForumSpider(scrapy.Spider):
         # Subdomains included (www. dropped), so http/https and www redirects stay on site.
         self.allowed_domains = [site_domain(start_url)]
         self.default_charset = self.profile_class.default_charset if self.profile_class else None
+        #: The learned-template fallback, one per host (sites without a profile).
+        self.learned: dict[str, LearnedForum] = {}
 
     @staticmethod
     def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:
@@ -77,7 +87,7 @@ class ForumSpider(scrapy.Spider):
 
     # -- entry -------------------------------------------------------------------------------
     def parse_start(self, response: Response) -> Iterator[Any]:
-        profile_cls = self.profile_class or self._detect(response)
+        profile_cls = self.profile_class or (self._detect(response) if self.use_profiles else Generic)
         if profile_cls is None:
             return
         self.default_charset = profile_cls.default_charset
@@ -136,8 +146,8 @@ class ForumSpider(scrapy.Spider):
             logger.debug("Soft 404 at %(url)s", {"url": response.url})
             return
         page_cursor = PageCursor.from_dict(cursor, url=response.url)
-        if page_kind is PageKind.PAGE and isinstance(profile, Generic):
-            yield from self._generic_page(profile, response)
+        if isinstance(profile, Generic):
+            yield from self._generic_page(profile, response, page_kind, page_cursor)
         elif page_kind is PageKind.THREAD:
             yield from self._thread_page(profile, response, page_cursor, ref)
         else:
@@ -174,17 +184,37 @@ class ForumSpider(scrapy.Spider):
             # The list row only feeds the Thread item of page 1: later pages travel without it.
             yield self._request(profile, PageKind.THREAD, page.next.url, cursor=page.next)
 
-    def _generic_page(self, profile: Generic, response: TextResponse) -> Iterator[Any]:
-        page = profile.parse_generic(response)
+    def _generic_page(
+        self, profile: Generic, response: TextResponse, kind: PageKind, cursor: PageCursor
+    ) -> Iterator[Any]:
+        """Sites without a profile: the learned template (:mod:`crawler.learn`)."""
+        host = urlsplit(response.url).netloc
+        strategy = self.learned.setdefault(host, LearnedForum(host))
+        state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
+        out = strategy.page(response.url, response.text, str(kind), state)
+        stats = self.crawler.stats
+        if out.learned is not None:
+            stats.inc_value("profiles/fallback/learned")
+            stats.set_value(f"learn/template/{host}", out.learned.source)
+            logger.info(
+                "Learned a template for %(host)s from %(pages)d pages: posts %(record)s",
+                {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
+                extra={"spider": self},
+            )
+        if strategy.failure is not None and not getattr(strategy, "reported", False):
+            strategy.reported = True  # type: ignore[attr-defined]
+            stats.inc_value("learn/not_a_forum")
+            logger.error("%(host)s: %(why)s", {"host": host, "why": strategy.failure}, extra={"spider": self})
+            raise CloseSpider("not_a_forum")
         crawled_at = fetch_time(response)
-        if page.strategy:
-            self.crawler.stats.inc_value(f"generic/pages/{page.strategy}")
-        if page.thread is not None:
-            yield Thread(site=self.site, engine=profile.name, crawled_at=crawled_at, **page.thread)
-        for fields in page.posts:
+        for fields in out.threads:
+            yield Thread(site=self.site, engine=profile.name, crawled_at=crawled_at, **fields)
+        for fields in out.posts:
             yield Post(site=self.site, engine=profile.name, crawled_at=crawled_at, **fields)
-        for url in page.links:
-            yield self._request(profile, PageKind.PAGE, url)
+        for url, page_kind, state in out.follow:
+            nxt = PageCursor(url=url, page=int(state.get("page", 1)),
+                             extra={k: v for k, v in state.items() if k != "page"})
+            yield self._request(profile, PageKind(page_kind), url, cursor=nxt)
 
     def _request(
         self,

@@ -1,0 +1,203 @@
+"""Learning a site template from its first pages.
+
+:func:`learn_site` takes the pages fetched so far (any mix of index, board and thread pages)
+and returns a :class:`~crawler.learn.template.Template`, or a :class:`NotLearned` saying what
+was tried. Steps:
+
+1. structured data first: pages whose posts are schema.org microdata get itemprop rules
+   (:mod:`crawler.learn.structured`);
+2. otherwise record mining on every page (:mod:`crawler.learn.records`); the pages with a post
+   group, grouped by URL shape, give the thread pages, and the largest shape wins;
+3. post rules from those pages (:mod:`crawler.learn.posts`), pagination from their pager links,
+   the thread URL regex (the number that is not the page), title and breadcrumbs;
+4. board pages are the other pages linking two or more thread URLs; their URL regex and
+   pagination likewise;
+5. quirks from consecutive pages of one thread: the opening post (or the previous page's last
+   post) repeated on top, and the number of posts per page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from lxml import etree
+
+from crawler.learn.apply import read_posts
+from crawler.learn.paging import learn_paging, page_links, page_number
+from crawler.learn.posts import Sample, check_positions, learn_post_rules
+from crawler.learn.records import mine_records
+from crawler.learn.structured import microdata_rules
+from crawler.learn.template import Paging, Template
+from crawler.learn.thread import learn_breadcrumbs, learn_title
+from crawler.learn.urls import clean_url, fixed_params, id_regex_for, path_query, slots
+
+__all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
+
+_PAGE_KEYS = {"page", "p", "pg", "start", "offset", "from", "pagenum", "paged"}
+
+
+@dataclass
+class Page:
+    url: str
+    root: etree._Element
+
+
+@dataclass
+class NotLearned:
+    """Why no template came out: shown to the user in one line."""
+
+    reason: str
+    tried: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.reason} (tried: {', '.join(self.tried)})" if self.tried else self.reason
+
+
+def url_shape(url: str) -> str:
+    """Path with numbers and long slugs wildcarded, plus the sorted non-page query keys."""
+    parts = urlsplit(clean_url(url))
+    segments = []
+    for segment in parts.path.split("/"):
+        segment = re.sub(r"\d+", "#", segment)
+        segments.append("*" if len(segment) > 16 and re.search(r"[a-z%]{3}", segment, re.I) else segment)
+    keys = sorted({s.key for s in slots(url).values() if s.key and s.key.lower() not in _PAGE_KEYS})
+    return "/".join(segments) + ("?" + "&".join(keys) if keys else "")
+
+
+def _same_thread_value(url: str, page_slot: tuple[str, object] | None) -> str:
+    return path_query(url) if page_slot is None else str(sorted((k, v.text) for k, v in slots(url).items() if k != page_slot))
+
+
+def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLearned:
+    if not pages:
+        return NotLearned("no pages")
+    host = host or urlsplit(pages[0].url).netloc
+    tried = ["schema.org microdata", "repeated post records"]
+    candidates = []
+    for page in pages:
+        groups = mine_records(page.root)
+        if groups:
+            candidates.append((page, groups[0]))
+    structured = microdata_rules([p.root for p in pages])
+    by_shape: dict[str, list[tuple[Page, object]]] = defaultdict(list)
+    for page, group in candidates:
+        by_shape[url_shape(page.url)].append((page, group))
+    if structured is None and not by_shape:
+        return NotLearned(f"not a forum: no repeated posts with author, date and text on {len(pages)} pages", tried)
+    thread_pages = max(by_shape.values(), key=len) if by_shape else []
+    if structured is not None:
+        structured_pages = [p for p in pages if p.root.xpath(structured.record)]
+        thread_urls = [p.url for p in structured_pages]
+        rules = structured
+        chosen = structured_pages
+    else:
+        chosen = [p for p, _ in thread_pages]
+        thread_urls = [p.url for p in chosen]
+        rules = None
+    paging = learn_paging([(p.root, p.url) for p in chosen])
+    page_slot = _page_slot(paging, thread_urls)
+    fixed = fixed_params(thread_urls, exclude={paging.param or ""})
+    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed)
+    if thread_regex is None:
+        return NotLearned("not a forum: thread pages carry no thread number in their URLs", tried)
+    if rules is None:
+        samples = [
+            Sample(p.root, p.url, g, page_number(paging, p.url))  # type: ignore[arg-type]
+            for p, g in thread_pages[:8]
+        ]
+        rules = learn_post_rules(samples)
+        if rules is None or rules.body is None:
+            return NotLearned("not a forum: the repeated blocks share no post layout", tried)
+    else:
+        check_positions(rules, [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen])
+    template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
+    id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
+        re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)
+    if id_key:
+        template.thread_params = sorted({id_key, *fixed, *([paging.param] if paging.param else [])})
+    template.source = "microdata" if structured is not None else "html"
+    template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)])
+    template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
+    _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
+    _learn_quirks(template, chosen)
+    template.learned_from = [p.url for p in chosen[:8]]
+    return template
+
+
+def _page_slot(paging: Paging, urls: list[str]) -> tuple[tuple[str, object], int] | None:
+    """The slot and number index holding the page value, found in the learned pager links."""
+    if not paging.regex:
+        return None
+    for url in urls:
+        match = re.search(paging.regex, path_query(url))
+        if not match:
+            continue
+        for name, slot in slots(url).items():
+            if (name[0] == "q" and name[1] == paging.param) or (name[0] == "p" and match.group(0).strip("/?&;") == slot.text):
+                before = re.findall(r"\d+", slot.text[: match.start(1) - match.start(0) - (len(name[1]) + 2 if name[0] == "q" else 1)])
+                return name, len(before)
+    if paging.param:
+        return ("q", paging.param), 0
+    return None
+
+
+def _one_per_thread(template: Template, pages: list[Page]) -> list[Page]:
+    seen: dict[str, Page] = {}
+    for page in pages:
+        seen.setdefault(template.thread_id(page.url) or page.url, page)
+    return list(seen.values())
+
+
+def _learn_boards(template: Template, others: list[Page]) -> None:
+    boards = []
+    for page in others:
+        links = {template.thread_id(link) for link, _ in page_links(page.root, page.url)}
+        links.discard(None)
+        if len(links) >= 2:
+            boards.append(page)
+    if not boards:
+        return
+    by_shape: dict[str, list[Page]] = defaultdict(list)
+    for page in boards:
+        by_shape[url_shape(page.url)].append(page)
+    shape_pages = max(by_shape.values(), key=len)
+    urls = [p.url for p in shape_pages]
+    paging = learn_paging([(p.root, p.url) for p in shape_pages])
+    fixed = fixed_params(urls, exclude={paging.param or ""})
+    regex = id_regex_for(urls[0], _page_slot(paging, urls), "bid", fixed)
+    if regex and len(shape_pages) >= 1:
+        template.board_url = regex
+        template.board_paging = paging
+
+
+def _learn_quirks(template: Template, pages: list[Page]) -> None:
+    threads: dict[str, dict[int, Page]] = defaultdict(dict)
+    for page in pages:
+        tid = template.thread_id(page.url)
+        if tid is not None:
+            threads[tid][page_number(template.paging, page.url)] = page
+    sizes = []
+    for by_page in threads.values():
+        posts = {n: read_posts(template, p.root, p.url) for n, p in by_page.items()}
+        for number, items in posts.items():
+            previous = posts.get(number - 1)
+            first_page = posts.get(1)
+            repeat = 0
+            if number > 1 and items and first_page and _same(items[0], first_page[0]):
+                template.repeats_first_post = repeat = 1
+            elif number > 1 and items and previous and _same(items[0], previous[-1]):
+                template.repeats_last_post = True
+                repeat = 1
+            if number + 1 in posts:
+                sizes.append(len(items) - repeat)
+    if sizes:
+        template.posts_per_page = max(sizes)
+
+
+def _same(a: dict[str, object], b: dict[str, object]) -> bool:
+    if a.get("post_id") and b.get("post_id"):
+        return a["post_id"] == b["post_id"]
+    return a.get("digest") == b.get("digest")

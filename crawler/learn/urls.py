@@ -1,0 +1,168 @@
+"""URL shapes: which number in a URL names the thread, which the page, and regexes for both.
+
+A URL is cut into *slots*: each query parameter (``&`` or ``;`` separated, SMF uses both) and
+each path segment; numbers inside a slot are its *values*. Two links of one listing differ in
+one value: the page (``page=2``, ``start=10``, ``topic=13.15``, ``/page/3``, ``-3.html``) or the
+thread. Everything is done on canonical URLs (w3lib), so parameter order does not matter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from w3lib.url import canonicalize_url
+
+__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots"]
+
+_SESSION_KEYS = re.compile(r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
+#: View parameters that never change what a page holds (Discuz's ``extra``, search highlights).
+_NOISE_KEYS = re.compile(r"^(?:extra|highlight|hilit|utm_\w+)$", re.I)
+_SESSION_VALUE = re.compile(r"^[0-9a-f]{24,}$", re.I)
+
+_NUM = re.compile(r"\d+")
+_THREAD_KEYS = ("tid", "t", "topic", "thread", "threadid", "thread_id", "topic_id", "id", "p")
+_SLUG = re.compile(r"[A-Za-z%]{3}")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One query parameter (``key`` set) or path segment (``index`` set) and its text."""
+
+    key: str | None
+    index: int | None
+    text: str
+
+    @property
+    def numbers(self) -> list[str]:
+        return _NUM.findall(self.text)
+
+    @property
+    def name(self) -> tuple[str, object]:
+        return ("q", self.key) if self.key is not None else ("p", self.index)
+
+
+def clean_url(url: str) -> str:
+    """``url`` without session parameters (``sid=<32 hex>``, ``PHPSESSID``) and its fragment,
+    canonicalized; ``&`` and ``;`` separators both understood."""
+    parts = urlsplit(url)
+    items = [i for i in re.split(r"[&;]", parts.query) if i]
+    kept = [i for i in items if not _is_session(i)]
+    sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
+    query = sep.join(kept)
+    rebuilt = parts._replace(query=query, fragment="").geturl()
+    return canonicalize_url(rebuilt) if sep == "&" else rebuilt
+
+
+def _is_session(item: str) -> bool:
+    key, _, value = item.partition("=")
+    if _NOISE_KEYS.match(key):
+        return True
+    if _SESSION_KEYS.match(key) and (key.lower() != "s" or _SESSION_VALUE.match(value)):
+        return True
+    return bool(_SESSION_VALUE.match(value) and len(value) in (32, 40))
+
+
+def path_query(url: str) -> str:
+    parts = urlsplit(canonicalize_url(url))
+    return parts.path + ("?" + parts.query if parts.query else "")
+
+
+def slots(url: str) -> dict[tuple[str, object], Slot]:
+    parts = urlsplit(clean_url(url))
+    found: dict[tuple[str, object], Slot] = {}
+    for index, segment in enumerate(parts.path.split("/")):
+        if segment:
+            found[("p", index)] = Slot(None, index, segment)
+    for item in re.split(r"[&;]", parts.query):
+        if not item:
+            continue
+        key, _, value = item.partition("=")
+        found[("q", key)] = Slot(key, None, value)
+    return found
+
+
+def _slot_regex(slot: Slot, group: str | None, number_index: int | None, loose: bool) -> str:
+    """Regex of one slot; the number at ``number_index`` becomes ``group`` (or group 1)."""
+    pieces = re.split(r"(\d+)", slot.text)
+    out = []
+    n = 0
+    for piece in pieces:
+        if piece.isdigit():
+            if n == number_index:
+                out.append(f"(?P<{group}>\\d+)" if group else r"(\d+)")
+            else:
+                out.append(r"\d+")
+            n += 1
+        elif loose and _SLUG.search(piece) and len(piece) > 12:
+            out.append(r"[^/?#&;]*")
+        else:
+            out.append(re.escape(piece))
+    return "".join(out)
+
+
+def id_regex_for(url: str, page_slot: tuple[tuple[str, object], int] | None, group: str, fixed: dict[str, str]) -> str | None:
+    """A regex over path+query whose ``group`` is the id: the first number that is not the page.
+
+    ``page_slot`` is ``(slot name, number index)`` of the page number (SMF's ``topic=13.15``
+    holds both). Query slots named like thread keys win over path numbers; ``fixed`` query
+    parameters (``mod=viewthread``) are required so that other page kinds of one script do not
+    match.
+    """
+    found = slots(url)
+
+    def free(name: tuple[str, object], slot: Slot) -> int | None:
+        for index in range(len(slot.numbers)):
+            if page_slot is None or (name, index) != page_slot:
+                return index
+        return None
+
+    ordered = [(("q", k), found[("q", k)]) for k in _THREAD_KEYS if ("q", k) in found]
+    ordered += sorted(((n, s) for n, s in found.items() if n[0] == "p"), key=lambda x: x[1].index or 0)
+    ordered += [(n, s) for n, s in found.items() if n[0] == "q"]
+    choice: tuple[Slot, int] | None = None
+    for name, slot in ordered:
+        index = free(name, slot)
+        if index is not None:
+            choice = (slot, index)
+            break
+    if choice is None:
+        return None
+    slot, number_index = choice
+    lookaheads = "".join(
+        f"(?=(?:.*[?&;])?{re.escape(k)}={re.escape(v)}(?:[&;#]|$))" for k, v in sorted(fixed.items()) if k != slot.key
+    )
+    path = urlsplit(canonicalize_url(url)).path
+    if slot.key is not None:
+        # What follows the id in the value is left open (SMF: ``topic=13.0``, ``topic=13.msg21``).
+        spans = list(_NUM.finditer(slot.text))
+        head_text = slot.text[: spans[number_index].end()]
+        value = _slot_regex(Slot(slot.key, None, head_text), group, number_index, loose=False)
+        return f"^{re.escape(path)}\\?{lookaheads}(?:.*[&;])?{re.escape(slot.key)}={value}(?:[^0-9]|$)"
+    segments = path.split("/")
+    head = "/".join(
+        _slot_regex(Slot(None, i, s), None, None, loose=True) if _NUM.search(s) or len(s) > 20 else re.escape(s)
+        for i, s in enumerate(segments[: slot.index])
+    )
+    own = _slot_regex(slot, group, number_index, loose=True)
+    return f"^{head}/{own}(?:[/?#;&]|$){lookaheads}"
+
+
+def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -> str:
+    """A regex whose group 1 is the page value of ``url``-like links."""
+    slot = slots(url)[slot_name]
+    value = _slot_regex(slot, None, number_index, loose=True)
+    if slot.key is not None:
+        return f"[?&;]{re.escape(slot.key)}={value}(?:[&;#]|$)"
+    return f"/{value}(?:[/?#]|$)"
+
+
+def fixed_params(urls: list[str], exclude: set[str]) -> dict[str, str]:
+    """Non-numeric query parameters with one value in all ``urls`` (``mod=viewthread``)."""
+    common: dict[str, str] | None = None
+    for url in urls:
+        params = {s.key: s.text for s in slots(url).values() if s.key is not None and not s.numbers}
+        params = {k: v for k, v in params.items() if k not in exclude and v}
+        common = params if common is None else {k: v for k, v in common.items() if params.get(k) == v}
+    return common or {}
