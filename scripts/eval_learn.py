@@ -87,8 +87,8 @@ def main() -> None:
         result = run_crawl(args.spider, truth["base_url"], out, args={"timezone": args.timezone, "profile": "none"},
                            settings={"LOG_LEVEL": "INFO", "CONCURRENT_REQUESTS": "4", "CRAWLER_STATE_DIR": f"{tmp}/state"}, timeout=1200)
         elapsed = time.monotonic() - started
-        if not result.items:
-            print(result.log[-3000:], file=sys.stderr)
+        if args.out:
+            Path(args.out).with_suffix(".log").write_text(result.log, encoding="utf-8")
     figures = score(truth, result.items, args.timezone)
     print(json.dumps({"engine": truth["engine"], "seconds": round(elapsed, 1), **{k: round(v, 3) for k, v in figures.items()},
                       "stats": {k: v for k, v in result.stats.items() if k.startswith(("learn", "profiles", "items", "forum"))}}))

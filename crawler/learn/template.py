@@ -195,7 +195,8 @@ class Template:
             path = parts.path[:end] + "/".join(keep)
             query = "&".join(i for i in parts.query.split("&") if self.paging.param and i.startswith(self.paging.param + "="))
             canonical = parts._replace(path=path, query=query).geturl()
-        if self.paging.regex and self.paging.param and self.paging.param in self.thread_params:
+        shared = self.paging.param and f"{re.escape(self.paging.param)}=(?P<tid>" in self.thread_url
+        if self.paging.regex and shared:
             # The page shares its parameter with the id (SMF): it must read as a page value.
             if not re.search(self.paging.regex, _path_query(canonical)):
                 return None

@@ -58,13 +58,38 @@ def has_clock(text: str) -> bool:
     return bool(_CLOCK.search(text))
 
 
+_LEAD = r"^(?:(?:发表于|發表於|发布于|發佈於|posted(?:\s+on)?|on|at|date|日期)[:：]?\s*|[«(\[]\s*)?"
+_TAIL = r"\s*[»)\]]?$"
+_TIME = r"(?:,?\s*(?:at\s+|um\s+)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?)?)?"
+_WHOLE = re.compile(
+    _LEAD
+    + r"(?:"
+    + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
+    + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
+    + rf"|(?:\w{{3,9}},?\s+)?(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:\w{{3,9}},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\.?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
+    + rf"|\d{{1,2}}\s+(?:{_MONTHS})\.?" + _TIME
+    + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+    + r"|\d{10}(?:\d{3})?"
+    + r"|(?:today|yesterday)" + _TIME + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
+    + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|(?:an?|one)\s+\w+\s+ago|just now"
+    + r"|\d+\s*(?:秒|分钟|分鐘|小时|小時|天|周|週|个月|個月|年)前|半小时前|刚刚|剛剛"
+    + r")" + _TAIL,
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)
 def parse_date(text: str) -> str | None:
-    """The ISO form of ``text`` if it is a date (relative forms count from a fixed base)."""
-    if not looks_like_date(text):
+    """The ISO form of ``text`` if the whole of it is one date (relative forms count from a
+    fixed base); text around a date ("#1 03-01-2024", "… | 只看该作者") disqualifies it, so
+    the innermost element holding only the date is the one found."""
+    text = text.strip()
+    if len(text) > 60 or not _WHOLE.match(text):
         return None
     try:
-        return normalize_date(text, base=_BASE)
+        return normalize_date(text, base=_BASE, date_order="MDY", languages=("en", "zh"))
     except (ValueError, OverflowError):
         return None
 

@@ -201,6 +201,7 @@ class ForumSpider(scrapy.Spider):
                 {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
                 extra={"spider": self},
             )
+            logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
         if strategy.failure is not None and not getattr(strategy, "reported", False):
             strategy.reported = True  # type: ignore[attr-defined]
             stats.inc_value("learn/not_a_forum")
