@@ -34,6 +34,7 @@ Record = list[etree._Element]  # the rows of one record (one element unless a ta
 _AUTHOR_CLASS = re.compile(r"author|user-?name|poster|\bname\b|nick", re.IGNORECASE)
 _BY = re.compile(r"(?:^|\s)(?:by|von|par|作者[:：]?)\s+([^\s,;|]+)", re.IGNORECASE)
 _POSITION_TEXT = re.compile(r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$", re.I)
+_LEADING_NUMBER = re.compile(r"^#\s*(\d{1,6})\b")
 _POSITION_ATTRS = ("data-index", "data-postnumber", "data-position", "data-floor", "data-post-number")
 _ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
 _PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)", re.IGNORECASE)
@@ -116,13 +117,21 @@ def _body_candidates(row: etree._Element, avoid: list[etree._Element]) -> list[e
     return found
 
 
+def _shingles(text: str) -> set[tuple[str, ...]]:
+    words = [re.sub(r"\d+", "#", w) for w in _WORD.findall(text.lower())]
+    if len(words) < 3:
+        return {tuple(words)} if words else set()
+    return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
+
+
 def _templateness(texts: list[str]) -> float:
-    """Share of words that most records have: high for user columns and chrome, low for bodies."""
-    bags = [set(_WORD.findall(t.lower())) for t in texts if t]
+    """Share of word trigrams that most records have: high for user columns and post chrome
+    ("Posts: # Threads: #", "Reply Quote"), low for bodies, whatever their vocabulary."""
+    bags = [_shingles(t) for t in texts if t]
     if len(bags) < 3:
         return 0.0
-    counts = Counter(w for bag in bags for w in bag)
-    common = {w for w, c in counts.items() if c >= 0.5 * len(bags)}
+    counts = Counter(g for bag in bags for g in bag)
+    common = {g for g, c in counts.items() if c >= 0.5 * len(bags)}
     shares = [len(bag & common) / len(bag) for bag in bags if bag]
     return sum(shares) / len(shares) if shares else 0.0
 
@@ -156,14 +165,34 @@ def learn_body(records: list[Record], avoid: list[list[etree._Element]]) -> tupl
         return None
     scored.sort(key=lambda s: s[0], reverse=True)
     best_score, row_index, expr, present = scored[0]
-    # The deepest rule that keeps nearly all of the best rule's text: the body, not its wrapper.
+    # The deepest rule that keeps nearly all of the best rule's text (the header left out):
+    # the body, not its wrapper.
     for score, r_index, other, nodes in scored[1:]:
-        if r_index == row_index and score >= 0.85 * best_score and all(
-            any(is_inside(n, p) and n is not p for p in present) for n in nodes[:5]
-        ):
+        if r_index != row_index or score < 0.5 * best_score:
+            continue
+        if _covers(records, row_index, expr, other, avoid):
             best_score, expr, present = score, other, nodes
     strip = _strip_rules(records, row_index, expr, avoid)
     return FieldRule(xpath=expr, value="html", row=row_index), strip
+
+
+def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid: list[list[etree._Element]]) -> bool:
+    """Whether ``inner`` lies inside ``outer`` and holds at least 90% of its text (text of the
+    author and date nodes not counted) in nearly every record."""
+    good = total = 0
+    for record, avoid_nodes in zip(records, avoid, strict=True):
+        if row_index >= len(record):
+            continue
+        a, b = eval_first(record[row_index], outer), eval_first(record[row_index], inner)
+        if a is None:
+            continue
+        total += 1
+        if b is None or b is a or not is_inside(b, a):
+            continue
+        header = sum(len(element_text(n)) for n in avoid_nodes if is_inside(n, a))
+        if len(element_text(b)) >= 0.9 * (len(element_text(a)) - header):
+            good += 1
+    return total > 0 and good >= 0.9 * total
 
 
 def _strip_rules(records: list[Record], row_index: int, expr: str, avoid: list[list[etree._Element]]) -> list[str]:
@@ -200,6 +229,8 @@ def _position_node(row: etree._Element) -> tuple[etree._Element, str, str] | Non
             text = element_text(node)
             if len(text) <= 14 and _POSITION_TEXT.match(text):
                 return node, ".", r"(\d+)"
+            if len(text) <= 100 and _LEADING_NUMBER.match(text):
+                return node, ".", _LEADING_NUMBER.pattern
     return None
 
 
@@ -243,7 +274,7 @@ def _best_date(row: etree._Element) -> tuple[etree._Element, str, str | None] | 
     if not candidates:
         return None
     best = min(enumerate(candidates), key=lambda ic: (ic[1].rank, not ic[1].clock, ic[0]))[1]
-    return best.node, best.value, None
+    return best.node, best.value, best.regex
 
 
 def learn_fields(records: list[Record]) -> dict[str, object]:
@@ -278,8 +309,10 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
 
 
 def _raw(hit: tuple[int, etree._Element, str, str | None]) -> str:
-    _, node, value, _ = hit
-    return (node.get(value[1:]) or "") if value.startswith("@") else element_text(node)
+    _, node, value, regex = hit
+    text = (node.get(value[1:]) or "") if value.startswith("@") else element_text(node)
+    match = re.search(regex, text) if regex else None
+    return match.group(1) if match else text
 
 
 def _href(record: Record, rule: FieldRule) -> str | None:

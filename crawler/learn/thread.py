@@ -159,12 +159,13 @@ def _crumb_candidates(root: etree._Element, url: str) -> list[str]:
             continue
         first = urlsplit(urljoin(url, links[0].get("href") or ""))
         rootish = first.path.rstrip("/") in _ROOTS and not re.search(r"\d", first.query)
-        if not rootish and not _HOME.match(element_text(links[0])):
+        named = any(re.search(r"bread|crumb", t, re.I) for t in label.split())
+        if not rootish and not named and not _HOME.match(element_text(links[0])):
             continue
         tag = tag_test(node)
         if node.get("id") and not re.search(r"\d{2,}", node.get("id") or ""):
             exprs.append(f"(//{tag}[@id={xpath_literal(node.get('id') or '')}])[1]//a[@href]")
-        for token in stable_classes(node)[:2]:
+        for token in stable_classes(node)[:3]:
             if _CRUMB_HINT.search(token):
                 exprs.append(f"(//{tag}[{has_class_xpath(token)}])[1]//a[@href]")
     return list(dict.fromkeys(exprs))

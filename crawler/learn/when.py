@@ -18,7 +18,7 @@ from lxml import etree
 from crawler.dates import normalize_date
 from crawler.learn.dom import element_text
 
-__all__ = ["DateCandidate", "date_candidates", "has_clock", "looks_like_date", "parse_date"]
+__all__ = ["FIND_DATE", "DateCandidate", "date_candidates", "has_clock", "looks_like_date", "parse_date"]
 
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
@@ -43,7 +43,8 @@ class DateCandidate:
     #: ``@name`` for an attribute, ``text()`` for the node's own text, ``.`` for all its text.
     value: str
     raw: str
-    rank: int  # 0 machine attribute, 1 title attribute, 2 text
+    rank: int  # 0 machine attribute, 1 title attribute, 2 text, 3 a date inside a text
+    regex: str | None = None
 
     @property
     def clock(self) -> bool:
@@ -61,9 +62,8 @@ def has_clock(text: str) -> bool:
 _LEAD = r"^(?:(?:发表于|發表於|发布于|發佈於|posted(?:\s+on)?|on|at|date|日期)[:：]?\s*|[«(\[]\s*)?"
 _TAIL = r"\s*[»)\]]?$"
 _TIME = r"(?:,?\s*(?:at\s+|um\s+)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?)?)?"
-_WHOLE = re.compile(
-    _LEAD
-    + r"(?:"
+_CORE = (
+    r"(?:"
     + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
     + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
     + rf"|(?:\w{{3,9}},?\s+)?(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
@@ -75,9 +75,12 @@ _WHOLE = re.compile(
     + r"|(?:today|yesterday)" + _TIME + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
     + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|(?:an?|one)\s+\w+\s+ago|just now"
     + r"|\d+\s*(?:秒|分钟|分鐘|小时|小時|天|周|週|个月|個月|年)前|半小时前|刚刚|剛剛"
-    + r")" + _TAIL,
-    re.IGNORECASE,
+    + r")"
 )
+_WHOLE = re.compile(_LEAD + _CORE + _TAIL, re.IGNORECASE)
+#: Group 1 is a date inside a longer text ("#1 by alice on 2024-03-14").
+FIND_DATE = r"(?i)(?<![\w/-])(" + _CORE + r")(?![\w/-])"
+_FIND = re.compile(FIND_DATE)
 
 
 @lru_cache(maxsize=4096)
@@ -116,6 +119,10 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
             found.append(DateCandidate(node, ".", text, 2))
         elif node.text and node.text.strip() and parse_date(node.text.strip()):
             found.append(DateCandidate(node, "text()", node.text.strip(), 2))
+        elif text and len(text) <= 100 and len(node) <= 6:
+            dates = _FIND.findall(text)
+            if len(dates) == 1 and parse_date(dates[0]):
+                found.append(DateCandidate(node, ".", dates[0], 3, FIND_DATE))
     return found
 
 
