@@ -149,7 +149,10 @@ def learn_body(records: list[Record], avoid: list[list[etree._Element]]) -> tupl
         present = [n for n in nodes if n is not None]
         if len(present) < 0.6 * len(records):
             continue
-        texts = [element_text(n) for n in present]
+        if expr == ".":
+            texts = [_without_header(n, a) for n, a in zip(nodes, avoid, strict=True) if n is not None]
+        else:
+            texts = [element_text(n) for n in present]
         lengths = [min(len(t) - link_text_len(n) // 2, 3000) for t, n in zip(texts, present, strict=True)]
         avg = sum(lengths) / len(records)
         hint = " ".join(stable_classes(present[0])) + " " + (present[0].get("itemprop") or "")
@@ -174,6 +177,11 @@ def learn_body(records: list[Record], avoid: list[list[etree._Element]]) -> tupl
             best_score, expr, present = score, other, nodes
     strip = _strip_rules(records, row_index, expr, avoid)
     return FieldRule(xpath=expr, value="html", row=row_index), strip
+
+
+def _without_header(record: etree._Element, avoid: list[etree._Element]) -> str:
+    """The record's text less its children that hold the author or the date."""
+    return " ".join(element_text(c) for c in record if isinstance(c.tag, str) and not any(is_inside(a, c) for a in avoid))
 
 
 def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid: list[list[etree._Element]]) -> bool:

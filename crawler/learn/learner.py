@@ -128,19 +128,19 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
 
 
 def _page_slot(paging: Paging, urls: list[str]) -> tuple[tuple[str, object], int] | None:
-    """The slot and number index holding the page value, found in the learned pager links."""
+    """The slot and number index of the page value (SMF's ``topic=13.15``: slot ``topic``,
+    second number), read off the learned pager regex."""
     if not paging.regex:
         return None
+    index = paging.regex.split("(\\d+)")[0].count("\\d+")
+    if paging.param:
+        return ("q", paging.param), index
     for url in urls:
         match = re.search(paging.regex, path_query(url))
-        if not match:
-            continue
-        for name, slot in slots(url).items():
-            if (name[0] == "q" and name[1] == paging.param) or (name[0] == "p" and match.group(0).strip("/?&;") == slot.text):
-                before = re.findall(r"\d+", slot.text[: match.start(1) - match.start(0) - (len(name[1]) + 2 if name[0] == "q" else 1)])
-                return name, len(before)
-    if paging.param:
-        return ("q", paging.param), 0
+        if match:
+            for name, slot in slots(url).items():
+                if name[0] == "p" and match.group(0).strip("/?&;#") == slot.text:
+                    return name, index
     return None
 
 

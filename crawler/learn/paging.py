@@ -69,10 +69,19 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
     """The pagination scheme that the numbered pager links of ``pages`` share."""
     groups: dict[tuple[tuple[str, object], int], list[tuple[int, int, str]]] = defaultdict(list)
     for root, url in pages:
-        for link, text in page_links(root, url):
+        numbered = [(link, int(text.strip())) for link, text in page_links(root, url) if text.strip().isdigit()]
+        for link, label in numbered:
             diff = _differences(url, link)
-            if diff and text.strip().isdigit():
-                groups[(diff[0], diff[1])].append((int(text.strip()), diff[2], link))
+            if diff:
+                groups[(diff[0], diff[1])].append((label, diff[2], link))
+        # Pager links compared with each other: the page's own URL may be a permalink.
+        for (a, label_a), (b, label_b) in zip(numbered, numbered[1:], strict=False):
+            diff = _differences(a, b)
+            if diff and label_a != label_b:
+                old = _differences(b, a)
+                groups[(diff[0], diff[1])].append((label_b, diff[2], b))
+                if old:
+                    groups[(old[0], old[1])].append((label_a, old[2], a))
     best: tuple[int, Paging] | None = None
     for (name, index), points in groups.items():
         fit = _fit(points)

@@ -62,6 +62,8 @@ class LearnedForum:
 
     #: Pages kept while learning; without a template after that many, the site is not a forum.
     max_pages = 40
+    #: Pages to wait for a numbered pager (a template learned without one only follows "next").
+    patience = 15
     #: Thread pages that must fit no more before the template is learned again.
     relearn_after = 5
 
@@ -93,6 +95,8 @@ class LearnedForum:
         best = max(self.candidates.values(), default=0)
         if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
             result = learn_site(self.pages, self.host)
+            if isinstance(result, Template) and result.paging.regex is None and len(self.pages) < self.patience:
+                return out  # no numbered pager seen yet: a few more pages may show one
             if isinstance(result, Template):
                 self.template = result
                 out = Output(learned=result)
