@@ -45,6 +45,16 @@ def page_links(root: etree._Element, url: str) -> Iterator[tuple[str, str]]:
             yield absolute, element_text(a) or (a.get("title") or "") or (a.get("aria-label") or "")
 
 
+def _masked_path(url: str) -> str:
+    return re.sub(r"\d+", "#", urlsplit(url).path).rstrip("/")
+
+
+def _same_branch(here: str, there: str) -> bool:
+    """A pager link stays on the page's own script or path (``/thread/#`` -> ``/thread/#/page/#``);
+    ``ratethread.php?rating=3`` next to ``showthread.php`` is not a page of it."""
+    return there.startswith(here) or here.startswith(there)
+
+
 def _differences(current: str, link: str) -> tuple[tuple[str, object], int, int] | None:
     """``(slot, number index, value)`` when ``link`` differs from ``current`` in one number."""
     mine, theirs = slots(current), slots(link)
@@ -69,7 +79,12 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
     """The pagination scheme that the numbered pager links of ``pages`` share."""
     groups: dict[tuple[tuple[str, object], int], list[tuple[int, int, str]]] = defaultdict(list)
     for root, url in pages:
-        numbered = [(link, int(text.strip())) for link, text in page_links(root, url) if text.strip().isdigit()]
+        here = _masked_path(url)
+        numbered = [
+            (link, int(text.strip()))
+            for link, text in page_links(root, url)
+            if text.strip().isdigit() and _same_branch(here, _masked_path(link))
+        ]
         for link, label in numbered:
             diff = _differences(url, link)
             if diff:

@@ -28,7 +28,7 @@ from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import follow_links
-from crawler.learn.paging import next_page_url, page_number, page_value
+from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value
 from crawler.learn.records import mine_records
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
@@ -146,6 +146,8 @@ class LearnedForum:
         template = self.template
         assert template is not None
         tid = template.thread_id(url) or ""
+        if template.paging.regex is None:
+            self._refine_paging(root, url)
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
         posts = read_posts(template, root, url)
@@ -177,6 +179,19 @@ class LearnedForum:
             out.follow.append((clean_url(nxt), "thread", {k: v for k, v in state.items() if v is not None}))
         out.follow += [f for f in self._links(url, root, board=False) if f[1] != "thread" or f[0] != clean_url(url)]
         return out
+
+    def _refine_paging(self, root: Any, url: str) -> None:
+        """The samples had no numbered pager: learn it from the first thread page that has one."""
+        template = self.template
+        assert template is not None
+        paging = learn_paging([(root, url)])
+        if paging.regex is None:
+            return
+        paging.next_xpath = paging.next_xpath or template.paging.next_xpath
+        template.paging = paging
+        if template.thread_params and paging.param:
+            template.thread_params = sorted({*template.thread_params, paging.param})
+        logger.info("Learned the thread pagination of %(host)s from %(url)s", {"host": self.host, "url": url})
 
     def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int:
         template = self.template

@@ -215,7 +215,10 @@ class ForumSpider(scrapy.Spider):
         for url, page_kind, state in out.follow:
             nxt = PageCursor(url=url, page=int(state.get("page", 1)),
                              extra={k: v for k, v in state.items() if k != "page"})
-            yield self._request(profile, PageKind(page_kind), url, cursor=nxt)
+            request = self._request(profile, PageKind(page_kind), url, cursor=nxt)
+            # A thread's next page is walked in order (positions, repeated posts) even when
+            # the page was already fetched while the template was being learned.
+            yield request.replace(dont_filter=True) if nxt.page > 1 and page_kind == "thread" else request
 
     def _request(
         self,
