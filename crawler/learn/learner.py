@@ -138,9 +138,12 @@ def _page_slot(paging: Paging, urls: list[str]) -> tuple[tuple[str, object], int
     for url in urls:
         match = re.search(paging.regex, path_query(url))
         if match:
-            for name, slot in slots(url).items():
-                if name[0] == "p" and match.group(0).strip("/?&;#") == slot.text:
-                    return name, index
+            position = 0
+            for segment_index, segment in enumerate(path_query(url).split("?")[0].split("/")):
+                if position <= match.start(1) < position + len(segment):
+                    before = segment[: match.start(1) - position]
+                    return ("p", segment_index), len(re.findall(r"\d+", before))
+                position += len(segment) + 1
     return None
 
 

@@ -87,6 +87,11 @@ def _parent_paths(parent: etree._Element) -> list[str]:
 def record_xpaths(group: RecordGroup) -> list[str]:
     """Absolute XPath candidates for a group's records, most meaningful first."""
     tests = _member_tests(group.members)
+    if group.span > 1:
+        # Table layouts: every span-th row from the first record's row on.
+        siblings = [c for c in group.parent if isinstance(c.tag, str)]
+        k0 = siblings.index(group.members[0]) + 1
+        tests = [f"{t}[position() >= {k0} and (position() - {k0}) mod {group.span} = 0]" for t in tests]
     exprs = [f"//{t}" for t in tests[:-1]]
     for parent in _parent_paths(group.parent):
         exprs.extend(f"{parent}/{t}" for t in tests)

@@ -155,6 +155,10 @@ def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -
     value = _slot_regex(slot, None, number_index, loose=True)
     if slot.key is not None:
         return f"[?&;]{re.escape(slot.key)}={value}(?:[&;#]|$)"
+    previous = slots(url).get(("p", (slot.index or 0) - 1))
+    if previous is not None and not previous.numbers and re.fullmatch(r"\d+", slot.text):
+        # A bare number is a page only after its word: /page/3, /seite/3.
+        return f"/{re.escape(previous.text)}/{value}(?:[/?#]|$)"
     return f"/{value}(?:[/?#]|$)"
 
 
