@@ -29,11 +29,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from w3lib.url import canonicalize_url  # noqa: E402
 
 from crawler.learn.dom import parse  # noqa: E402
+from crawler.learn.evaluate import marker  # noqa: E402
 from crawler.learn.links import follow_links  # noqa: E402
 from crawler.testing.fixture_server import route_key  # noqa: E402
 
 FAKE = "http://fixture.invalid"
-_BIG_SCRIPT = re.compile(rb"(<(script|style)\b[^>]*>)(.{2048,}?)(</\2>)", re.DOTALL | re.IGNORECASE)
+_BIG_SCRIPT = re.compile(rb"(<(script|style)\b[^>]*>)((?:(?!</\2>).){2048,})(</\2>)", re.DOTALL | re.IGNORECASE)
 
 
 def fetch(url: str) -> tuple[int, str, bytes, str]:
@@ -42,7 +43,7 @@ def fetch(url: str) -> tuple[int, str, bytes, str]:
         return response.status, response.headers.get("Content-Type", "text/html"), response.read(), response.url
 
 
-def capture(start: str, out: Path, pages: int, keep: re.Pattern[str] | None) -> dict[str, str]:
+def capture(start: str, out: Path, pages: int, keep: re.Pattern[str] | None, timezone: str | None = None) -> dict[str, str]:
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(start))
     site = out / "site"
     site.mkdir(parents=True, exist_ok=True)
@@ -74,6 +75,7 @@ def capture(start: str, out: Path, pages: int, keep: re.Pattern[str] | None) -> 
         "date": "Mon, 01 Jul 2024 00:00:00 GMT",
         "start": route_key(start[len(origin) :]),
         "routes": routes,
+        **({"timezone": timezone} if timezone else {}),
     }
     (site / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return kept
@@ -88,6 +90,7 @@ def cut_truth(truth_path: Path, kept: dict[str, str], out: Path) -> None:
         pages = {canonicalize_url(p["page_url"]) for p in thread["posts"]}
         if pages and pages <= captured:
             threads.append(thread)
+    truth["all_markers"] = sorted({m for t in truth["threads"] for p in t["posts"] if (m := marker(p["body_text"])) is not None})
     truth["threads"] = threads
     text = json.dumps(truth, ensure_ascii=False, indent=1).replace(origin, FAKE)
     (out / "truth.json").write_text(text + "\n", encoding="utf-8")
@@ -101,8 +104,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=45)
     parser.add_argument("--truth", type=Path)
     parser.add_argument("--keep", help="only follow links matching this regex")
+    parser.add_argument("--timezone", help="the zone the site shows its dates in (IANA name)")
     args = parser.parse_args()
-    kept = capture(args.start, args.out, args.pages, re.compile(args.keep) if args.keep else None)
+    kept = capture(args.start, args.out, args.pages, re.compile(args.keep) if args.keep else None, args.timezone)
     print(f"captured {len(kept)} pages into {args.out / 'site'}")
     if args.truth:
         cut_truth(args.truth, kept, args.out)

@@ -11,62 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
-from datetime import datetime
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from crawler.learn.evaluate import score  # noqa: E402
 from crawler.testing.crawl import run_crawl  # noqa: E402
-
-_MARK = re.compile(r"\[#\d+\]")
-
-
-def key(text: str | None) -> int | None:
-    """A post's own marker: the highest one (quotes hold earlier posts' markers)."""
-    marks = [int(m[2:-1]) for m in _MARK.findall(text or "")]
-    return max(marks) if marks else None
-
-
-def score(truth: dict, items: list[dict], tz: str, spider_profile_off: bool = True) -> dict[str, float]:
-    posts = [i for i in items if i["item_type"] == "post"]
-    threads = {i["thread_id"]: i for i in items if i["item_type"] == "thread"}
-    truth_posts = {key(p["body_text"]): (p, t) for t in truth["threads"] for p in t["posts"]}
-    got = {}
-    for post in posts:
-        k = key(post.get("body_text"))
-        if k in truth_posts and k not in got:
-            got[k] = post
-    n = len(truth_posts)
-    zone = ZoneInfo(tz)
-    ok = {"author": 0, "time": 0, "position": 0}
-    for k, post in got.items():
-        want, _ = truth_posts[k]
-        ok["author"] += (post.get("author") or {}).get("name") == want["author"]
-        ok["position"] += post.get("position") == want["position"]
-        if post.get("created"):
-            a = datetime.fromisoformat(post["created"])
-            b = datetime.fromisoformat(want["created"])
-            same = a == b if post.get("created_precision") != "day" else a.astimezone(zone).date() == b.astimezone(zone).date()
-            ok["time"] += same
-    titles = 0
-    for t in truth["threads"]:
-        tids = {got[key(p["body_text"])]["thread_id"] for p in t["posts"] if key(p["body_text"]) in got}
-        titles += any(threads.get(tid, {}).get("title") == t["title"] for tid in tids)
-    return {
-        "threads_titled": titles / len(truth["threads"]),
-        "post_recall": len(got) / n,
-        "author": ok["author"] / n,
-        "time": ok["time"] / n,
-        "position": ok["position"] / n,
-        "precision": len(got) / len(posts) if posts else 0.0,
-        "posts_emitted": len(posts),
-    }
-
 
 def main() -> None:
     parser = argparse.ArgumentParser()

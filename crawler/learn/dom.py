@@ -76,8 +76,13 @@ def stable_classes(element: etree._Element) -> list[str]:
 
 
 def shape(element: etree._Element) -> tuple[str, ...]:
-    """Tag and stable classes: siblings of one kind share it."""
-    return (str(element.tag), *sorted(set(stable_classes(element))))
+    """Tag and stable classes: siblings of one kind share it. A table row also shows its cells
+    (a header row of ``th`` is not a row of ``td``)."""
+    own = (str(element.tag), *sorted(set(stable_classes(element))))
+    if element.tag != "tr":
+        return own
+    cells = tuple(f"{c.tag}.{'.'.join(sorted(stable_classes(c)))}" for c in element if isinstance(c.tag, str))
+    return (*own, *cells)
 
 
 def xpath_literal(value: str) -> str:

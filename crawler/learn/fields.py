@@ -251,6 +251,8 @@ def _post_id_node(row: etree._Element) -> tuple[etree._Element, str, str] | None
     for a in row.iter("a"):
         if _PERMALINK.search(a.get("href") or ""):
             return a, "@href", _PERMALINK.pattern
+        if (a.get("name") or "").isdigit():
+            return a, "@name", r"(\d+)"
     return None
 
 
@@ -293,8 +295,13 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
     date = _rule(records, dates)
     author_ids = []
     for record, hit in zip(records, authors, strict=True):
-        node = _author_id(record[hit[0]], hit[1]) if hit else None
-        author_ids.append((hit[0], node, "@href", None) if hit and node is not None else None)
+        found = None
+        for index, row in enumerate(record):
+            node = _author_id(row, hit[1]) if hit else None
+            if node is not None:
+                found = (index, node, "@href", None)
+                break
+        author_ids.append(found)
     author_id = _rule(records, author_ids)
     if author_id is not None:
         hrefs = [h for r in records if (h := _href(r, author_id))]

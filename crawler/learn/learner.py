@@ -27,7 +27,7 @@ from lxml import etree
 
 from crawler.learn.apply import read_posts
 from crawler.learn.paging import learn_paging, page_links, page_number
-from crawler.learn.posts import Sample, check_positions, learn_post_rules
+from crawler.learn.posts import Sample, check_positions, date_precision, learn_post_rules
 from crawler.learn.records import mine_records
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, Template
@@ -112,7 +112,9 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         if rules is None or rules.body is None:
             return NotLearned("not a forum: the repeated blocks share no post layout", tried)
     else:
-        check_positions(rules, [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen])
+        per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen]
+        check_positions(rules, per_page)
+        rules.date_precision = date_precision(rules, [r for _, records in per_page for r in records])
     template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
     id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
         re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)

@@ -20,7 +20,7 @@ from crawler.learn.fields import Record, learn_fields
 from crawler.learn.records import RecordGroup
 from crawler.learn.template import PostRules
 
-__all__ = ["Sample", "check_positions", "learn_post_rules", "record_xpaths"]
+__all__ = ["Sample", "check_positions", "date_precision", "learn_post_rules", "record_xpaths"]
 
 _ID_DIGITS = re.compile(r"^([A-Za-z_:-]*[A-Za-z_:-])\d+$")
 _ATTRS = ("component", "itemprop", "data-role", "role", "itemtype")
@@ -153,7 +153,18 @@ def learn_post_rules(samples: list[Sample]) -> PostRules | None:
     fields = learn_fields(records)
     rules = PostRules(record=expr, span=span, **fields)  # type: ignore[arg-type]
     check_positions(rules, [(s.page, recs) for s, recs in per_page])
+    rules.date_precision = date_precision(rules, records)
     return rules
+
+
+def date_precision(rules: PostRules, records: list[Record]) -> str:
+    """``"day"`` when most dates the rule reads carry no time of day."""
+    from crawler.learn.apply import read_field
+    from crawler.learn.when import has_clock
+
+    values = [v for r in records if (v := read_field(rules.date, r))]
+    with_clock = sum(1 for v in values if has_clock(v))
+    return "time" if with_clock * 2 > len(values) else "day"
 
 
 def check_positions(rules: PostRules, per_page: list[tuple[int | None, list[Record]]]) -> None:

@@ -196,6 +196,9 @@ class ForumSpider(scrapy.Spider):
         if out.learned is not None:
             stats.inc_value("profiles/fallback/learned")
             stats.set_value(f"learn/template/{host}", out.learned.source)
+            for quirk in ("repeats_first_post", "repeats_last_post"):
+                if getattr(out.learned, quirk):
+                    stats.inc_value(f"learn/quirks/{quirk}")
             logger.info(
                 "Learned a template for %(host)s from %(pages)d pages: posts %(record)s",
                 {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
