@@ -4,10 +4,12 @@
     python scripts/new_engine.py punbb "PunBB"
 
 writes ``crawler/profiles/punbb.py`` and ``tests/extract/sitegen/punbb.py`` from the templates
-in ``scripts/templates/``, builds the placeholder fixture site and, once you have registered the
-profile (the script prints the two lines), its ``expected.json``. The placeholder profile and
-site agree with each other, so the end-to-end test passes from the start; then replace the
-markup and the selectors with the engine's real ones. See docs/adding-an-engine.md.
+in ``scripts/templates/``, builds the placeholder fixture site
+(``tests/fixtures/profiles/punbb/site/``) and writes its ``expected.json`` through
+``scripts/update_profile_fixtures.py``. Nothing needs registering: the profile registers itself
+and the fixture site is found on disk. The placeholder profile and site agree with each other,
+so the tests pass from the start; then replace the markup and the selectors with the engine's
+real ones. See docs/adding-an-engine.md.
 """
 
 from __future__ import annotations
@@ -21,6 +23,18 @@ from string import Template
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+sys.path.insert(0, str(ROOT))
+
+
+def taken_names() -> set[str]:
+    """Profile and spider names in use: a new engine's name becomes both."""
+    from scrapy.utils.misc import walk_modules_iter  # noqa: PLC0415 (after the sys.path insert)
+    from scrapy.utils.spider import iter_spider_classes  # noqa: PLC0415
+
+    from crawler.profiles import REGISTRY  # noqa: PLC0415
+
+    spiders = {cls.name for module in walk_modules_iter("crawler.spiders") for cls in iter_spider_classes(module)}
+    return spiders | {p.name for p in (*REGISTRY.engines, *REGISTRY.fallbacks)}
 
 
 def main() -> int:
@@ -32,6 +46,8 @@ def main() -> int:
     options = parser.parse_args()
     if not re.fullmatch(r"[a-z][a-z0-9_]*", options.name):
         parser.error(f"name {options.name!r} must be lowercase letters, digits and underscores")
+    if options.name in taken_names():
+        parser.error(f"name {options.name!r} is already a profile or spider name; pick another")
     values = {
         "name": options.name,
         "title": options.title,
@@ -41,18 +57,23 @@ def main() -> int:
         ROOT / "crawler" / "profiles" / f"{options.name}.py": TEMPLATES / "profile.py.tmpl",
         ROOT / "tests" / "extract" / "sitegen" / f"{options.name}.py": TEMPLATES / "sitegen.py.tmpl",
     }
-    for target in targets:
+    site = ROOT / "tests" / "fixtures" / "profiles" / options.name
+    for target in (*targets, site):
         if target.exists():
             parser.error(f"{target.relative_to(ROOT)} exists; pick another name or delete it first")
     for target, template in targets.items():
         target.write_text(Template(template.read_text(encoding="utf-8")).substitute(values), encoding="utf-8")
         print(f"wrote {target.relative_to(ROOT)}")
     subprocess.run([sys.executable, "-m", "tests.extract.sitegen", options.name], cwd=ROOT, check=True)
+    subprocess.run(
+        [sys.executable, "scripts/update_profile_fixtures.py", "--overwrite-json", options.name],
+        cwd=ROOT,
+        check=True,
+    )
     print(
-        "\nNow register the profile in crawler/profiles/__init__.py:\n"
-        f"    from crawler.profiles.{options.name} import {values['cls']}\n"
-        f"    PROFILES = (..., {values['cls']})\n"
-        f'add "{options.name}" to ENGINES in tests/extract/sitegen/__main__.py, then run\n'
+        f"\n{values['cls']} is registered (detect_order) and `scrapy crawl {options.name}` exists.\n"
+        "Now replace the placeholder markup and selectors with the engine's real ones, then run\n"
+        f"    python -m tests.extract.sitegen {options.name}\n"
         f"    python scripts/update_profile_fixtures.py --overwrite-json {options.name}\n"
         "    python -m pytest tests/extract -q"
     )

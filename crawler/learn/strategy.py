@@ -5,7 +5,9 @@ two states:
 
 * **learning**: pages are kept (at most :attr:`LearnedForum.max_pages`) and every same-site link
   is followed; after each page with a post group it tries :func:`~crawler.learn.learner.learn_site`.
-  Once a template comes out, the kept pages are read with it, so nothing fetched is wasted.
+  Once a template comes out, the thread pages seen so far are fetched again
+  (:attr:`Output.refetch`) and read with it: a page yields one thread, and a node other than this
+  one may read them.
   When the budget is spent without one, the site is not a forum: one line says so and what
   was tried (:attr:`LearnedForum.failure`).
 * **applying**: each page is read with the template only: thread pages give a Thread (first page)
@@ -49,11 +51,15 @@ class Output:
     follow: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
     #: Set once, when the template was learned on this page (for stats and the log).
     learned: Template | None = None
+    #: Thread pages fetched while learning, to read again with the template (fetch them even
+    #: though their URLs were seen).
+    refetch: list[str] = field(default_factory=list)
 
     def extend(self, other: Output) -> None:
         self.threads += other.threads
         self.posts += other.posts
         self.follow += other.follow
+        self.refetch += other.refetch
         self.learned = self.learned or other.learned
 
 
@@ -99,9 +105,11 @@ class LearnedForum:
                 return out  # no numbered pager seen yet: a few more pages may show one
             if isinstance(result, Template):
                 self.template = result
-                out = Output(learned=result)
+                out.learned = result
                 for kept in self.pages:
-                    out.extend(self._apply(kept.url, kept.root, "page", {}))
+                    canonical = result.canonical_thread_url(kept.url)
+                    if canonical is not None and clean_url(canonical) == clean_url(kept.url):
+                        out.refetch.append(canonical)
                 self.pages = []
             elif len(self.pages) >= self.max_pages:
                 self.failure = result

@@ -2,7 +2,8 @@
 
 Index ``/categories.json`` -> board ``/c/{slug}/{id}.json`` (``more_topics_url``, 0-based
 ``?page=``) -> thread ``/t/{slug}/{id}.json`` (a first chunk of posts plus ``post_stream.stream``,
-the ids of all posts) -> the rest through ``/t/{id}/posts.json?post_ids[]=…`` in batches of 20.
+the ids of all posts) -> the rest through ``/t/{id}/posts.json?post_ids[]=…``, 20 at a time
+(id-batch paging, :class:`~crawler.profiles.jsonapi.JsonApiProfile`).
 Quotes name post *numbers* (``aside.quote[data-post]``); the cursor carries the number -> id
 map of the posts seen so far to turn them into post ids.
 """
@@ -13,18 +14,18 @@ import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from parsel import Selector
 from scrapy.http import TextResponse
 
 from crawler.items import Author, Board
-from crawler.profiles._utils import json_or_none, str_or_none
-from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
+from crawler.profiles._utils import str_or_none
+from crawler.profiles.base import PageCursor, PageKind
+from crawler.profiles.jsonapi import JsonApiProfile
+from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
 
-BATCH = 20
 
-
-class Discourse(ForumProfile):
+class Discourse(JsonApiProfile):
     name = "discourse"
+    detect_order = 10
 
     generator_prefixes = ("Discourse",)
     markers = ("meta#data-discourse-setup",)
@@ -42,13 +43,15 @@ class Discourse(ForumProfile):
             return url
         return urlunsplit(parts._replace(path=parts.path.rstrip("/") + ".json"))
 
-    def is_soft_404(self, response: TextResponse) -> bool:
-        data = json_or_none(response)
-        return isinstance(data, dict) and "errors" in data and "error_type" in data
+    def is_error_document(self, data: dict[str, Any]) -> bool:
+        return "errors" in data and "error_type" in data
+
+    def batch_url(self, thread_id: str, ids: list[Any]) -> str:
+        return f"/t/{thread_id}/posts.json?" + "&".join(f"post_ids[]={i}" for i in ids)
 
     # -- listings ------------------------------------------------------------------------------
     def board_links(self, response: TextResponse) -> list[PageCursor]:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         categories = (data.get("category_list") or {}).get("categories") or []
         return [
             PageCursor(
@@ -59,7 +62,7 @@ class Discourse(ForumProfile):
         ]
 
     def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         topics = (data.get("topic_list") or {}).get("topics") or []
         users = {u["id"]: u.get("username") for u in data.get("users") or []}
         return [self._ref(t, response, cursor, users) for t in topics]
@@ -74,7 +77,7 @@ class Discourse(ForumProfile):
             title=topic.get("title"),
             author_id=str_or_none(poster.get("user_id")),
             author_name=users.get(poster.get("user_id")),
-            reply_count=max(int(topic.get("posts_count") or 1) - 1, 0),
+            reply_count=self.replies(topic.get("posts_count")),
             view_count=topic.get("views"),
             created_raw=topic.get("created_at"),
             last_post_raw=topic.get("last_posted_at"),
@@ -83,17 +86,12 @@ class Discourse(ForumProfile):
         )
 
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
-        data = json_or_none(response) or {}
-        more = (data.get("topic_list") or {}).get("more_topics_url")
-        if not more:
-            return None
-        return PageCursor(
-            url=self.canonicalize(urljoin(response.url, more)), page=cursor.page + 1, extra=dict(cursor.extra)
-        )
+        more = (self.document(response).get("topic_list") or {}).get("more_topics_url")
+        return cursor.following(self.canonicalize(urljoin(response.url, more))) if more else None
 
     # -- threads -------------------------------------------------------------------------------
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         stream = data.get("post_stream") or {}
         raw_posts = stream.get("posts") or []
         thread_id = (
@@ -103,67 +101,48 @@ class Discourse(ForumProfile):
         numbers = dict(cursor.extra.get("numbers") or {})
         numbers.update({str(p["post_number"]): str(p["id"]) for p in raw_posts})
         posts = [self._post(p, response, thread_id, slug, numbers) for p in raw_posts]
-        seen = {p["id"] for p in raw_posts}
-        remaining = (
-            cursor.extra["remaining"]
-            if "remaining" in cursor.extra
-            else [i for i in stream.get("stream") or [] if i not in seen]
-        )
-        thread = self._thread(data, response, ref, posts) if cursor.page == 1 else None
-        nxt = None
-        if remaining:
-            query = "&".join(f"post_ids[]={i}" for i in remaining[:BATCH])
-            nxt = PageCursor(
-                url=urljoin(response.url, f"/t/{thread_id}/posts.json?{query}"),
-                page=cursor.page + 1,
-                extra={
-                    "remaining": remaining[BATCH:],
-                    "numbers": numbers,
-                    "slug": slug,
-                    "thread_id": thread_id,
-                },
-            )
-        return ThreadPage(thread=thread, posts=posts, next=nxt)
+        remaining = self.remaining_ids(cursor, stream.get("stream") or [], {p["id"] for p in raw_posts})
+        thread = self._thread(data, response, ref) if cursor.page == 1 else None
+        state = {"numbers": numbers, "slug": slug, "thread_id": thread_id}
+        return ThreadPage(thread=thread, posts=posts, next=self.next_batch(response, cursor, remaining, state))
 
-    def _thread(
-        self, data: dict[str, Any], response: TextResponse, ref: ThreadRef | None, posts: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+    def _thread(self, data: dict[str, Any], response: TextResponse, ref: ThreadRef | None) -> ThreadRecord:
         creator = (data.get("details") or {}).get("created_by") or {}
-        return {
-            "thread_id": str(data["id"]),
-            "url": self.canonicalize(urljoin(response.url, f"/t/{data['slug']}/{data['id']}")),
-            "title": data.get("title"),
-            "board": Board(
+        return ThreadRecord(
+            thread_id=str(data["id"]),
+            url=self.canonicalize(urljoin(response.url, f"/t/{data['slug']}/{data['id']}")),
+            title=data.get("title"),
+            board=Board(
                 id=str_or_none(data.get("category_id")),
                 name=ref.board_name if ref else None,
                 path=[ref.board_name] if ref and ref.board_name else [],
             ),
-            "author": Author(name=creator.get("username"), id=str_or_none(creator.get("id"))),
-            "created_raw": data.get("created_at"),
-            "reply_count": max(int(data.get("posts_count") or 1) - 1, 0),
-            "view_count": data.get("views"),
-            "last_post_at_raw": data.get("last_posted_at"),
-        }
+            author=Author(name=creator.get("username"), id=str_or_none(creator.get("id"))),
+            created_raw=data.get("created_at"),
+            reply_count=self.replies(data.get("posts_count")),
+            view_count=data.get("views"),
+            last_post_at_raw=data.get("last_posted_at"),
+        )
 
     def _post(
         self, post: dict[str, Any], response: TextResponse, thread_id: str, slug: str, numbers: dict[str, str]
-    ) -> dict[str, Any]:
+    ) -> PostRecord:
         cooked = post.get("cooked") or ""
         # Quotes of this topic, or without a topic (quotes of the same topic on older versions).
         quote_query = f'aside.quote[data-topic="{thread_id}"], aside.quote:not([data-topic])'
-        numbers_quoted = Selector(text=cooked or "<p></p>").css(quote_query).xpath("@data-post").getall()
+        numbers_quoted = self.fragment(cooked).css(quote_query).xpath("@data-post").getall()
         quoted = [numbers.get(number) for number in numbers_quoted]
-        return {
-            "post_id": str(post["id"]),
-            "thread_id": thread_id,
-            "url": urljoin(
+        return PostRecord(
+            post_id=str(post["id"]),
+            thread_id=thread_id,
+            url=urljoin(
                 response.url,
                 self.post_permalink.format(slug=slug, thread_id=thread_id, post_number=post["post_number"]),
             ),
-            "position": post.get("post_number"),
-            "author": Author(name=post.get("username"), id=str_or_none(post.get("user_id"))),
-            "created_raw": post.get("created_at"),
-            "body_html": cooked.strip() or None,
-            "quoted_post_ids": [q for q in dict.fromkeys(quoted) if q],
-            "edited": int(post.get("version") or 1) > 1,
-        }
+            position=post.get("post_number"),
+            author=Author(name=post.get("username"), id=str_or_none(post.get("user_id"))),
+            created_raw=post.get("created_at"),
+            body_html=cooked.strip() or None,
+            quoted_post_ids=[q for q in dict.fromkeys(quoted) if q],
+            edited=int(post.get("version") or 1) > 1,
+        )

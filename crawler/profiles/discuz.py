@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.html import HtmlForumProfile
 
 
-class Discuz(ForumProfile):
+class Discuz(HtmlForumProfile):
     name = "discuz"
+    detect_order = 20
     default_charset = "gb18030"
     timezone = "Asia/Shanghai"
     languages = ("zh", "en")

@@ -2,7 +2,8 @@
 
 Boards are tags: ``/api/tags`` -> ``/api/discussions?filter[tag]={slug}`` (``links.next``) ->
 ``/api/discussions/{id}`` (every post id in ``relationships.posts``, the first posts in
-``included``) -> the rest through ``/api/posts?filter[id]=…`` in batches of 20.
+``included``) -> the rest through ``/api/posts?filter[id]=…``, 20 at a time (id-batch paging,
+:class:`~crawler.profiles.jsonapi.JsonApiProfile`).
 HTML URLs: ``/t/{slug}`` for a tag, ``/d/{id}-{slug}`` for a discussion.
 """
 
@@ -12,18 +13,17 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urljoin, urlsplit
 
-from parsel import Selector
 from scrapy.http import TextResponse
 
 from crawler.items import Author, Board
-from crawler.profiles._utils import json_or_none
-from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
+from crawler.profiles.base import PageCursor, PageKind
+from crawler.profiles.jsonapi import JsonApiProfile
+from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
 
-BATCH = 20
 
-
-class Flarum(ForumProfile):
+class Flarum(JsonApiProfile):
     name = "flarum"
+    detect_order = 100
 
     markers = ("div#flarum-loading", "script#flarum-json-payload")
 
@@ -43,12 +43,14 @@ class Flarum(ForumProfile):
             return urljoin(url, f"/api/discussions?filter[tag]={slug}")
         return urljoin(url, f"/api/discussions/{self.thread_id_from(url)}")
 
-    def is_soft_404(self, response: TextResponse) -> bool:
-        data = json_or_none(response)
-        return isinstance(data, dict) and "errors" in data and "data" not in data
+    def is_error_document(self, data: dict[str, Any]) -> bool:
+        return "errors" in data and "data" not in data
+
+    def batch_url(self, thread_id: str, ids: list[Any]) -> str:
+        return "/api/posts?filter[id]=" + ",".join(ids)
 
     def board_links(self, response: TextResponse) -> list[PageCursor]:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         if not isinstance(data.get("data"), list) or urlsplit(response.url).path != "/api/tags":
             return []
         return [
@@ -61,12 +63,12 @@ class Flarum(ForumProfile):
         ]
 
     def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         users = _included(data, "users")
         refs = []
         for d in data.get("data") or []:
             attrs = d["attributes"]
-            uid = (((d.get("relationships") or {}).get("user") or {}).get("data") or {}).get("id")
+            uid = _user_id(d)
             refs.append(
                 ThreadRef(
                     url=urljoin(response.url, f"/d/{attrs['slug']}"),
@@ -74,7 +76,7 @@ class Flarum(ForumProfile):
                     title=attrs.get("title"),
                     author_id=uid,
                     author_name=(users.get(uid) or {}).get("username"),
-                    reply_count=max(int(attrs.get("commentCount") or 1) - 1, 0),
+                    reply_count=self.replies(attrs.get("commentCount")),
                     created_raw=attrs.get("createdAt"),
                     last_post_raw=attrs.get("lastPostedAt"),
                     board_id=cursor.extra.get("board_id"),
@@ -84,15 +86,11 @@ class Flarum(ForumProfile):
         return refs
 
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
-        nxt = ((json_or_none(response) or {}).get("links") or {}).get("next")
-        if not nxt:
-            return None
-        return PageCursor(
-            url=self.canonicalize(urljoin(response.url, nxt)), page=cursor.page + 1, extra=dict(cursor.extra)
-        )
+        nxt = (self.document(response).get("links") or {}).get("next")
+        return cursor.following(self.canonicalize(urljoin(response.url, nxt))) if nxt else None
 
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         users = _included(data, "users")
         if cursor.page == 1:
             discussion = data["data"]
@@ -100,68 +98,59 @@ class Flarum(ForumProfile):
             slug = discussion["attributes"]["slug"]
             raw_posts = list(_included(data, "posts").values())
             all_ids = [p["id"] for p in discussion["relationships"]["posts"]["data"]]
-            seen = {p["id"] for p in raw_posts}
-            remaining = [i for i in all_ids if i not in seen]
             thread = self._thread(discussion, response, ref, users)
         else:
             thread_id, slug = cursor.extra["thread_id"], cursor.extra["slug"]
             raw_posts = [p for p in data.get("data") or [] if p.get("type") == "posts"]
-            remaining = list(cursor.extra.get("remaining") or [])
+            all_ids = []
             thread = None
         posts = [
             self._post(p, response, thread_id, slug, users)
             for p in raw_posts
             if p["attributes"].get("contentType") == "comment"
         ]
-        nxt = None
-        if remaining:
-            nxt = PageCursor(
-                url=urljoin(response.url, "/api/posts?filter[id]=" + ",".join(remaining[:BATCH])),
-                page=cursor.page + 1,
-                extra={"remaining": remaining[BATCH:], "thread_id": thread_id, "slug": slug},
-            )
-        return ThreadPage(thread=thread, posts=posts, next=nxt)
+        remaining = self.remaining_ids(cursor, all_ids, {p["id"] for p in raw_posts})
+        state = {"thread_id": thread_id, "slug": slug}
+        return ThreadPage(thread=thread, posts=posts, next=self.next_batch(response, cursor, remaining, state))
 
     def _thread(
         self, d: dict[str, Any], response: TextResponse, ref: ThreadRef | None, users: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> ThreadRecord:
         attrs = d["attributes"]
-        uid = (((d.get("relationships") or {}).get("user") or {}).get("data") or {}).get("id")
-        return {
-            "thread_id": d["id"],
-            "url": urljoin(response.url, f"/d/{attrs['slug']}"),
-            "title": attrs.get("title"),
-            "board": Board(
+        uid = _user_id(d)
+        return ThreadRecord(
+            thread_id=d["id"],
+            url=urljoin(response.url, f"/d/{attrs['slug']}"),
+            title=attrs.get("title"),
+            board=Board(
                 id=ref.board_id if ref else None,
                 name=ref.board_name if ref else None,
                 path=[ref.board_name] if ref and ref.board_name else [],
             ),
-            "author": Author(name=(users.get(uid) or {}).get("username"), id=uid),
-            "created_raw": attrs.get("createdAt"),
-            "reply_count": max(int(attrs.get("commentCount") or 1) - 1, 0),
-            "last_post_at_raw": attrs.get("lastPostedAt"),
-        }
+            author=Author(name=(users.get(uid) or {}).get("username"), id=uid),
+            created_raw=attrs.get("createdAt"),
+            reply_count=self.replies(attrs.get("commentCount")),
+            last_post_at_raw=attrs.get("lastPostedAt"),
+        )
 
     def _post(
         self, p: dict[str, Any], response: TextResponse, thread_id: str, slug: str, users: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> PostRecord:
         attrs = p["attributes"]
-        uid = (((p.get("relationships") or {}).get("user") or {}).get("data") or {}).get("id")
+        uid = _user_id(p)
         html = attrs.get("contentHtml") or ""
-        quoted = Selector(text=html or "<p></p>").css("a.PostMention::attr(data-id)").getall()
-        return {
-            "post_id": p["id"],
-            "thread_id": thread_id,
-            "url": urljoin(
-                response.url, self.post_permalink.format(thread_id=slug, number=attrs.get("number"))
-            ),
-            "position": attrs.get("number"),
-            "author": Author(name=(users.get(uid) or {}).get("username"), id=uid),
-            "created_raw": attrs.get("createdAt"),
-            "body_html": html.strip() or None,
-            "quoted_post_ids": list(dict.fromkeys(quoted)),
-            "edited": bool(attrs.get("editedAt")),
-        }
+        quoted = self.fragment(html).css("a.PostMention::attr(data-id)").getall()
+        return PostRecord(
+            post_id=p["id"],
+            thread_id=thread_id,
+            url=urljoin(response.url, self.post_permalink.format(thread_id=slug, number=attrs.get("number"))),
+            position=attrs.get("number"),
+            author=Author(name=(users.get(uid) or {}).get("username"), id=uid),
+            created_raw=attrs.get("createdAt"),
+            body_html=html.strip() or None,
+            quoted_post_ids=list(dict.fromkeys(quoted)),
+            edited=bool(attrs.get("editedAt")),
+        )
 
     def thread_id_from(self, url: str) -> str | None:
         found = super().thread_id_from(url)
@@ -169,6 +158,10 @@ class Flarum(ForumProfile):
             return found
         ids = parse_qs(urlsplit(url).query).get("filter[discussion]")
         return ids[0] if ids else None
+
+
+def _user_id(resource: dict[str, Any]) -> str | None:
+    return (((resource.get("relationships") or {}).get("user") or {}).get("data") or {}).get("id")
 
 
 def _included(data: dict[str, Any], kind: str) -> dict[str, Any]:

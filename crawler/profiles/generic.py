@@ -20,18 +20,20 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
 import extruct
-from parsel import Selector
-from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url, url_query_cleaner
 
 from crawler.items import Author, Board
 from crawler.profiles._utils import join_text
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.base import ForumProfile, PageCursor, PageKind
+from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
+
+if TYPE_CHECKING:
+    from parsel import Selector
+    from scrapy.http import Response, TextResponse
 
 logger = logging.getLogger(__name__)
 
@@ -67,20 +69,36 @@ _NOISE_CLASS = re.compile(
 )
 
 
-@dataclass
-class GenericPage:
-    thread: dict[str, Any] | None
-    posts: list[dict[str, Any]]
-    links: list[str] = field(default_factory=list)
-    strategy: str | None = None
-
-
 class Generic(ForumProfile):
-    """Not in the detection order: the ``forum`` spider uses it when no profile matches."""
+    """The last fallback: it reads any page, so it accepts every start page.
+
+    It cannot tell index, board and thread pages apart, so every page is a
+    :attr:`~crawler.profiles.base.PageKind.PAGE`: its posts are read if it has any
+    (:meth:`parse_thread`) and every link is followed as another page (:meth:`board_links`).
+    Stats: ``generic/pages/<schema|blocks>``.
+    """
 
     name = "generic"
+    fallback_order = 1000
 
-    def parse_generic(self, response: TextResponse) -> GenericPage:
+    @classmethod
+    def detect(cls, response: Response) -> bool:
+        return True
+
+    def classify(self, url: str) -> PageKind:
+        return PageKind.PAGE
+
+    def board_links(self, response: TextResponse) -> list[PageCursor]:
+        """Every same-site link that is not a permalink, a user page or an action."""
+        return [PageCursor(url=url) for url in self.follow_links(response)]
+
+    def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
+        return []  # no thread list is known: threads are reached as pages
+
+    def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
+        return None  # pagination links are followed as pages
+
+    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
         thread_id = generic_thread_id(response.url)
         posts = self.schema_posts(response, thread_id)
         strategy = "schema" if posts else None
@@ -88,10 +106,11 @@ class Generic(ForumProfile):
             posts = self.block_posts(response, thread_id)
             strategy = "blocks" if posts else None
         thread = self.generic_thread(response, thread_id, posts) if posts else None
-        return GenericPage(thread=thread, posts=posts, links=self.follow_links(response), strategy=strategy)
+        stats = [f"generic/pages/{strategy}"] if strategy else []
+        return ThreadPage(thread=thread, posts=posts, next=None, stats=stats)
 
     # -- schema.org ----------------------------------------------------------------------------
-    def schema_posts(self, response: TextResponse, thread_id: str) -> list[dict[str, Any]]:
+    def schema_posts(self, response: TextResponse, thread_id: str) -> list[PostRecord]:
         try:
             data = extruct.extract(
                 response.text, base_url=response.url, syntaxes=["json-ld", "microdata"], uniform=True
@@ -106,11 +125,11 @@ class Generic(ForumProfile):
             for comment in _as_list(posting.get("comment")):
                 if isinstance(comment, dict) and "Comment" in _type(comment):
                     posts.append(self._schema_post(comment, response, thread_id, opening=False))
-        return [p for p in posts if p["body_html"]]
+        return [p for p in posts if p.body_html]
 
     def _schema_post(
         self, item: dict[str, Any], response: TextResponse, thread_id: str, opening: bool
-    ) -> dict[str, Any]:
+    ) -> PostRecord:
         url = item.get("url") or item.get("@id") or response.url
         match = (
             _ID_IN_URL.search(urlsplit(str(url)).query + "#" + urlsplit(str(url)).fragment)
@@ -119,25 +138,25 @@ class Generic(ForumProfile):
         )
         text = item.get("text") or item.get("articleBody") or ""
         author = _first(item.get("author"))
-        return {
-            "post_id": match.group(1) if match else ("op" if opening else _digest(text)),
-            "thread_id": thread_id,
-            "url": response.urljoin(str(url)),
-            "position": 1 if opening else item.get("position"),
-            "author": Author(name=author.get("name") if isinstance(author, dict) else author, id=None),
-            "created_raw": item.get("dateCreated") or item.get("datePublished"),
-            "body_html": "".join(f"<p>{_escape(line)}</p>" for line in str(text).splitlines() if line.strip())
+        return PostRecord(
+            post_id=match.group(1) if match else ("op" if opening else _digest(text)),
+            thread_id=thread_id,
+            url=response.urljoin(str(url)),
+            position=1 if opening else item.get("position"),
+            author=Author(name=author.get("name") if isinstance(author, dict) else author, id=None),
+            created_raw=item.get("dateCreated") or item.get("datePublished"),
+            body_html="".join(f"<p>{_escape(line)}</p>" for line in str(text).splitlines() if line.strip())
             or None,
-            "quoted_post_ids": [],
-            "edited": bool(item.get("dateModified") and item.get("dateModified") != item.get("dateCreated")),
-        }
+            quoted_post_ids=[],
+            edited=bool(item.get("dateModified") and item.get("dateModified") != item.get("dateCreated")),
+        )
 
     # -- repeated blocks -----------------------------------------------------------------------
-    def block_posts(self, response: TextResponse, thread_id: str) -> list[dict[str, Any]]:
+    def block_posts(self, response: TextResponse, thread_id: str) -> list[PostRecord]:
         blocks = _id_blocks(response) or _sibling_blocks(response)
         return [self._block_post(block, response, thread_id) for block in blocks]
 
-    def _block_post(self, block: Selector, response: TextResponse, thread_id: str) -> dict[str, Any]:
+    def _block_post(self, block: Selector, response: TextResponse, thread_id: str) -> PostRecord:
         block_text = join_text(block) or ""
         post_id = _POST_ID.match(block.attrib.get("id", ""))
         floor = _FLOOR.search(block_text)
@@ -146,36 +165,33 @@ class Generic(ForumProfile):
         )
         author = join_text(author_link) if author_link is not None else None
         body = _body_of(block, author_link.attrib["href"] if author_link is not None else None)
-        return {
-            "post_id": post_id.group(1) if post_id else _digest(block_text),
-            "thread_id": thread_id,
-            "url": canonicalize_url(response.url)
-            + (f"#{block.attrib['id']}" if block.attrib.get("id") else ""),
-            "position": int(floor.group(1)) if floor else None,
-            "author": Author(name=author, id=None),
-            "created_raw": block.css("time::attr(datetime)").get() or _date_text(block, body),
-            "body_html": "".join(body.xpath("node()").getall()).strip() if body is not None else None,
-            "quoted_post_ids": [],
-            "edited": bool(_EDITED.search(block_text)),
-        }
+        return PostRecord(
+            post_id=post_id.group(1) if post_id else _digest(block_text),
+            thread_id=thread_id,
+            url=canonicalize_url(response.url) + (f"#{block.attrib['id']}" if block.attrib.get("id") else ""),
+            position=int(floor.group(1)) if floor else None,
+            author=Author(name=author, id=None),
+            created_raw=block.css("time::attr(datetime)").get() or _date_text(block, body),
+            body_html="".join(body.xpath("node()").getall()).strip() if body is not None else None,
+            quoted_post_ids=[],
+            edited=bool(_EDITED.search(block_text)),
+        )
 
     # -- thread and links ----------------------------------------------------------------------
-    def generic_thread(
-        self, response: TextResponse, thread_id: str, posts: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+    def generic_thread(self, response: TextResponse, thread_id: str, posts: list[PostRecord]) -> ThreadRecord:
         # "<thread> - <forum>" is the near-universal <title> shape; the <h1> is often the site name.
         title = _TITLE_SEP.split(join_text(response.css("title")) or "")[0].strip() or join_text(
             response.css("h1")[-1:]
         )
-        opening = next((p for p in posts if p.get("position") == 1), None)
-        return {
-            "thread_id": thread_id,
-            "url": thread_url(response.url),
-            "title": title,
-            "board": Board(),
-            "author": opening["author"] if opening else Author(),
-            "created_raw": opening["created_raw"] if opening else None,
-        }
+        opening = next((p for p in posts if p.position == 1), None)
+        return ThreadRecord(
+            thread_id=thread_id,
+            url=thread_url(response.url),
+            title=title,
+            board=Board(),
+            author=opening.author if opening else Author(),
+            created_raw=opening.created_raw if opening else None,
+        )
 
     def follow_links(self, response: TextResponse) -> list[str]:
         host = urlsplit(response.url).netloc

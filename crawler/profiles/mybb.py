@@ -13,13 +13,15 @@ from typing import Any
 from parsel import Selector
 from scrapy.http import TextResponse
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.html import HtmlForumProfile
+from crawler.profiles.records import PostRecord, ThreadRef
 
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AP]M)?", re.IGNORECASE)
 
 
-class MyBB(ForumProfile):
+class MyBB(HtmlForumProfile):
     name = "mybb"
+    detect_order = 70
     languages = ("en",)
     date_order = "MDY"
 
@@ -73,12 +75,12 @@ class MyBB(ForumProfile):
     _post_edited = "span.post_edit span.edited_post"
     text_strip = ("div.codeblock > div.title",)
 
-    def post(self, sel: Selector, response: TextResponse, thread_id: str) -> dict[str, Any]:
-        fields = super().post(sel, response, thread_id)
-        fields["created_raw"] = self._date(sel.css("div.post_head span.post_date"))
-        return fields
+    def post(self, sel: Selector, response: TextResponse, thread_id: str) -> PostRecord:
+        record = super().post(sel, response, thread_id)
+        record.created_raw = self._date(sel.css("div.post_head span.post_date"))
+        return record
 
-    def thread_ref(self, row: Selector, response: TextResponse):  # type: ignore[no-untyped-def]
+    def thread_ref(self, row: Selector, response: TextResponse) -> ThreadRef:
         ref = super().thread_ref(row, response)
         ref.last_post_raw = self._date(row.css("span.lastpost"))
         ref.url = self.canonicalize(ref.url)

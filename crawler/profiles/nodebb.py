@@ -12,18 +12,20 @@ import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
-from parsel import Selector
 from scrapy.http import Response, TextResponse
 
 from crawler.items import Author, Board
-from crawler.profiles._utils import json_or_none, str_or_none
-from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadPage, ThreadRef
+from crawler.profiles._utils import str_or_none
+from crawler.profiles.base import PageCursor, PageKind
+from crawler.profiles.jsonapi import JsonApiProfile
+from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
 
 _POST_LINK = re.compile(r"/post/(\d+)")
 
 
-class NodeBB(ForumProfile):
+class NodeBB(JsonApiProfile):
     name = "nodebb"
+    detect_order = 90
 
     markers = ('script[src*="nodebb.min.js"]', "[component]", 'link[href*="/assets/client.css"]')
     min_markers = 2
@@ -46,12 +48,11 @@ class NodeBB(ForumProfile):
             return url
         return urlunsplit(parts._replace(path="/api" + parts.path))
 
-    def is_soft_404(self, response: TextResponse) -> bool:
-        data = json_or_none(response)
-        return isinstance(data, dict) and "error" in data and len(data) <= 2
+    def is_error_document(self, data: dict[str, Any]) -> bool:
+        return "error" in data and len(data) <= 2
 
     def board_links(self, response: TextResponse) -> list[PageCursor]:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         cursors = []
         for category in _walk(data.get("categories") or []):
             url = self.canonicalize(urljoin(response.url, f"/category/{category['slug']}"))
@@ -61,7 +62,7 @@ class NodeBB(ForumProfile):
         return cursors
 
     def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         return [
             ThreadRef(
                 url=self.canonicalize(urljoin(response.url, f"/topic/{t['slug']}")),
@@ -69,7 +70,7 @@ class NodeBB(ForumProfile):
                 title=t.get("titleRaw") or t.get("title"),
                 author_name=(t.get("user") or {}).get("username"),
                 author_id=str_or_none((t.get("user") or {}).get("uid")),
-                reply_count=max(int(t.get("postcount") or 1) - 1, 0),
+                reply_count=self.replies(t.get("postcount")),
                 view_count=t.get("viewcount"),
                 created_raw=t.get("timestampISO"),
                 last_post_raw=t.get("lastposttimeISO"),
@@ -80,23 +81,21 @@ class NodeBB(ForumProfile):
         ]
 
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
-        data = json_or_none(response) or {}
-        pagination = data.get("pagination") or {}
-        nxt = pagination.get("next") or {}
+        # Numbered pages, for category and topic alike: NodeBB lists no ids to batch.
+        nxt = (self.document(response).get("pagination") or {}).get("next") or {}
         if not nxt.get("active"):
             return None
-        parts = urlsplit(cursor.url)
-        url = urlunsplit(parts._replace(query=f"page={nxt['page']}"))
-        return PageCursor(url=self.canonicalize(url), page=cursor.page + 1, extra=dict(cursor.extra))
+        url = urlunsplit(urlsplit(cursor.url)._replace(query=f"page={nxt['page']}"))
+        return cursor.following(self.canonicalize(url))
 
     def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
-        data = json_or_none(response) or {}
+        data = self.document(response)
         thread_id = str_or_none(data.get("tid")) or self.thread_id_from(response.url) or ""
         posts = [self._post(p, response, thread_id) for p in data.get("posts") or []]
-        thread = self._thread(data, response, ref) if cursor.page == 1 else None
+        thread = self._thread(data, response) if cursor.page == 1 else None
         return ThreadPage(thread=thread, posts=posts, next=self.next_page(response, cursor))
 
-    def _thread(self, data: dict[str, Any], response: TextResponse, ref: ThreadRef | None) -> dict[str, Any]:
+    def _thread(self, data: dict[str, Any], response: TextResponse) -> ThreadRecord:
         category = data.get("category") or {}
         crumbs = [
             c["text"]
@@ -104,34 +103,34 @@ class NodeBB(ForumProfile):
             if c.get("url") and not c["text"].startswith("[[")
         ]
         opener = next(iter(data.get("posts") or []), {})
-        return {
-            "thread_id": str(data["tid"]),
-            "url": self.canonicalize(urljoin(response.url, f"/topic/{data['slug']}")),
-            "title": data.get("titleRaw") or data.get("title"),
-            "board": Board(id=str_or_none(category.get("cid")), name=category.get("name"), path=crumbs),
-            "author": Author(name=(opener.get("user") or {}).get("username"), id=str_or_none(data.get("uid"))),
-            "created_raw": data.get("timestampISO"),
-            "reply_count": max(int(data.get("postcount") or 1) - 1, 0),
-            "view_count": data.get("viewcount"),
-            "last_post_at_raw": data.get("lastposttimeISO"),
-        }
+        return ThreadRecord(
+            thread_id=str(data["tid"]),
+            url=self.canonicalize(urljoin(response.url, f"/topic/{data['slug']}")),
+            title=data.get("titleRaw") or data.get("title"),
+            board=Board(id=str_or_none(category.get("cid")), name=category.get("name"), path=crumbs),
+            author=Author(name=(opener.get("user") or {}).get("username"), id=str_or_none(data.get("uid"))),
+            created_raw=data.get("timestampISO"),
+            reply_count=self.replies(data.get("postcount")),
+            view_count=data.get("viewcount"),
+            last_post_at_raw=data.get("lastposttimeISO"),
+        )
 
-    def _post(self, post: dict[str, Any], response: TextResponse, thread_id: str) -> dict[str, Any]:
+    def _post(self, post: dict[str, Any], response: TextResponse, thread_id: str) -> PostRecord:
         html = post.get("content") or ""
-        links = Selector(text=html or "<p></p>").css("blockquote a[href*='/post/']::attr(href)").getall()
+        links = self.fragment(html).css("blockquote a[href*='/post/']::attr(href)").getall()
         quoted = [m.group(1) for m in map(_POST_LINK.search, links) if m]
         index = post.get("index")
-        return {
-            "post_id": str(post["pid"]),
-            "thread_id": thread_id,
-            "url": urljoin(response.url, self.post_permalink.format(post_id=post["pid"])),
-            "position": index + 1 if isinstance(index, int) else None,
-            "author": Author(name=(post.get("user") or {}).get("username"), id=str_or_none(post.get("uid"))),
-            "created_raw": post.get("timestampISO") or post.get("timestamp"),
-            "body_html": html.strip() or None,
-            "quoted_post_ids": list(dict.fromkeys(quoted)),
-            "edited": bool(post.get("edited")),
-        }
+        return PostRecord(
+            post_id=str(post["pid"]),
+            thread_id=thread_id,
+            url=urljoin(response.url, self.post_permalink.format(post_id=post["pid"])),
+            position=index + 1 if isinstance(index, int) else None,
+            author=Author(name=(post.get("user") or {}).get("username"), id=str_or_none(post.get("uid"))),
+            created_raw=post.get("timestampISO") or post.get("timestamp"),
+            body_html=html.strip() or None,
+            quoted_post_ids=list(dict.fromkeys(quoted)),
+            edited=bool(post.get("edited")),
+        )
 
 
 def _walk(categories: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.html import HtmlForumProfile
 
 
-class PhpBB(ForumProfile):
+class PhpBB(HtmlForumProfile):
     name = "phpbb"
+    detect_order = 30
     languages = ("en",)
 
     markers = (

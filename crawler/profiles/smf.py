@@ -8,12 +8,20 @@ has no cookie and is dropped. Dates are display-only in the forum's zone ("Today
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.html import HtmlForumProfile
+
+if TYPE_CHECKING:
+    from parsel import Selector
+    from scrapy.http import TextResponse
+
+    from crawler.profiles.records import ThreadRef
 
 
-class SMF(ForumProfile):
+class SMF(HtmlForumProfile):
     name = "smf"
+    detect_order = 80
     languages = ("en",)
 
     markers = (
@@ -58,7 +66,7 @@ class SMF(ForumProfile):
     _post_edited = "span.modified span.lastedit"
     text_strip = ("div.codeheader",)
 
-    def thread_ref(self, row, response):  # type: ignore[no-untyped-def]
+    def thread_ref(self, row: Selector, response: TextResponse) -> ThreadRef:
         ref = super().thread_ref(row, response)
         # One <p> holds "Replies: 6<br>Views: 1,234".
         stats = " ".join(row.css("div.board_stats p::text").getall())

@@ -17,17 +17,21 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from crawler.profiles.base import ForumProfile, PageCursor, ThreadRef
+from crawler.profiles.html import HtmlForumProfile
 
 if TYPE_CHECKING:
     from parsel import Selector
     from scrapy.http import TextResponse
 
+    from crawler.profiles.base import PageCursor
+    from crawler.profiles.records import ThreadRef
 
-class VBulletin(ForumProfile):
+
+class VBulletin(HtmlForumProfile):
     """vBulletin 4.x; 3.x pages are read by :class:`VBulletin3` (see :attr:`versions`)."""
 
     name = "vbulletin"
+    detect_order = 50
     languages = ("en",)
     date_order = "MDY"
 
@@ -121,7 +125,7 @@ class VBulletin3(VBulletin):
 VBulletin.versions = (VBulletin3,)
 
 
-class VBulletin5(ForumProfile):
+class VBulletin5(HtmlForumProfile):
     """vBulletin 5 "Connect" (and 6): a different product from 3/4, sharing only the name.
 
     URLs are channel paths: ``/forum/{channel}[/{sub}]`` and ``/forum/{channel}/{nodeid}-{slug}``,
@@ -131,6 +135,7 @@ class VBulletin5(ForumProfile):
     """
 
     name = "vbulletin5"
+    detect_order = 60
     languages = ("en",)
     date_order = "MDY"
 

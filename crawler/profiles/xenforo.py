@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 
-from crawler.profiles.base import ForumProfile
+from crawler.profiles.html import HtmlForumProfile
 
 
-class XenForo(ForumProfile):
+class XenForo(HtmlForumProfile):
     name = "xenforo"
+    detect_order = 40
     languages = ("en",)
 
     markers = ("html#XF[data-xf]", 'a[data-nav-id="forums"]', 'a[rel~="sponsored"][href*="xenforo.com"]')

@@ -24,8 +24,8 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.items import Article, Comment
 from crawler.profiles._utils import join_text, to_int
-from crawler.profiles.blog import BlogPage
-from crawler.profiles.wordpress import WordPress
+from crawler.blogs.generic import BlogPage
+from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)

@@ -1,20 +1,25 @@
-"""The shared forum spider, driven by an engine profile.
+"""The shared forum spider, driven by a forum profile.
 
-``scrapy crawl forum -a start_url=URL`` detects the engine from the first response
-(stats ``profiles/detected/<engine>``, plus ``profiles/detected/<engine>/<version>`` when a
-nested markup version reads the page, or ``profiles/undetected``); ``scrapy crawl <engine>
--a start_url=URL`` (one spider per entry of :data:`crawler.profiles.PROFILES`) skips engine
+``scrapy crawl forum -a start_url=URL`` asks the profile registry which engine the first
+response shows (stats ``profiles/detected/<engine>``, plus ``profiles/detected/<engine>/<version>``
+when a nested markup version reads the page). When none does, it takes the first fallback that
+accepts the page (``profiles/undetected`` and ``profiles/fallback/<name>``): the generic reader
+unless another fallback is registered ahead of it or ``-a fallback=`` names others.
+``scrapy crawl <engine> -a start_url=URL`` (one spider per engine in the registry) skips
 detection. Either way each page is read by the engine's version that matches it
 (:meth:`~crawler.profiles.base.ForumProfile.for_page`: vBulletin 3 and 4 are one engine).
 
-Crawl order is breadth-first by level through request priorities: index, then boards and all
-their thread-list pages, then threads and all their pages. The engine name, page kind, cursor
-and thread-list row travel in ``cb_kwargs`` as plain values, so any node of a cluster can
-continue a request another node created.
+The spider knows profiles only through :class:`~crawler.profiles.base.ForumProfile`: it calls
+:meth:`~crawler.profiles.base.ForumProfile.read` on every page and turns the records into items
+and the follow-ups into requests. Crawl order is breadth-first by level through request
+priorities: index, then boards and all their thread-list pages, then threads and all their
+pages. The profile name, page kind, cursor and thread-list row travel in ``cb_kwargs`` as plain
+values, so any node of a cluster can continue a request another node created.
 
 Spider arguments: ``start_url`` (required), ``timezone`` (IANA name, overrides the profile's),
-``profile=none`` (no engine detection: read the site with a learned template, as for a site
-no profile knows; for checking the fallback on engines that have a profile).
+``fallback`` (comma-separated fallback names to try, in order, instead of all registered ones),
+``profile=none`` (no engine detection: go straight to the fallbacks, as for a site no profile
+knows; for checking the learned fallback on engines that have a profile).
 """
 
 from __future__ import annotations
@@ -28,14 +33,11 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import scrapy
-from scrapy.exceptions import CloseSpider
 from scrapy.http import Response, TextResponse
+from scrapy.utils.misc import build_from_crawler
 
-from crawler.items import Post, Thread
-from crawler.learn.strategy import LearnedForum
 from crawler.pipelines import ITEM_PIPELINES
-from crawler.profiles import PROFILES, Generic, detect_profile, get_profile
-from crawler.profiles.base import ForumProfile, PageCursor, PageKind, ThreadRef
+from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 
 logger = logging.getLogger(__name__)
 
@@ -53,50 +55,57 @@ FORUM_SETTINGS: dict[str, Any] = {
 
 
 class ForumSpider(scrapy.Spider):
-    """Crawl one forum from ``start_url`` with a profile (given or detected)."""
+    """Crawl one forum from ``start_url`` with a profile (given, detected or a fallback)."""
 
     name = "forum"
+    #: Set on the generated ``<engine>`` spiders: no detection.
     profile_class: ClassVar[type[ForumProfile] | None] = None
+    #: Where profiles are looked up by name and detected.
+    registry: ClassVar[ProfileRegistry] = REGISTRY
     custom_settings: ClassVar[dict[str, Any]] = FORUM_SETTINGS
 
     def __init__(
-        self, start_url: str | None = None, timezone: str | None = None, profile: str | None = None, **kwargs: Any
+        self,
+        start_url: str | None = None,
+        timezone: str | None = None,
+        fallback: str | None = None,
+        profile: str | None = None,
+        **kwargs: Any,
     ):
         super().__init__(**kwargs)
-        #: ``-a profile=none``: skip engine detection, read the site with the learned template.
-        self.use_profiles = (profile or "").lower() not in ("none", "off", "learn", "learned")
-        self.check_arguments(start_url=start_url, timezone=timezone)
+        #: ``-a profile=none``: skip engine detection, read the site with a fallback.
+        self.use_profiles = (profile or "").lower() not in ("none", "off")
+        self.check_arguments(start_url=start_url, timezone=timezone, fallback=fallback)
         assert start_url is not None  # checked above; for the type checker
         self.start_url = start_url
         self.site_timezone = timezone
+        #: Fallback names to try in order; ``None``: every registered fallback.
+        self.fallbacks = _names(fallback)
         self.site = urlsplit(start_url).netloc
         # Subdomains included (www. dropped), so http/https and www redirects stay on site.
         self.allowed_domains = [site_domain(start_url)]
         self.default_charset = self.profile_class.default_charset if self.profile_class else None
-        #: The learned-template fallback, one per host (sites without a profile).
-        self.learned: dict[str, LearnedForum] = {}
 
-    @staticmethod
-    def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:
+    @classmethod
+    def check_arguments(
+        cls, start_url: str | None = None, timezone: str | None = None, fallback: str | None = None, **_: Any
+    ) -> None:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
         check_start_url(start_url)
         check_timezone(timezone)
+        for name in _names(fallback) or ():
+            cls.registry.named_fallback(name)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         yield scrapy.Request(self.start_url, callback=self.parse_start, dont_filter=True)
 
     # -- entry -------------------------------------------------------------------------------
     def parse_start(self, response: Response) -> Iterator[Any]:
-        profile_cls = self.profile_class or (self._detect(response) if self.use_profiles else Generic)
+        profile_cls = self.profile_class or self._detect(response)
         if profile_cls is None:
             return
         self.default_charset = profile_cls.default_charset
-        profile = profile_cls.for_page(response)()
-        if isinstance(profile, Generic):
-            yield from self.parse_page(
-                response, engine=profile.name, kind=PageKind.PAGE, cursor=PageCursor(response.url).as_dict()
-            )
-            return
+        profile = self._profile(profile_cls, response)
         kind = profile.classify(response.url) or PageKind.INDEX
         cursor = PageCursor(url=profile.canonicalize(response.url))
         api_url = profile.request_url(kind, response.url)
@@ -106,16 +115,9 @@ class ForumSpider(scrapy.Spider):
         yield from self.parse_page(response, engine=profile.name, kind=kind, cursor=cursor.as_dict())
 
     def _detect(self, response: Response) -> type[ForumProfile] | None:
-        found = detect_profile(response)
+        found = self.registry.detect(response) if self.use_profiles else None
         if found is None:
-            self.crawler.stats.inc_value("profiles/undetected")
-            self.crawler.stats.inc_value("profiles/fallback/generic")
-            logger.warning(
-                "No forum profile matches %(url)s; using the generic fallback (schema.org, post blocks)",
-                {"url": response.url},
-                extra={"spider": self},
-            )
-            return Generic
+            return self._fallback(response)
         self.crawler.stats.inc_value(f"profiles/detected/{found.name}")
         engine = found.name
         version = found.for_page(response).version
@@ -124,6 +126,29 @@ class ForumSpider(scrapy.Spider):
             engine = f"{found.name} {version}"
         logger.info("Detected %(engine)s at %(url)s", {"engine": engine, "url": response.url})
         return found
+
+    def _fallback(self, response: Response) -> type[ForumProfile] | None:
+        self.crawler.stats.inc_value("profiles/undetected")
+        fallback = self.registry.fallback(response, self.fallbacks)
+        if fallback is None:
+            logger.warning(
+                "No forum profile matches %(url)s and no fallback accepts it; nothing to crawl",
+                {"url": response.url},
+                extra={"spider": self},
+            )
+            return None
+        self.crawler.stats.inc_value(f"profiles/fallback/{fallback.name}")
+        logger.warning(
+            "No forum profile matches %(url)s; using the %(fallback)s fallback",
+            {"url": response.url, "fallback": fallback.name},
+            extra={"spider": self},
+        )
+        return fallback
+
+    def _profile(self, profile_cls: type[ForumProfile], response: Response) -> ForumProfile:
+        # The engine travels by name; its markup version is read off each page (vBulletin 3/4).
+        # Built the Scrapy way, so a profile that needs settings defines from_crawler.
+        return build_from_crawler(profile_cls.for_page(response), self.crawler)
 
     # -- pages -------------------------------------------------------------------------------
     def parse_page(
@@ -134,94 +159,32 @@ class ForumSpider(scrapy.Spider):
         cursor: dict[str, Any] | None = None,
         ref: dict[str, Any] | None = None,
     ) -> Iterator[Any]:
-        profile_cls = get_profile(engine)
+        profile_cls = self.registry.get(engine)
         if profile_cls is None or not isinstance(response, TextResponse):
             return
-        # The engine travels by name; its markup version is read off each page (vBulletin 3/4).
-        profile = profile_cls.for_page(response)()
+        profile = self._profile(profile_cls, response)
         page_kind = PageKind(kind)
         self.crawler.stats.inc_value(f"forum/pages/{page_kind}")
         if profile.is_soft_404(response):
             self.crawler.stats.inc_value("forum/soft_404")
             logger.debug("Soft 404 at %(url)s", {"url": response.url})
             return
-        page_cursor = PageCursor.from_dict(cursor, url=response.url)
-        if isinstance(profile, Generic):
-            yield from self._generic_page(profile, response, page_kind, page_cursor)
-        elif page_kind is PageKind.THREAD:
-            yield from self._thread_page(profile, response, page_cursor, ref)
-        else:
-            yield from self._listing_page(profile, response, page_kind, page_cursor)
-
-    def _listing_page(
-        self, profile: ForumProfile, response: TextResponse, kind: PageKind, cursor: PageCursor
-    ) -> Iterator[scrapy.Request]:
-        for board in profile.board_links(response):
-            yield self._request(profile, PageKind.BOARD, board.url, cursor=board)
-        if kind is PageKind.INDEX:
-            return
-        for ref in profile.thread_refs(response, cursor):
-            yield self._request(profile, PageKind.THREAD, ref.url, ref=ref)
-        nxt = profile.next_page(response, cursor)
-        if nxt is not None:
-            yield self._request(profile, PageKind.BOARD, nxt.url, cursor=nxt)
-
-    def _thread_page(
-        self,
-        profile: ForumProfile,
-        response: TextResponse,
-        cursor: PageCursor,
-        ref: dict[str, Any] | None,
-    ) -> Iterator[Any]:
-        thread_ref = ThreadRef.from_dict(ref) if ref else None
-        page = profile.parse_thread(response, cursor, thread_ref)
+        page = profile.read(
+            response,
+            page_kind,
+            PageCursor.from_dict(cursor, url=response.url),
+            ThreadRef.from_dict(ref) if ref else None,
+        )
+        for key in page.stats:
+            self.crawler.stats.inc_value(key)
         crawled_at = fetch_time(response)
         if page.thread is not None:
-            yield Thread(site=self.site, engine=profile.name, crawled_at=crawled_at, **page.thread)
-        for fields in page.posts:
-            yield Post(site=self.site, engine=profile.name, crawled_at=crawled_at, **fields)
-        if page.next is not None:
-            # The list row only feeds the Thread item of page 1: later pages travel without it.
-            yield self._request(profile, PageKind.THREAD, page.next.url, cursor=page.next)
-
-    def _generic_page(
-        self, profile: Generic, response: TextResponse, kind: PageKind, cursor: PageCursor
-    ) -> Iterator[Any]:
-        """Sites without a profile: the learned template (:mod:`crawler.learn`)."""
-        host = urlsplit(response.url).netloc
-        strategy = self.learned.setdefault(host, LearnedForum(host))
-        state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
-        out = strategy.page(response.url, response.text, str(kind), state)
-        stats = self.crawler.stats
-        if out.learned is not None:
-            stats.inc_value("profiles/fallback/learned")
-            stats.set_value(f"learn/template/{host}", out.learned.source)
-            for quirk in ("repeats_first_post", "repeats_last_post"):
-                if getattr(out.learned, quirk):
-                    stats.inc_value(f"learn/quirks/{quirk}")
-            logger.info(
-                "Learned a template for %(host)s from %(pages)d pages: posts %(record)s",
-                {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
-                extra={"spider": self},
-            )
-            logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
-        if strategy.failure is not None and not getattr(strategy, "reported", False):
-            strategy.reported = True  # type: ignore[attr-defined]
-            stats.inc_value("learn/not_a_forum")
-            logger.error("%(host)s: %(why)s", {"host": host, "why": strategy.failure}, extra={"spider": self})
-            raise CloseSpider("not_a_forum")
-        crawled_at = fetch_time(response)
-        for fields in out.threads:
-            yield Thread(site=self.site, engine=profile.name, crawled_at=crawled_at, **fields)
-        for fields in out.posts:
-            yield Post(site=self.site, engine=profile.name, crawled_at=crawled_at, **fields)
-        for url, page_kind, state in out.follow:
-            nxt = PageCursor(url=url, page=int(state.get("page", 1)),
-                             extra={k: v for k, v in state.items() if k != "page"})
-            request = self._request(profile, PageKind(page_kind), url, cursor=nxt)
-            # A thread's next page is walked in order (positions, repeated posts) even when
-            # the page was already fetched while the template was being learned.
-            yield request.replace(dont_filter=True) if nxt.page > 1 and page_kind == "thread" else request
+            yield page.thread.to_item(site=self.site, engine=profile.name, crawled_at=crawled_at)
+        for post in page.posts:
+            yield post.to_item(site=self.site, engine=profile.name, crawled_at=crawled_at)
+        for follow in page.follow:
+            request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
+            yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
         self,
@@ -243,6 +206,13 @@ class ForumSpider(scrapy.Spider):
             priority=PRIORITY[kind],
             cb_kwargs=cb_kwargs,
         )
+
+
+def _names(value: str | None) -> tuple[str, ...] | None:
+    """``"a, b"`` -> ``("a", "b")``; ``None`` stays ``None`` (every registered fallback)."""
+    if value is None:
+        return None
+    return tuple(name.strip() for name in value.split(",") if name.strip())
 
 
 def check_start_url(start_url: str | None) -> None:
@@ -285,9 +255,9 @@ def _engine_spider(profile: type[ForumProfile]) -> type[ForumSpider]:
 
 
 def _register_engine_spiders() -> None:
-    # One spider per engine (scrapy crawl discuz ...), generated so a new profile needs no spider
-    # file. Only the generated names are bound here: the spider loader finds each class once.
-    for profile in PROFILES:
+    # One spider per registered engine (scrapy crawl discuz ...), so a new profile needs no
+    # spider file. Only the generated names are bound here: the spider loader finds each once.
+    for profile in REGISTRY.engines:
         spider = _engine_spider(profile)
         globals()[spider.__name__] = spider
 

@@ -29,7 +29,7 @@ from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from crawler.items import Article, Comment
-from crawler.profiles.wordpress import WordPress
+from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)

@@ -9,12 +9,12 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from crawler.encoding import decode_html
-from crawler.profiles import PROFILES, detect_profile, get_profile
+from crawler.profiles import REGISTRY, detect_profile, get_profile
 from crawler.profiles.base import PageCursor, PageKind
 from crawler.profiles.vbulletin import VBulletin, VBulletin3
 from crawler.testing.expected import FIXTURES, _sites, engines, site_engine
 
-WORDPRESS = Path("/work/shared/fixtures/wordpress-6.1-twentytwentyone")
+WORDPRESS = Path(__file__).resolve().parents[1] / "fixtures" / "reference" / "wordpress-6.1-twentytwentyone"
 
 
 def html_pages(engine: str) -> list[tuple[str, HtmlResponse]]:
@@ -36,7 +36,7 @@ def test_every_fixture_page_detected_as_its_engine_only(site: str) -> None:
     pages = html_pages(site)
     assert pages
     for target, response in pages:
-        matches = [p.name for p in PROFILES if p.detect(response)]
+        matches = [p.name for p in REGISTRY.engines if p.detect(response)]
         assert matches == [engine], f"{site}{target} detected as {matches}"
 
 
@@ -89,7 +89,6 @@ def test_no_profile_matches_other_engines(site: str) -> None:
         assert detect_profile(response) is None, f"{site}{target}"
 
 
-@pytest.mark.skipif(not WORDPRESS.exists(), reason="shared WordPress reference pages not present")
 @pytest.mark.parametrize("name", ["index.html", "post-03.html", "index-page-2.html"])
 def test_no_forum_profile_matches_wordpress(name: str) -> None:
     response = HtmlResponse(url="http://127.0.0.1/", body=(WORDPRESS / name).read_bytes(), encoding="utf-8")
@@ -97,18 +96,18 @@ def test_no_forum_profile_matches_wordpress(name: str) -> None:
 
 
 def test_every_profile_and_version_has_a_fixture_site() -> None:
-    assert sorted(p.name for p in PROFILES) == sorted({site_engine(s) for s in engines()})
+    assert sorted(p.name for p in REGISTRY.engines) == sorted({site_engine(s) for s in engines()})
     read_by = {get_profile(site_engine(s)).for_page(r) for s in engines() for _, r in html_pages(s)[:1]}
-    for profile in PROFILES:
+    for profile in REGISTRY.engines:
         for version in profile.versions:
             assert version.name == profile.name and version.version
             assert version in read_by, f"no fixture site in {profile.name} {version.version} markup"
 
 
 def test_profile_names_unique_and_registered() -> None:
-    names = [p.name for p in PROFILES]
+    names = [p.name for p in REGISTRY.engines]
     assert len(names) == len(set(names))
-    assert all(get_profile(n) is p for n, p in zip(names, PROFILES, strict=True))
+    assert all(get_profile(n) is p for n, p in zip(names, REGISTRY.engines, strict=True))
 
 
 @pytest.mark.parametrize(
@@ -185,7 +184,7 @@ def test_canonicalize_drops_session_and_view_params(engine: str, url: str, canon
 
 
 def test_canonicalize_is_idempotent() -> None:
-    for profile in PROFILES:
+    for profile in REGISTRY.engines:
         url = "http://x/a.php?b=2&a=1&sid=1&s=2&extra=3"
         once = profile.canonicalize(url)
         assert profile.canonicalize(once) == once

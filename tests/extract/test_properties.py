@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from crawler.dates import normalize_date
 from crawler.encoding import decode_html
-from crawler.profiles import PROFILES
+from crawler.profiles import REGISTRY
 from crawler.profiles._utils import html_to_text, to_int
 
 BASE = datetime(2024, 3, 2, 4, 0, tzinfo=UTC)
@@ -52,7 +52,7 @@ def test_gbk_text_survives_a_lying_header(text: str) -> None:
 )
 def test_canonicalize_idempotent_and_drops_session_ids(params: list[str]) -> None:
     url = "http://forum.example/x.php?" + "&".join(params)
-    for profile in PROFILES:
+    for profile in REGISTRY.engines:
         once = profile.canonicalize(url)
         assert profile.canonicalize(once) == once
         for dropped in profile.drop_params:

@@ -13,7 +13,7 @@ from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
 from crawler.items import Post, Thread
-from crawler.profiles import PROFILES
+from crawler.profiles import REGISTRY
 from crawler.profiles.base import PageKind
 from crawler.spiders import forum
 from crawler.spiders.forum import ForumSpider, site_domain
@@ -35,7 +35,7 @@ def spider(cls: type[ForumSpider] = forum.PhpbbSpider) -> ForumSpider:  # type: 
 
 
 def test_one_generated_spider_per_profile() -> None:
-    for profile in PROFILES:
+    for profile in REGISTRY.engines:
         generated = [c for c in vars(forum).values() if isinstance(c, type) and getattr(c, "profile_class", None) is profile]
         assert len(generated) == 1 and generated[0].name == profile.name
 

@@ -8,11 +8,10 @@ from pathlib import Path
 import pytest
 from scrapy.http import HtmlResponse
 
-from crawler.profiles.wordpress import WordPress
+from crawler.blogs.wordpress import WordPress
 
-REF = Path("/work/shared/fixtures/wordpress-6.1-twentytwentyone")
+REF = Path(__file__).resolve().parents[1] / "fixtures" / "reference" / "wordpress-6.1-twentytwentyone"
 BASE = "http://127.0.0.1:18081"
-pytestmark = pytest.mark.skipif(not REF.exists(), reason="shared WordPress reference pages not present")
 
 
 def page(name: str, url: str) -> HtmlResponse:

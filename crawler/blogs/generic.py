@@ -1,4 +1,4 @@
-"""Extraction for blogs without a dedicated profile (Hugo, Hexo, Jekyll, Ghost, Typecho…).
+"""Extraction for blogs without a dedicated reader (Hugo, Hexo, Jekyll, Ghost, Typecho…).
 
 Discovery links come from RSS/Atom feeds, sitemaps and listing pages; article pages are
 recognised from their metadata (``og:type=article``, ``article:published_time``, JSON-LD

@@ -1,0 +1,157 @@
+"""What a profile reads off a page, as typed records.
+
+A profile knows the engine's fields; the forum spider knows the site and the fetch time. So a
+profile returns :class:`ThreadRecord` and :class:`PostRecord`, and the spider turns them into
+:class:`~crawler.items.Thread` and :class:`~crawler.items.Post` items with :meth:`to_item`.
+:class:`ThreadRef` is what a thread list says about a thread; it rides on the thread's request.
+:class:`PageResult` is everything one page yields: records, and the pages to fetch next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+from crawler.items import Author, Board, Post, Thread
+
+if TYPE_CHECKING:
+    from crawler.profiles.base import PageCursor, PageKind
+
+__all__ = ["Follow", "PageResult", "PostRecord", "ThreadPage", "ThreadRecord", "ThreadRef"]
+
+
+@dataclass(kw_only=True)
+class ThreadRecord:
+    """The Thread fields a profile reads (dates as shown: the pipelines normalize them)."""
+
+    thread_id: str
+    url: str
+    title: str | None = None
+    board: Board = field(default_factory=Board)
+    author: Author = field(default_factory=Author)
+    created_raw: str | None = None
+    #: ``"day"`` on sites that show dates without a time of day (see the Thread item).
+    created_precision: str | None = None
+    reply_count: int | None = None
+    view_count: int | None = None
+    last_post_at_raw: str | None = None
+
+    def to_item(self, *, site: str, engine: str, crawled_at: str) -> Thread:
+        return Thread(
+            site=site,
+            engine=engine,
+            crawled_at=crawled_at,
+            thread_id=self.thread_id,
+            url=self.url,
+            title=self.title,
+            board=self.board,
+            author=self.author,
+            created_raw=self.created_raw,
+            created_precision=self.created_precision,
+            reply_count=self.reply_count,
+            view_count=self.view_count,
+            last_post_at_raw=self.last_post_at_raw,
+        )
+
+
+@dataclass(kw_only=True)
+class PostRecord:
+    """The Post fields a profile reads; ``position`` stays ``None`` when the page hides it."""
+
+    post_id: str
+    thread_id: str
+    url: str
+    position: int | None = None
+    author: Author = field(default_factory=Author)
+    created_raw: str | None = None
+    created_precision: str | None = None
+    body_html: str | None = None
+    quoted_post_ids: list[str] = field(default_factory=list)
+    edited: bool = False
+
+    def to_item(self, *, site: str, engine: str, crawled_at: str) -> Post:
+        return Post(
+            site=site,
+            engine=engine,
+            crawled_at=crawled_at,
+            thread_id=self.thread_id,
+            post_id=self.post_id,
+            url=self.url,
+            position=self.position,
+            author=self.author,
+            created_raw=self.created_raw,
+            created_precision=self.created_precision,
+            body_html=self.body_html,
+            quoted_post_ids=self.quoted_post_ids,
+            edited=self.edited,
+        )
+
+
+@dataclass(kw_only=True)
+class ThreadRef:
+    """What a board's thread list says about a thread; merged into the thread's record."""
+
+    thread_id: str
+    url: str = ""
+    title: str | None = None
+    author_name: str | None = None
+    author_id: str | None = None
+    reply_count: int | None = None
+    view_count: int | None = None
+    created_raw: str | None = None
+    last_post_raw: str | None = None
+    board_id: str | None = None
+    board_name: str | None = None
+
+    #: What only the thread list knows; the rest (title, author, dates) is on the thread page.
+    CARRIED: ClassVar[tuple[str, ...]] = (
+        "thread_id",
+        "reply_count",
+        "view_count",
+        "last_post_raw",
+        "board_id",
+        "board_name",
+    )
+
+    def as_dict(self) -> dict[str, Any]:
+        """The list-only fields that are set: every queued thread request carries this dict."""
+        return {k: v for k, v in asdict(self).items() if k in self.CARRIED and v is not None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class ThreadPage:
+    """One parsed page of a thread: the thread (first page only), its posts, the next page.
+
+    ``stats`` are stat keys to count for the page (a fallback says which strategy read it).
+    """
+
+    thread: ThreadRecord | None
+    posts: list[PostRecord]
+    next: PageCursor | None
+    stats: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Follow:
+    """A page to fetch next: its kind, its cursor and, for a thread, its thread-list row."""
+
+    kind: PageKind
+    cursor: PageCursor
+    ref: ThreadRef | None = None
+    #: Fetch even if the URL was seen (a thread's pages walked in order after a learning pass).
+    dont_filter: bool = False
+
+
+@dataclass
+class PageResult:
+    """Everything one page yields, in the order the spider emits it."""
+
+    thread: ThreadRecord | None = None
+    posts: list[PostRecord] = field(default_factory=list)
+    follow: list[Follow] = field(default_factory=list)
+    stats: list[str] = field(default_factory=list)
