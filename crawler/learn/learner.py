@@ -56,13 +56,19 @@ class NotLearned:
         return f"{self.reason} (tried: {', '.join(self.tried)})" if self.tried else self.reason
 
 
+_PATH_PAGE = re.compile(r"/(?:page|p|pg|seite|strona)[-/]?\d+/?$", re.IGNORECASE)
+
+
 def url_shape(url: str) -> str:
-    """Path with numbers and long slugs wildcarded, plus the sorted non-page query keys."""
+    """Path with numbers and slugs wildcarded (a page number at its end dropped), plus the
+    sorted non-page query keys: the pages of one kind share it."""
     parts = urlsplit(clean_url(url))
     segments = []
-    for segment in parts.path.split("/"):
-        segment = re.sub(r"\d+", "#", segment)
-        segments.append("*" if len(segment) > 16 and re.search(r"[a-z%]{3}", segment, re.I) else segment)
+    for segment in _PATH_PAGE.sub("/", parts.path).split("/"):
+        masked = re.sub(r"\d+", "#", segment)
+        if re.search(r"[a-z%]{3}", masked, re.I) and (len(masked) > 16 or "#" in masked):
+            masked = "#*" if "#" in masked else "*"
+        segments.append(masked)
     keys = sorted({s.key for s in slots(url).values() if s.key and s.key.lower() not in _PAGE_KEYS})
     return "/".join(segments) + ("?" + "&".join(keys) if keys else "")
 
@@ -121,7 +127,8 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     if id_key:
         template.thread_params = sorted({id_key, *fixed, *([paging.param] if paging.param else [])})
     template.source = "microdata" if structured is not None else "html"
-    template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)])
+    others = [p.root for p in pages if template.thread_id(p.url) is None][:6]
+    template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)], others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
     _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
     _learn_quirks(template, chosen)

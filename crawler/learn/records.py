@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from crawler.learn.dom import element_text, link_text_len, shape
+from crawler.learn.dom import element_text, link_text_len, shape, stable_classes
 from crawler.learn.when import looks_like_date
 
 __all__ = ["RecordGroup", "USER_HREF", "author_links", "mine_records"]
@@ -122,6 +122,11 @@ def _longest_run(nodes: list[etree._Element]) -> int:
     return best
 
 
+def _width(text: str) -> int:
+    """Length with CJK characters counted twice (a four-character Chinese title is a title)."""
+    return len(text) + sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+
+
 def _title_link(nodes: list[etree._Element]) -> str | None:
     """The href of a title-like link (a thread in a list row), if the row has one."""
     for node in nodes:
@@ -130,7 +135,7 @@ def _title_link(nodes: list[etree._Element]) -> str | None:
             text = element_text(a)
             if "#" in href or _POST_LINK.search(href):
                 continue  # a post's own permalink, not another page
-            if len(text) >= 8 and not USER_HREF.search(href) and not looks_like_date(text):
+            if _width(text) >= 8 and not USER_HREF.search(href) and not looks_like_date(text):
                 return href
     return None
 
@@ -175,11 +180,7 @@ def mine_records(root: etree._Element, min_members: int = 2) -> list[RecordGroup
         children = [c for c in parent if isinstance(c.tag, str)]
         if not children:
             continue
-        by_shape: dict[tuple[str, ...], list[etree._Element]] = defaultdict(list)
-        for child in children:
-            if child.tag in ("script", "style", "br", "hr"):
-                continue
-            by_shape[shape(child)].append(child)
+        by_shape = _sibling_kinds(children)
         for members in by_shape.values():
             if len(members) >= min_members:
                 group = _score(parent, members, 1)
@@ -190,6 +191,26 @@ def mine_records(root: etree._Element, min_members: int = 2) -> list[RecordGroup
     groups = _drop_coarse(groups)
     groups.sort(key=lambda g: g.score, reverse=True)
     return _drop_nested(groups)
+
+
+def _sibling_kinds(children: list[etree._Element]) -> dict[tuple[str, ...], list[etree._Element]]:
+    """Children grouped by tag and their most shared class token, so that zebra and state
+    tokens (``rowodd``/``roweven``, ``firstpost``) do not split one kind of block in two.
+    Table rows are grouped by their cells."""
+    tokens: dict[str, int] = defaultdict(int)
+    for child in children:
+        for token in set(stable_classes(child)):
+            tokens[f"{child.tag}.{token}"] += 1
+    kinds: dict[tuple[str, ...], list[etree._Element]] = defaultdict(list)
+    for child in children:
+        if child.tag in ("script", "style", "br", "hr"):
+            continue
+        if child.tag == "tr":
+            kinds[shape(child)].append(child)
+            continue
+        own = sorted(set(stable_classes(child)), key=lambda t: (-tokens[f"{child.tag}.{t}"], t))
+        kinds[(str(child.tag), own[0] if own else "")].append(child)
+    return kinds
 
 
 def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[RecordGroup]:

@@ -9,15 +9,22 @@ methods: ``load`` a template another node learned, ``save`` one this node learne
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider
 
 from crawler.learn.strategy import LearnedForum
 
 if TYPE_CHECKING:
+    from scrapy import Spider
     from scrapy.crawler import Crawler
 
     from crawler.learn.template import Template
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["MemoryTemplateStore", "TemplateStore", "store_for"]
 
@@ -36,6 +43,7 @@ class MemoryTemplateStore:
     def __init__(self) -> None:
         self._templates: dict[str, Template] = {}
         self._learners: dict[str, LearnedForum] = {}
+        self.idle: object | None = None
 
     def load(self, host: str) -> Template | None:
         return self._templates.get(host)
@@ -50,12 +58,40 @@ class MemoryTemplateStore:
         return found
 
 
+    def learning(self) -> list[LearnedForum]:
+        """Hosts still learning (no template yet, not given up)."""
+        return [x for x in self._learners.values() if x.template is None and x.failure is None]
+
+
 _STORES: WeakKeyDictionary[Crawler, MemoryTemplateStore] = WeakKeyDictionary()
 
 
 def store_for(crawler: Crawler) -> MemoryTemplateStore:
-    """The crawler's store: the spider builds a profile per page, the store outlives them."""
+    """The crawler's store: the spider builds a profile per page, the store outlives them.
+
+    The first call connects ``spider_idle``: a small site can run out of pages before the
+    learner saw enough, so the learner is then told to finish with what it has."""
     store = _STORES.get(crawler)
     if store is None:
         store = _STORES[crawler] = MemoryTemplateStore()
+        store.idle = _IdleFlush(crawler, store)  # signals hold receivers weakly
+        crawler.signals.connect(store.idle.on_idle, signal=signals.spider_idle)
     return store
+
+
+class _IdleFlush:
+    def __init__(self, crawler: Crawler, store: MemoryTemplateStore) -> None:
+        self.crawler = crawler
+        self.store = store
+
+    def on_idle(self, spider: Spider) -> None:
+        from crawler.profiles.learned import finish_learning  # the profile module imports this one
+
+        requests = []
+        logger.debug("Idle: %(n)d hosts still learning", {"n": len(self.store.learning())})
+        for learner in self.store.learning():
+            requests += finish_learning(self.crawler, spider, self.store, learner)
+        for request in requests:
+            self.crawler.engine.crawl(request)
+        if requests:
+            raise DontCloseSpider

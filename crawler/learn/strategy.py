@@ -92,6 +92,16 @@ class LearnedForum:
         return self._apply(url, root, kind, cursor or {})
 
     # -- learning ------------------------------------------------------------------------------
+    def finish(self) -> Output:
+        """The crawl ran out of pages while learning (a small site): learn from what was seen,
+        without waiting for more; a site that still gives no template is not a forum."""
+        if self.template is not None or self.failure is not None or not self.pages:
+            return Output()
+        self.patience = 0
+        self.max_pages = len(self.pages)
+        page = self.pages.pop()
+        return self._learning(page)
+
     def _learning(self, page: Page) -> Output:
         self.pages.append(page)
         if mine_records(page.root):
@@ -175,7 +185,8 @@ class LearnedForum:
         for index, post in enumerate(kept):
             position = post["position"] if post["position"] is not None else offset + index + 1
             out.posts.append(self._post(post, tid, url, position))
-        if number == 1:
+        if number == 1 and out.posts:
+            # No posts on a thread URL: an error page ("no permission"), not a thread.
             out.threads.append(self._thread(root, url, tid, out.posts))
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None

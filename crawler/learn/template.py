@@ -189,18 +189,32 @@ class Template:
             sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
             canonical = parts._replace(query=sep.join(items)).geturl()
         else:
-            end = match.end("tid")
-            rest = parts.path[end:].split("/")
-            keep = rest[:2] if len(rest) > 1 and rest[1] and not rest[1].isdigit() else rest[:1]
-            path = parts.path[:end] + "/".join(keep)
-            query = "&".join(i for i in parts.query.split("&") if self.paging.param and i.startswith(self.paging.param + "="))
-            canonical = parts._replace(path=path, query=query).geturl()
+            canonical = parts._replace(path=self._thread_path(parts.path, match.end("tid")), query=_page_query(
+                parts.query, self.paging.param)).geturl()
         shared = self.paging.param and f"{re.escape(self.paging.param)}=(?P<tid>" in self.thread_url
         if self.paging.regex and shared:
             # The page shares its parameter with the id (SMF): it must read as a page value.
             if not re.search(self.paging.regex, _path_query(canonical)):
                 return None
         return canonical
+
+    def _thread_path(self, path: str, tid_end: int) -> str:
+        """The path through the id's segment, its slug segment and a path page number
+        (``/topic/101-slug/page/2/``); trailing parts (a post index, ``/unread``) dropped."""
+        head = path[:tid_end]
+        rest = path[tid_end:].split("/")
+        kept = rest[:1]
+        if len(rest) > 1 and rest[1] and not rest[1].isdigit() and not (self.paging.regex and re.match(
+                self.paging.regex, "/" + "/".join(rest[1:]))):
+            kept.append(rest[1])
+        tail = "/".join(rest[len(kept):])
+        page = re.match(self.paging.regex, "/" + tail) if self.paging.regex and self.paging.kind == "path" else None
+        out = head + "/".join(kept)
+        if page:
+            out += page.group(0).rstrip("/?#")
+        if len(path) > len(out) and path[len(out)] == "/":
+            out += "/"
+        return out
 
     def board_id(self, url: str) -> str | None:
         if not self.board_url:
@@ -219,6 +233,10 @@ class Template:
             return False
         posts = read_posts(self, root, url or "")
         return bool(posts) and sum(1 for p in posts if p.get("body_html")) >= max(1, len(posts) // 2)
+
+
+def _page_query(query: str, param: str | None) -> str:
+    return "&".join(i for i in query.split("&") if param and i.startswith(param + "="))
 
 
 def _path_query(url: str) -> str:

@@ -67,8 +67,9 @@ def _title_xpaths(node: etree._Element) -> list[str]:
     return exprs
 
 
-def learn_title(pages: list[tuple[etree._Element, str]]) -> TitleRule:
-    """``pages``: thread pages (root, url), ideally of different threads."""
+def learn_title(pages: list[tuple[etree._Element, str]], others: list[etree._Element] | None = None) -> TitleRule:
+    """``pages``: thread pages (root, url), ideally of different threads; ``others``: pages that
+    are not threads (an element showing the same text there is the site's, not the thread's)."""
     votes: Counter[str] = Counter()
     for root, _ in pages:
         title = _title_text(root)
@@ -93,6 +94,8 @@ def learn_title(pages: list[tuple[etree._Element, str]]) -> TitleRule:
         distinct_titles = len({_title_text(r) for r, _ in pages})
         if distinct_titles > 1 and len(set(texts)) < distinct_titles:
             continue  # the site's name, not the thread's
+        if any(element_text(f[0]) in texts for f in (o.xpath(expr) for o in others or []) if f):
+            continue  # shown on other pages too: site chrome
         texts_by_expr[expr] = texts
     if texts_by_expr:
         # Prefer <h1>, then the longest text (a thread title, not a board name).

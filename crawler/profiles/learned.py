@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING, ClassVar, Self
 from urllib.parse import urlsplit
 
+from scrapy import Request
 from scrapy.exceptions import CloseSpider
 
 from crawler.learn.store import MemoryTemplateStore, store_for
@@ -23,14 +24,15 @@ from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.records import Follow, PageResult, PostRecord, ThreadPage, ThreadRecord, ThreadRef
 
 if TYPE_CHECKING:
+    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response, TextResponse
 
-    from crawler.learn.strategy import Output
+    from crawler.learn.strategy import LearnedForum, Output
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Learned"]
+__all__ = ["Learned", "finish_learning"]
 
 
 class Learned(ForumProfile):
@@ -77,7 +79,7 @@ class Learned(ForumProfile):
             if not already_failed:
                 logger.error("%(host)s: %(why)s", {"host": host, "why": learner.failure})
                 raise CloseSpider("not_a_forum")
-            return PageResult()
+            return PageResult(stats=["learn/pages_after_giving_up"])
         if out.learned is not None:
             self.store.save(host, out.learned)
             logger.info(
@@ -86,6 +88,27 @@ class Learned(ForumProfile):
             )
             logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
         return _result(out)
+
+
+def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
+    """The crawl went idle while ``learner`` was still learning: learn now; the thread pages
+    seen are fetched again to be read with the template. Not a forum: the one line, no requests."""
+    out = learner.finish()
+    if learner.failure is not None:
+        crawler.stats.inc_value("learn/not_a_forum")
+        logger.error("%(host)s: %(why)s", {"host": learner.host, "why": learner.failure})
+        return []
+    if out.learned is None:
+        return []
+    store.save(learner.host, out.learned)
+    for key in _result(out).stats:
+        crawler.stats.inc_value(key)
+    logger.info("Learned a template for %(host)s when the crawl went idle", {"host": learner.host})
+    return [
+        Request(url, callback=spider.parse_page, cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD)},
+                dont_filter=True, priority=10)
+        for url in out.refetch
+    ]
 
 
 def _result(out: Output) -> PageResult:
