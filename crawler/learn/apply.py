@@ -91,8 +91,10 @@ def _append_text(parent: etree._Element, text: str) -> None:
         last.tail = (last.tail or "") + text
 
 
-def content_digest(author: str | None, text: str) -> str:
-    data = f"{author or ''}\x1f{_SPACE.sub(' ', text).strip()[:2000]}".encode()
+def content_digest(author: str | None, text: str, date: str | None = None) -> str:
+    """A post's id when the page gives none: its author, date and text (a repeated post on a
+    later page has the same digest; two "+1" replies by one author at other times do not)."""
+    data = f"{author or ''}\x1f{date or ''}\x1f{_SPACE.sub(' ', text).strip()[:2000]}".encode()
     return hashlib.sha1(data).hexdigest()[:16]
 
 
@@ -107,13 +109,14 @@ def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[
         raw_position = read_field(rules.position, rows)
         position = int(raw_position) + rules.position_delta if raw_position and raw_position.isdigit() else None
         post_id = read_field(rules.post_id, rows)
+        created_raw = read_field(rules.date, rows)
         posts.append(
             {
                 "post_id": post_id,
-                "digest": content_digest(author, body_text),
+                "digest": content_digest(author, body_text, created_raw),
                 "author_name": author,
                 "author_id": read_field(rules.author_id, rows),
-                "created_raw": read_field(rules.date, rows),
+                "created_raw": created_raw,
                 "body_html": body_html,
                 "body_text": body_text,
                 "position": position,

@@ -109,9 +109,35 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
         score = len({p[0] for p in points})
         if best is None or score > best[0]:
             best = (score, paging)
-    paging = best[1] if best else Paging(kind="next")
-    paging.next_xpath = _next_xpath(pages)
+    next_xpath = _next_xpath(pages)
+    paging = best[1] if best else (_from_next_links(pages, next_xpath) if next_xpath else None) or Paging(kind="next")
+    paging.next_xpath = next_xpath
     return paging
+
+
+def _from_next_links(pages: list[tuple[etree._Element, str]], next_xpath: str) -> Paging | None:
+    """No numbered pager: the page form from "next" links alone (``/thread/1`` ->
+    ``/thread/1/page/2``, ``?start=20`` -> ``?start=40``)."""
+    for root, url in pages:
+        found = [n for n in root.xpath(next_xpath) if isinstance(n, etree._Element) and n.get("href")]
+        if not found:
+            continue
+        link = urljoin(url, found[0].get("href") or "")
+        diff = _differences(url, link)
+        if diff is not None:
+            name, index, value = diff
+            old = slots(url).get(name)
+            current = int(old.numbers[index]) if old is not None and old.numbers else None
+            step, base = (1, 1) if current is None and value == 2 else (value, 0) if current is None else (
+                (1, 1) if value - current == 1 else (value - current, 0))
+            regex = page_regex_for(link, name, index)
+            return Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+                          regex=regex, step=step, base=base)
+        here, there = urlsplit(url).path.rstrip("/"), urlsplit(link).path
+        extra = re.fullmatch(re.escape(here) + r"/([A-Za-z_-]+)/(\d+)/?", there)
+        if extra and int(extra.group(2)) == 2:
+            return Paging(kind="path", regex=f"/{re.escape(extra.group(1))}/(\\d+)(?:[/?#]|$)", step=1, base=1)
+    return None
 
 
 def _fit(points: list[tuple[int, int, str]]) -> tuple[int, int] | None:

@@ -201,6 +201,8 @@ class Template:
     def _thread_path(self, path: str, tid_end: int) -> str:
         """The path through the id's segment, its slug segment and a path page number
         (``/topic/101-slug/page/2/``); trailing parts (a post index, ``/unread``) dropped."""
+        if not self.paging.regex:
+            return path  # without a known page form, nothing after the id can be told apart
         head = path[:tid_end]
         rest = path[tid_end:].split("/")
         kept = rest[:1]

@@ -183,3 +183,18 @@ def test_strategy_gives_up_on_a_site_that_is_not_a_forum() -> None:
     for n in range(3):
         strategy.page(f"{BASE}/post/{n}", f"<html><body><p>{element_text(parse('<p>x</p>'))} article {n}</p></body></html>")
     assert strategy.failure is not None and "not a forum" in str(strategy.failure)
+
+
+@pytest.mark.parametrize(
+    ("here", "nxt", "kind", "step", "base"),
+    [
+        ("/thread/1", "/thread/1/page/2", "path", 1, 1),
+        ("/viewtopic.php?t=3", "/viewtopic.php?t=3&start=20", "param", 20, 0),
+        ("/t.php?id=3&page=2", "/t.php?id=3&page=3", "param", 1, 1),
+    ],
+)
+def test_paging_from_next_links_alone(here: str, nxt: str, kind: str, step: int, base: int) -> None:
+    html = f"<html><body><a href='{nxt}'>next</a></body></html>"
+    paging = learn_paging([(parse(html), BASE + here)])
+    assert (paging.kind, paging.step, paging.base) == (kind, step, base)
+    assert paging.next_xpath is not None
