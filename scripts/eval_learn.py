@@ -18,33 +18,35 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawler.learn.evaluate import score  # noqa: E402
+from crawler.learn.evaluate import score, score_blog  # noqa: E402
 from crawler.testing.crawl import run_crawl  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("truth")
     parser.add_argument("--timezone", default="UTC")
-    parser.add_argument("--spider", default="forum")
+    parser.add_argument("--spider", default="forum", help="forum, or blog (a blog truth.json)")
     parser.add_argument("--out")
     parser.add_argument("--items", help="score this JSON Lines file instead of crawling")
     args = parser.parse_args()
     truth = json.loads(Path(args.truth).read_text(encoding="utf-8"))
     if args.items:
         items = [json.loads(line) for line in Path(args.items).read_text(encoding="utf-8").splitlines()]
-        print(json.dumps({k: round(v, 3) for k, v in score(truth, items, args.timezone).items()}))
+        scorer = score_blog if args.spider == "blog" else score
+        print(json.dumps({k: round(v, 3) for k, v in scorer(truth, items, *([] if args.spider == "blog" else [args.timezone])).items()}))
         return
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(args.out) if args.out else Path(tmp) / "out.jl"
         started = time.monotonic()
-        result = run_crawl(args.spider, truth["base_url"], out, args={"timezone": args.timezone, "profile": "none"},
+        spider_args = {"timezone": args.timezone} | ({} if args.spider == "blog" else {"profile": "none"})
+        result = run_crawl(args.spider, truth["base_url"], out, args=spider_args,
                            settings={"LOG_LEVEL": "INFO", "CONCURRENT_REQUESTS": "4", "CRAWLER_STATE_DIR": f"{tmp}/state"}, timeout=1200)
         elapsed = time.monotonic() - started
         if args.out:
             Path(args.out).with_suffix(".log").write_text(result.log, encoding="utf-8")
-    figures = score(truth, result.items, args.timezone)
+    figures = score_blog(truth, result.items) if args.spider == "blog" else score(truth, result.items, args.timezone)
     print(json.dumps({"engine": truth["engine"], "seconds": round(elapsed, 1), **{k: round(v, 3) for k, v in figures.items()},
-                      "stats": {k: v for k, v in result.stats.items() if k.startswith(("learn", "profiles", "items", "forum"))}}))
+                      "stats": {k: v for k, v in result.stats.items() if k.startswith(("learn", "profiles", "items", "forum", "blog"))}}))
 
 
 if __name__ == "__main__":

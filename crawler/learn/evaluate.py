@@ -68,3 +68,32 @@ def score(truth: dict[str, Any], items: list[dict[str, Any]], tz: str = "UTC") -
         "precision": real / len(posts) if posts else 0.0,
         "posts_emitted": float(len(posts)),
     }
+
+
+def score_blog(truth: dict[str, Any], items: list[dict[str, Any]]) -> dict[str, float]:
+    """Article recall (by URL), full body (every ``[#N]`` marker of the post and at least 90% of
+    its text), date (same instant), author, tags and categories (same sets), as shares of the
+    truth's posts."""
+    from w3lib.url import canonicalize_url
+
+    articles = {canonicalize_url(i["url"]): i for i in items if i["item_type"] == "article"}
+    ok = {"recall": 0, "body": 0, "date": 0, "author": 0, "tags": 0, "categories": 0}
+    for post in truth["posts"]:
+        got = articles.get(canonicalize_url(post["url"]))
+        if got is None:
+            continue
+        ok["recall"] += 1
+        text, want = got.get("body_text") or "", post["body_text"]
+        marks = set(_MARK.findall(want))
+        ok["body"] += marks <= set(_MARK.findall(text)) and len(_squash(text)) >= 0.9 * len(_squash(want))
+        if got.get("published"):
+            ok["date"] += datetime.fromisoformat(got["published"]) == datetime.fromisoformat(post["published"])
+        ok["author"] += got.get("author") == post["author"]
+        ok["tags"] += set(got.get("tags") or []) == set(post["tags"])
+        ok["categories"] += set(got.get("categories") or []) == set(post["categories"])
+    n = max(1, len(truth["posts"]))
+    return {k: v / n for k, v in ok.items()} | {"articles_emitted": float(len(articles))}
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)

@@ -125,16 +125,20 @@ class BlogSpider(scrapy.Spider):
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()
         crawled_at = fetch_time(response)
-        comments = WordPress.comments_from_html(response, fields["url"])
-        self.crawler.stats.inc_value("blog/articles")
-        yield Article(
-            site=self.site,
-            platform=page.platform(),
-            crawled_at=crawled_at,
+        comments = WordPress.comments_from_html(response, fields["url"]) or page.comments(fields["url"])
+        article = {
+            "platform": page.platform(),
             # Only a count the page states: the comments in hand may be one page of several.
-            comment_count=to_int(join_text(response.css(".comments-title")[:1])),
+            "comment_count": to_int(join_text(response.css(".comments-title")[:1])),
             **fields,
-        )
+        }
+        rest = page.continuation_pages()
+        if rest:
+            # A post split over pages (WordPress <!--nextpage-->): the article waits for them.
+            yield scrapy.Request(rest[0], callback=self.parse_article_page,
+                                 cb_kwargs={"article": article, "rest": rest[1:]})
+        else:
+            yield self._finish(article, crawled_at)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
         nxt = WordPress.next_comment_page(response)
@@ -142,6 +146,22 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(
                 nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": fields["url"]}
             )
+
+    def parse_article_page(self, response: Response, article: dict[str, Any], rest: list[str]) -> Iterator[Any]:
+        """A later page of a split post: its body is appended to the article's."""
+        if isinstance(response, TextResponse):
+            body = BlogPage(response).body_only()
+            if body:
+                article = {**article, "body_html": (article.get("body_html") or "") + "\n" + body}
+        if rest:
+            yield scrapy.Request(rest[0], callback=self.parse_article_page,
+                                 cb_kwargs={"article": article, "rest": rest[1:]})
+        else:
+            yield self._finish(article, fetch_time(response))
+
+    def _finish(self, article: dict[str, Any], crawled_at: str) -> Article:
+        self.crawler.stats.inc_value("blog/articles")
+        return Article(site=self.site, crawled_at=crawled_at, **article)
 
     def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
