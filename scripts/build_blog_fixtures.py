@@ -35,9 +35,73 @@ FAKE = "http://fixture.invalid"
 TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/atom+xml; charset=utf-8"}
 
 
+THEMES = {
+    # Microformats 2 (h-entry), categories marked rel="category tag" as WordPress does.
+    "blog_hentry": (
+        '<article class="h-entry"><h1 class="p-name">{{ article.title }}</h1>'
+        '<p>By <a class="p-author h-card" href="{{ SITEURL }}/about/">{{ article.author }}</a> on '
+        '<time class="dt-published" datetime="{{ article.date.isoformat() }}">{{ article.locale_date }}</time></p>'
+        '<div class="e-content">{{ article.content }}</div>'
+        '<p>Filed under <a class="p-category" rel="category tag" href="{{ SITEURL }}/category/{{ article.category.slug }}/">'
+        '{{ article.category }}</a>. Tags: {% for tag in article.tags %}'
+        '<a class="p-category" rel="tag" href="{{ SITEURL }}/tag/{{ tag.slug }}/">{{ tag }}</a> {% endfor %}</p></article>'
+    ),
+    # A plain <article>: a heading, a <time>, a byline, no classes that name anything.
+    "blog_article": (
+        '<article><header><h1>{{ article.title }}</h1><p>Posted on <time datetime="{{ article.date.isoformat() }}">'
+        '{{ article.locale_date }}</time> by <span class="author">{{ article.author }}</span></p></header>'
+        '{{ article.content }}<footer>Category: <a href="{{ SITEURL }}/category/{{ article.category.slug }}/">'
+        '{{ article.category }}</a> Tags: {% for tag in article.tags %}<a href="{{ SITEURL }}/tag/{{ tag.slug }}/">'
+        '{{ tag }}</a> {% endfor %}</footer></article>'
+    ),
+    # Nothing on the page says "article": the Atom feed (full content) is the only source.
+    "blog_feedonly": '<div class="wrap"><div class="t">{{ article.title }}</div><div class="c">{{ article.content }}</div></div>',
+}
+_BASE = (
+    '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{% block title %}{{ SITENAME }}{% endblock %}</title>'
+    '<link href="{{ FEED_DOMAIN }}/{{ FEED_ALL_ATOM }}" type="application/atom+xml" rel="alternate" title="{{ SITENAME }}">'
+    '</head><body><div id="top"><a href="{{ SITEURL }}/">{{ SITENAME }}</a></div>{% block content %}{% endblock %}'
+    '<div id="bottom">Built with Pelican</div></body></html>'
+)
+_INDEX = (
+    '{% extends "base.html" %}{% block content %}<ul>{% for article in articles_page.object_list %}'
+    '<li><a href="{{ SITEURL }}/{{ article.url }}">{{ article.title }}</a></li>{% endfor %}</ul>'
+    '{% if articles_page.has_next() %}<a href="{{ SITEURL }}/{{ articles_next_page.url }}">Older posts</a>{% endif %}'
+    '{% endblock %}'
+)
+
+
+def themed(truth: dict, name: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        theme = Path(tmp) / "theme" / "templates"
+        theme.mkdir(parents=True)
+        (theme / "base.html").write_text(_BASE, encoding="utf-8")
+        (theme / "index.html").write_text(_INDEX, encoding="utf-8")
+        (theme / "article.html").write_text(
+            '{% extends "base.html" %}{% block title %}{{ article.title }} | {{ SITENAME }}{% endblock %}'
+            "{% block content %}" + THEMES[name] + "{% endblock %}",
+            encoding="utf-8",
+        )
+        extra = [
+            f"THEME = '{Path(tmp) / 'theme'}'",
+            "DIRECT_TEMPLATES = ['index']",
+            "PAGINATED_TEMPLATES = {'index': None}",
+            *(f"{kind}_SAVE_AS = ''" for kind in ("CATEGORY", "TAG", "AUTHOR", "ARCHIVES", "YEAR_ARCHIVE", "MONTH_ARCHIVE")),
+            "PAGINATION_PATTERNS = ((1, '{url}', '{save_as}'), (2, '{base_name}/page/{number}/', '{base_name}/page/{number}/index.html'))",
+            # A feed-only blog's feed holds every post (the pages say nothing).
+            *(["FEED_MAX_ITEMS = None"] if name == "blog_feedonly" else []),
+        ]
+        _build(truth, FIXTURES / name, Path(tmp), extra, f"Pelican 4 with a {name.split('_')[1]} theme")
+
+
 def pelican(truth: dict, out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        content, output = Path(tmp) / "content", Path(tmp) / "output"
+        _build(truth, out, Path(tmp), [], "Pelican 4 (notmyidea theme: hAtom, Atom feed with full content)")
+
+
+def _build(truth: dict, out: Path, tmp: Path, extra: list[str], engine: str) -> None:
+    if True:
+        content, output = tmp / "content", tmp / "output"
         content.mkdir()
         for number, post in enumerate(truth["posts"], 1):
             at = datetime.fromisoformat(post["published"])
@@ -51,7 +115,7 @@ def pelican(truth: dict, out: Path) -> None:
                 f"</head><body>{post['body_html']}</body></html>"
             )
             (content / f"post-{number:02d}.html").write_text(source, encoding="utf-8")
-        conf = Path(tmp) / "pelicanconf.py"
+        conf = tmp / "pelicanconf.py"
         conf.write_text(
             "\n".join(
                 [
@@ -71,6 +135,7 @@ def pelican(truth: dict, out: Path) -> None:
                     "ARTICLE_SAVE_AS = '{date:%Y}/{date:%m}/{slug}/index.html'",
                     "RELATIVE_URLS = False",
                     "DELETE_OUTPUT_DIRECTORY = True",
+                    *extra,
                 ]
             )
             + "\n",
@@ -84,7 +149,7 @@ def pelican(truth: dict, out: Path) -> None:
     for number, post in enumerate(truth["posts"], 1):
         at = datetime.fromisoformat(post["published"])
         posts.append(dict(post, url=f"{FAKE}/{at:%Y}/{at:%m}/post-{number:02d}/", categories=post["categories"][:1]))
-    _truth(out, truth, posts, "Pelican 4 (notmyidea theme: hAtom, Atom feed with full content)")
+    _truth(out, truth, posts, engine)
 
 
 def _to_site(output: Path, out: Path) -> None:
@@ -101,7 +166,7 @@ def _to_site(output: Path, out: Path) -> None:
         shutil.copyfile(path, site / name)
         target = "/" + (relative[: -len("index.html")] if relative.endswith("index.html") else relative)
         routes[route_key(target)] = {"file": name, "content_type": TYPES[path.suffix]}
-    manifest = {"kind": "blog", "spider": "blog", "date": "Mon, 01 Jul 2024 00:00:00 GMT", "start": "/", "routes": routes}
+    manifest = {"kind": "learned_blog", "spider": "blog", "date": "Mon, 01 Jul 2024 00:00:00 GMT", "start": "/", "routes": routes}
     (site / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
@@ -118,7 +183,9 @@ def main() -> None:
     args = parser.parse_args()
     truth = json.loads(args.truth.read_text(encoding="utf-8"))
     pelican(truth, FIXTURES / "blog_pelican")
-    print("built blog_pelican")
+    for name in THEMES:
+        themed(truth, name)
+    print("built blog_pelican", *THEMES)
 
 
 if __name__ == "__main__":

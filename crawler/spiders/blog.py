@@ -20,10 +20,12 @@ from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.http import Response, TextResponse
+from w3lib.url import canonicalize_url
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.items import Article, Comment
 from crawler.profiles._utils import join_text, to_int
+from crawler.blogs.feeds import feed_entries
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
@@ -44,6 +46,9 @@ class BlogSpider(scrapy.Spider):
         self.site = urlsplit(start_url).netloc
         self.allowed_domains = [site_domain(start_url)]
         self.site_timezone = timezone
+        #: Feed entries with whole posts, by canonical link, and pages that declared no article.
+        self.feed_articles: dict[str, dict[str, Any]] = {}
+        self.unrecognised: set[str] = set()
 
     @staticmethod
     def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:
@@ -88,7 +93,11 @@ class BlogSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("blog/discovered/sitemap")
                 yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
 
-    def parse_feed(self, response: Response) -> Iterator[scrapy.Request]:
+    def parse_feed(self, response: Response) -> Iterator[Any]:
+        entries = feed_entries(response.body, response.url)
+        self.feed_articles.update(entries)
+        for url in entries.keys() & self.unrecognised:
+            yield from self._feed_article(url, response)
         links = response.xpath(
             "//item/link/text()"
             " | //*[local-name()='entry']/*[local-name()='link'][not(@rel) or @rel='alternate']/@href"
@@ -110,9 +119,16 @@ class BlogSpider(scrapy.Spider):
         if page.is_article():
             yield from self._article(page, response)
             return
+        url = canonicalize_url(response.url)
+        if url in self.feed_articles:
+            yield from self._feed_article(url, response)
+            return
         self.crawler.stats.inc_value("blog/not_article")
         if not listing:
-            return  # tag and category pages from sitemaps: their articles come from elsewhere too
+            # Tag and category pages from sitemaps: their articles come from elsewhere too. A
+            # feed parsed later may still hold this page as a whole entry.
+            self.unrecognised.add(url)
+            return
         for feed in page.feeds():
             yield scrapy.Request(feed, callback=self.parse_feed)
         for url in page.article_links():
@@ -158,6 +174,13 @@ class BlogSpider(scrapy.Spider):
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
             yield self._finish(article, fetch_time(response))
+
+    def _feed_article(self, url: str, response: Response) -> Iterator[Any]:
+        """An article whose page declares none, from its feed entry (full content)."""
+        self.unrecognised.discard(url)
+        self.crawler.stats.inc_value("blog/articles_from_feed")
+        fields = self.feed_articles.pop(url)
+        yield self._finish({"platform": "generic", **fields}, fetch_time(response))
 
     def _finish(self, article: dict[str, Any], crawled_at: str) -> Article:
         self.crawler.stats.inc_value("blog/articles")
