@@ -26,8 +26,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from urllib.parse import urljoin
+
 import extruct
 from lxml import etree, html
+from w3lib.url import canonicalize_url
 
 from crawler.learn.dom import element_text, has_class_xpath, inner_html
 from crawler.learn.when import parse_date
@@ -70,8 +73,20 @@ def find_entry(text: str, url: str) -> Entry | None:
     for finder in (_h_entry, _hatom, _schema, _article):
         entry = finder(root, data)
         if entry is not None:
+            if not entry.listing and entry.source != "schema" and _links_away(root, url):
+                # One entry whose title links to another page: a listing page with one post.
+                return Entry(entry.source, listing=True)
             return entry
     return None
+
+
+def _links_away(root: etree._Element, url: str) -> bool:
+    here = canonicalize_url(url)
+    titles = root.xpath(
+        f"//*[{has_class_xpath('entry-title')} or {has_class_xpath('p-name')}]//a[@href]"
+        " | //article[not(ancestor::article)]//h1//a[@href] | //article[not(ancestor::article)]//h2//a[@href]"
+    )
+    return any(canonicalize_url(urljoin(url, a.get("href") or "")) != here for a in titles)
 
 
 # -- microformats ------------------------------------------------------------------------------

@@ -144,7 +144,7 @@ class BlogPage:
         entry = self.entry()
         if entry is not None and not entry.listing:
             declared = _declared(entry)
-            if declared["body_html"] and declared["title"] and declared["published_raw"]:
+            if declared.get("body_html") and declared.get("title") and declared.get("published_raw"):
                 return {**self._article_from_metadata(with_body=False), **declared}
         return self._article_from_metadata(with_body=True)
 
