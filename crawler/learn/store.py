@@ -58,6 +58,9 @@ class MemoryTemplateStore:
         return found
 
 
+    def learners(self) -> list[LearnedForum]:
+        return list(self._learners.values())
+
     def learning(self) -> list[LearnedForum]:
         """Hosts still learning (no template yet, not given up)."""
         return [x for x in self._learners.values() if x.template is None and x.failure is None]
