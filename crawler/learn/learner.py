@@ -186,25 +186,32 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
 
 
 def _learn_quirks(template: Template, pages: list[Page]) -> None:
+    """Posts per page, and whether later pages repeat the opening post (or the previous page's
+    last post) on top: what most later pages of the samples show. Only plain thread pages
+    count (a permalink shows some page under another URL)."""
     threads: dict[str, dict[int, Page]] = defaultdict(dict)
     for page in pages:
         tid = template.thread_id(page.url)
-        if tid is not None:
+        canonical = template.canonical_thread_url(page.url)
+        if tid is not None and canonical is not None and clean_url(canonical) == clean_url(page.url):
             threads[tid][page_number(template.paging, page.url)] = page
-    sizes = []
+    sizes, later, first_repeats, last_repeats = [], 0, 0, 0
     for by_page in threads.values():
         posts = {n: read_posts(template, p.root, p.url) for n, p in by_page.items()}
         for number, items in posts.items():
-            previous = posts.get(number - 1)
-            first_page = posts.get(1)
             repeat = 0
-            if number > 1 and items and first_page and _same(items[0], first_page[0]):
-                template.repeats_first_post = repeat = 1
-            elif number > 1 and items and previous and _same(items[0], previous[-1]):
-                template.repeats_last_post = True
+            if number > 1 and items and 1 in posts and posts[1]:
+                later += 1
+                if _same(items[0], posts[1][0]):
+                    first_repeats += 1
+                    repeat = 1
+            if number > 1 and items and posts.get(number - 1) and not repeat and _same(items[0], posts[number - 1][-1]):
+                last_repeats += 1
                 repeat = 1
             if number + 1 in posts:
                 sizes.append(len(items) - repeat)
+    template.repeats_first_post = later > 0 and first_repeats * 3 >= later * 2
+    template.repeats_last_post = later > 0 and last_repeats * 3 >= later * 2
     if sizes:
         template.posts_per_page = max(sizes)
 

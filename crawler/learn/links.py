@@ -9,13 +9,14 @@ page again, print views, "newest post" redirects). Session parameters are droppe
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
 from crawler.learn.urls import clean_url
 
-__all__ = ["follow_links"]
+__all__ = ["follow_links", "id_hint"]
 
 _DENY = re.compile(
     r"login|logout|register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
@@ -51,4 +52,38 @@ def follow_links(root: etree._Element, url: str) -> list[str]:
         cleaned = clean_url(absolute)
         if cleaned != here:
             found.setdefault(cleaned, None)
+    return list(found)
+
+
+def id_hint(regex: str | None, group: str) -> str | None:
+    """The literal text just before an id in a URL regex (``tid=``, ``topic/``): a link without
+    it cannot match, so most links are skipped before any URL parsing."""
+    if not regex:
+        return None
+    head = regex.split(f"(?P<{group}>", 1)[0]
+    match = re.search(r"((?:[A-Za-z0-9_-]|\\[./-])+[=/-]?)$", head.replace("\\=", "="))
+    return match.group(1).replace("\\", "") if match else None
+
+
+@lru_cache(maxsize=64)
+def _hint_pattern(hints: tuple[str, ...]) -> re.Pattern[str]:
+    # "t=" must not match "start=": a hint starts the href or follows a separator.
+    return re.compile("|".join(f"(?:^|[^A-Za-z0-9_]){re.escape(h)}" for h in hints) or "(?!)")
+
+
+def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list[str]:
+    """:func:`follow_links` for the links whose href holds one of ``hints``."""
+    host = urlsplit(url).netloc
+    found: dict[str, None] = {}
+    pattern = _hint_pattern(hints)
+    seen: set[str] = set()
+    for a in root.iter("a"):
+        href = a.get("href") or ""
+        if href in seen or not pattern.search(href) or href.startswith(("#", "javascript:")):
+            continue
+        seen.add(href)
+        absolute = urljoin(url, href)
+        parts = urlsplit(absolute)
+        if parts.netloc == host and not _denied(parts.path, parts.query):
+            found.setdefault(clean_url(absolute), None)
     return list(found)

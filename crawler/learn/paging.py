@@ -193,9 +193,14 @@ def next_page_url(
     """The link to the page after ``url``: the numbered link one step on, else a next link."""
     if paging.regex:
         wanted = page_value(paging, url) + paging.step
-        for link, _ in page_links(root, url):
-            if page_value(paging, link) == wanted and re.search(paging.regex, _path_query(link)) and same_item(link):
-                return link
+        pattern = re.compile(paging.regex)
+        for a in root.iter("a"):
+            href = a.get("href") or ""
+            found = pattern.search(href)  # relative hrefs too: no URL parsing for most links
+            if found and int(found.group(1)) == wanted:
+                link = urljoin(url, href)
+                if page_value(paging, link) == wanted and same_item(link):
+                    return link
     if paging.next_xpath:
         for node in root.xpath(paging.next_xpath):
             href = node.get("href") if isinstance(node, etree._Element) else None

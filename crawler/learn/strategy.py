@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from urllib.parse import urljoin
 from typing import Any
 
 from crawler.items import Author, Board
 from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
-from crawler.learn.links import follow_links
+from crawler.learn.links import follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value
 from crawler.learn.records import mine_records
 from crawler.learn.template import Template
@@ -151,7 +152,9 @@ class LearnedForum:
         template = self.template
         assert template is not None
         follow = []
-        for link in follow_links(root, url):
+        hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
+        links = hinted_links(root, url, hints) if len(hints) == (2 if template.board_url else 1) else follow_links(root, url)
+        for link in links:
             if template.thread_id(link) is not None:
                 canonical = template.canonical_thread_url(link)
                 if canonical and page_value(template.paging, canonical) == template.paging.base:
@@ -196,8 +199,21 @@ class LearnedForum:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
             out.follow.append((clean_url(nxt), "thread", {k: v for k, v in state.items() if v is not None}))
-        out.follow += [f for f in self._links(url, root, board=False) if f[1] != "thread" or f[0] != clean_url(url)]
+        # From a thread page only its board (the breadcrumb trail): threads come from boards.
+        out.follow += self._crumb_links(url, root)
         return out
+
+    def _crumb_links(self, url: str, root: Any) -> list[tuple[str, str, dict[str, Any]]]:
+        template = self.template
+        assert template is not None
+        if not template.breadcrumbs or not template.board_url:
+            return [f for f in self._links(url, root, board=False) if f[1] != "thread" or f[0] != clean_url(url)]
+        follow = []
+        for node in root.xpath(template.breadcrumbs):
+            href = urljoin(url, node.get("href") or "")
+            if template.board_id(href) is not None:
+                follow.append((clean_url(href), "board", {}))
+        return follow
 
     def _refine_paging(self, root: Any, url: str) -> None:
         """The samples had no numbered pager: learn it from the first thread page that has one."""
