@@ -32,7 +32,7 @@ from crawler.learn.records import mine_records
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, Template
 from crawler.learn.thread import learn_breadcrumbs, learn_title
-from crawler.learn.urls import clean_url, fixed_params, id_regex_for, path_query, slots
+from crawler.learn.urls import clean_url, fixed_params, id_position, id_regex_for, path_query, slots
 
 __all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
 
@@ -106,7 +106,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     paging = learn_paging([(p.root, p.url) for p in chosen])
     page_slot = _page_slot(paging, thread_urls)
     fixed = fixed_params(thread_urls, exclude={paging.param or ""})
-    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed)
+    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_position(thread_urls, page_slot))
     if thread_regex is None:
         return NotLearned("not a forum: thread pages carry no thread number in their URLs", tried)
     if rules is None:
@@ -179,7 +179,8 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
     urls = [p.url for p in shape_pages]
     paging = learn_paging([(p.root, p.url) for p in shape_pages])
     fixed = fixed_params(urls, exclude={paging.param or ""})
-    regex = id_regex_for(urls[0], _page_slot(paging, urls), "bid", fixed)
+    board_slot = _page_slot(paging, urls)
+    regex = id_regex_for(urls[0], board_slot, "bid", fixed, id_position(urls, board_slot))
     if regex and len(shape_pages) >= 1:
         template.board_url = regex
         template.board_paging = paging

@@ -17,7 +17,7 @@ from lxml import etree
 
 from crawler.learn.dom import has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.fields import Record, learn_fields
-from crawler.learn.records import RecordGroup
+from crawler.learn.records import _RECORD_WORD, RecordGroup
 from crawler.learn.template import PostRules
 
 __all__ = ["Sample", "check_positions", "date_precision", "learn_post_rules", "record_xpaths"]
@@ -60,11 +60,14 @@ def _member_tests(members: list[etree._Element]) -> list[str]:
     common = set(stable_classes(first))
     for member in members[1:]:
         common &= set(stable_classes(member))
-    for token in sorted(common):
+    # Tokens that name a record first (``post`` before ``card``), then all of them together.
+    ordered = sorted(common, key=lambda t: (not _RECORD_WORD.search(t), t))
+    for token in ordered[:1]:
         tests.append(f"{tag}[{has_class_xpath(token)}]")
     if len(common) >= 2:
-        tokens = sorted(common)[:3]
-        tests.append(f"{tag}[{' and '.join(has_class_xpath(t) for t in tokens)}]")
+        tests.append(f"{tag}[{' and '.join(has_class_xpath(t) for t in ordered[:3])}]")
+    for token in ordered[1:]:
+        tests.append(f"{tag}[{has_class_xpath(token)}]")
     tests.append(tag)
     return tests
 

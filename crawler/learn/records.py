@@ -31,6 +31,8 @@ USER_HREF = re.compile(
     re.IGNORECASE,
 )
 _AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
+#: Class tokens that name a record, preferred over layout tokens (``card``, ``row``, ``box``).
+_RECORD_WORD = re.compile(r"post|message|comment|reply|entry|topic|thread|item", re.IGNORECASE)
 _POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
 _BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td"}
 
@@ -208,7 +210,10 @@ def _sibling_kinds(children: list[etree._Element]) -> dict[tuple[str, ...], list
         if child.tag == "tr":
             kinds[shape(child)].append(child)
             continue
-        own = sorted(set(stable_classes(child)), key=lambda t: (-tokens[f"{child.tag}.{t}"], t))
+        own = sorted(
+            set(stable_classes(child)),
+            key=lambda t: (-tokens[f"{child.tag}.{t}"], not _RECORD_WORD.search(t), t),
+        )
         kinds[(str(child.tag), own[0] if own else "")].append(child)
     return kinds
 

@@ -172,6 +172,10 @@ class LearnedForum:
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
         posts = read_posts(template, root, url)
+        if offset is None and any(p["position"] is None for p in posts):
+            # A later page reached out of order, positions hidden, page size unknown: its posts
+            # come when the thread is walked from its first page.
+            posts = []
         if number > 1 and posts and (template.repeats_first_post or template.repeats_last_post):
             seen = {cursor.get("op"), cursor.get("last")} - {None}
             if _key(posts[0]) in seen or not seen:
@@ -185,8 +189,10 @@ class LearnedForum:
                 continue
             ids.add(key)
             kept.append(post)
+        if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
+            template.posts_per_page = len(kept)  # a full first page: the site's page size
         for index, post in enumerate(kept):
-            position = post["position"] if post["position"] is not None else offset + index + 1
+            position = post["position"] if post["position"] is not None else (offset or 0) + index + 1
             out.posts.append(self._post(post, tid, url, position))
         if number == 1 and out.posts:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
@@ -194,7 +200,7 @@ class LearnedForum:
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         if nxt and clean_url(nxt) != clean_url(url):
-            state = {"page": number + 1, "offset": offset + len(kept)}
+            state = {"page": number + 1, "offset": (offset or 0) + len(kept)}
             if kept:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
@@ -228,14 +234,17 @@ class LearnedForum:
             template.thread_params = sorted({*template.thread_params, paging.param})
         logger.info("Learned the thread pagination of %(host)s from %(url)s", {"host": self.host, "url": url})
 
-    def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int:
+    def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int | None:
+        """Posts before this page: from an offset URL, the cursor, or page size times pages."""
         template = self.template
         assert template is not None
         if template.paging.is_offset:
             return page_value(template.paging, url) - template.paging.base
         if "offset" in cursor:
             return int(cursor["offset"])
-        return (number - 1) * (template.posts_per_page or 0)
+        if number == 1:
+            return 0
+        return (number - 1) * template.posts_per_page if template.posts_per_page else None
 
     def _post(self, post: dict[str, Any], tid: str, url: str, position: int) -> dict[str, Any]:
         template = self.template
@@ -270,6 +279,10 @@ class LearnedForum:
             "created_raw": opener["created_raw"] if opener else None,
             "created_precision": template.posts.date_precision,
         }
+
+
+def nxt_exists(template: Template, root: Any, url: str, tid: str) -> bool:
+    return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid) is not None
 
 
 def _key(post: dict[str, Any]) -> str:

@@ -22,7 +22,14 @@ _NOISE_KEYS = re.compile(r"^(?:extra|highlight|hilit|utm_\w+)$", re.I)
 _SESSION_VALUE = re.compile(r"^[0-9a-f]{24,}$", re.I)
 
 _NUM = re.compile(r"\d+")
-_THREAD_KEYS = ("tid", "t", "topic", "thread", "threadid", "thread_id", "topic_id", "id", "p")
+_ESCAPE_OR_NUM = re.compile(r"%[0-9A-Fa-f]{2}|\d+")
+
+
+def _numbers(text: str) -> list[re.Match[str]]:
+    return [m for m in _ESCAPE_OR_NUM.finditer(text) if not m.group(0).startswith("%")]
+_THREAD_KEYS = ("tid", "t", "topic", "thread", "threadid", "thread_id", "topic_id", "id")
+#: Query keys of post permalinks (``?post=125``, ``?p=132``, ``?pid=``): never the thread's id.
+_POST_KEYS = re.compile(r"^(?:p|pid|post|post_id|postid|msg|comment|reply|replytocom)$", re.IGNORECASE)
 _SLUG = re.compile(r"[A-Za-z%]{3}")
 
 
@@ -36,7 +43,8 @@ class Slot:
 
     @property
     def numbers(self) -> list[str]:
-        return _NUM.findall(self.text)
+        """Numbers of the slot, percent-escapes (``%E7%81%8C``) not counted."""
+        return [m.group(0) for m in _numbers(self.text)]
 
     @property
     def name(self) -> tuple[str, object]:
@@ -84,59 +92,83 @@ def slots(url: str) -> dict[tuple[str, object], Slot]:
 
 
 def _slot_regex(slot: Slot, group: str | None, number_index: int | None, loose: bool) -> str:
-    """Regex of one slot; the number at ``number_index`` becomes ``group`` (or group 1)."""
-    pieces = re.split(r"(\d+)", slot.text)
+    """Regex of one slot; the number at ``number_index`` becomes ``group`` (or group 1), other
+    numbers ``\\d+``; with ``loose``, long slug text between numbers matches any slug."""
     out = []
-    n = 0
-    for piece in pieces:
-        if piece.isdigit():
-            if n == number_index:
-                out.append(f"(?P<{group}>\\d+)" if group else r"(\d+)")
-            else:
-                out.append(r"\d+")
-            n += 1
-        elif loose and _SLUG.search(piece) and len(piece) > 12:
-            out.append(r"[^/?#&;]*")
+    position = 0
+    for n, match in enumerate(_numbers(slot.text)):
+        out.append(_literal(slot.text[position : match.start()], loose))
+        if n == number_index:
+            out.append(f"(?P<{group}>\\d+)" if group else r"(\d+)")
         else:
-            out.append(re.escape(piece))
+            out.append(r"\d+")
+        position = match.end()
+    out.append(_literal(slot.text[position:], loose))
     return "".join(out)
 
 
-def id_regex_for(url: str, page_slot: tuple[tuple[str, object], int] | None, group: str, fixed: dict[str, str]) -> str | None:
-    """A regex over path+query whose ``group`` is the id: the first number that is not the page.
+def _literal(piece: str, loose: bool) -> str:
+    if loose and _SLUG.search(piece) and len(piece) > 12:
+        return r"[^/?#&;]*"
+    return re.escape(piece)
+
+
+def id_position(
+    urls: list[str], page_slot: tuple[tuple[str, object], int] | None
+) -> tuple[tuple[str, object], int] | None:
+    """Where the id sits in URLs of one page kind: the number (not the page) that takes the most
+    different values across ``urls`` (post permalink keys never). Ties go to thread-like query
+    keys, then to a segment that is only a number (``/topic/13/slug``), then to the deeper
+    segment (``/forum/<board>/topic/<thread>/``), then to the last number of a slug (``slug-12``)."""
+    first = slots(urls[0])
+    candidates = [
+        (name, index) for name, slot in first.items() for index in range(len(slot.numbers))
+        if (name, index) != page_slot
+    ]
+
+    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, int, int, int, int]:
+        name, index = position
+        values = set()
+        for url in urls:
+            slot = slots(url).get(name)
+            if slot is not None and len(slot.numbers) > index:
+                values.add(slot.numbers[index])
+        slot = first[name]
+        keyed = name[0] == "q" and name[1] in _THREAD_KEYS
+        postish = name[0] == "q" and bool(_POST_KEYS.match(str(name[1])))
+        bare = slot.text.isdigit()
+        depth = int(name[1]) if name[0] == "p" else 0  # /forum/<board>/topic/<thread>: the deeper one
+        return (not postish, len(values), keyed, bare, depth, index - len(slot.numbers))
+
+    return max(candidates, key=rank) if candidates else None
+
+
+def id_regex_for(
+    url: str,
+    page_slot: tuple[tuple[str, object], int] | None,
+    group: str,
+    fixed: dict[str, str],
+    position: tuple[tuple[str, object], int] | None = None,
+) -> str | None:
+    """A regex over path+query whose ``group`` is the id at ``position`` (default: the best
+    position for ``url`` alone, :func:`id_position`).
 
     ``page_slot`` is ``(slot name, number index)`` of the page number (SMF's ``topic=13.15``
-    holds both). Query slots named like thread keys win over path numbers; ``fixed`` query
-    parameters (``mod=viewthread``) are required so that other page kinds of one script do not
-    match.
+    holds both); ``fixed`` query parameters (``mod=viewthread``) are required so that other
+    page kinds of one script do not match.
     """
+    position = position or id_position([url], page_slot)
+    if position is None:
+        return None
     found = slots(url)
-
-    def free(name: tuple[str, object], slot: Slot) -> int | None:
-        for index in range(len(slot.numbers)):
-            if page_slot is None or (name, index) != page_slot:
-                return index
-        return None
-
-    ordered = [(("q", k), found[("q", k)]) for k in _THREAD_KEYS if ("q", k) in found]
-    ordered += sorted(((n, s) for n, s in found.items() if n[0] == "p"), key=lambda x: x[1].index or 0)
-    ordered += [(n, s) for n, s in found.items() if n[0] == "q"]
-    choice: tuple[Slot, int] | None = None
-    for name, slot in ordered:
-        index = free(name, slot)
-        if index is not None:
-            choice = (slot, index)
-            break
-    if choice is None:
-        return None
-    slot, number_index = choice
+    slot, number_index = found[position[0]], position[1]
     lookaheads = "".join(
         f"(?=(?:.*[?&;])?{re.escape(k)}={re.escape(v)}(?:[&;#]|$))" for k, v in sorted(fixed.items()) if k != slot.key
     )
     path = urlsplit(canonicalize_url(url)).path
     if slot.key is not None:
         # What follows the id in the value is left open (SMF: ``topic=13.0``, ``topic=13.msg21``).
-        spans = list(_NUM.finditer(slot.text))
+        spans = _numbers(slot.text)
         head_text = slot.text[: spans[number_index].end()]
         value = _slot_regex(Slot(slot.key, None, head_text), group, number_index, loose=False)
         return f"^{re.escape(path)}\\?{lookaheads}(?:.*[&;])?{re.escape(slot.key)}={value}(?:[^0-9]|$)"
@@ -145,8 +177,20 @@ def id_regex_for(url: str, page_slot: tuple[tuple[str, object], int] | None, gro
         _slot_regex(Slot(None, i, s), None, None, loose=True) if _NUM.search(s) or len(s) > 20 else re.escape(s)
         for i, s in enumerate(segments[: slot.index])
     )
-    own = _slot_regex(slot, group, number_index, loose=True)
+    own = _id_segment(slot, group, number_index)
     return f"^{head}/{own}(?:[/?#;&]|$){lookaheads}"
+
+
+def _id_segment(slot: Slot, group: str, number_index: int) -> str:
+    """The id's path segment: exact when it is plain (``13``, ``thread-13.html``), slug-tolerant
+    when it carries a title (``thread-12-dates-and-times-12``: other threads' slugs differ)."""
+    spans = _numbers(slot.text)
+    before, after = slot.text[: spans[number_index].start()], slot.text[spans[number_index].end() :]
+    if not (_SLUG.search(before) or _SLUG.search(after)) or (len(before) <= 12 and len(after) <= 12 and len(spans) == 1):
+        return _slot_regex(slot, group, number_index, loose=True)
+    head = r"(?:[^/?#&;]*[^0-9/?#&;])?" if before else ""
+    tail = r"(?:[^0-9/?#&;][^/?#&;]*)?" if after else ""
+    return f"{head}(?P<{group}>\\d+){tail}"
 
 
 def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -> str:

@@ -31,7 +31,9 @@ _DATE_SHAPE = re.compile(
     r"\d{4}-\d{2}-\d{2}T\d{2}|^\d{10}(?:\d{3})?$",
     re.IGNORECASE,
 )
-_CLOCK = re.compile(r"\d{1,2}[:：]\d{2}|T\d{2}:\d{2}|^\d{10}(?:\d{3})?$|\bago\b|前$|刚刚|剛剛")
+_CLOCK = re.compile(
+    r"\d{1,2}[:：]\d{2}|T\d{2}:\d{2}|^\d{10}(?:\d{3})?$|\bago\b|前$|刚刚|剛剛|\d\s*[ap]\.?m\b|\bnoon\b|\bmidnight\b", re.I
+)
 _MACHINE_ATTRS = ("datetime", "content", "data-time", "data-timestamp", "data-date", "data-datetime", "data-created")
 _SKIP_CLASS = re.compile(r"edit|updat|modif|last_?post|lastpost", re.IGNORECASE)
 _BASE = datetime(2030, 1, 1, tzinfo=UTC)
@@ -61,7 +63,9 @@ def has_clock(text: str) -> bool:
 
 _LEAD = r"^(?:(?:发表于|發表於|发布于|發佈於|posted(?:\s+on)?|on|at|date|日期)[:：]?\s*|[«(\[]\s*)?"
 _TAIL = r"\s*[»)\]]?$"
-_TIME = r"(?:,?\s*(?:at\s+|um\s+)?\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?)?)?"
+_TIME = (
+    r"(?:,?\s*(?:at\s+|um\s+)?(?:\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?|noon|midnight))?"
+)
 _CORE = (
     r"(?:"
     + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
