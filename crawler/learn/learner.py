@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
@@ -96,12 +96,12 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     thread_pages = max(by_shape.values(), key=len) if by_shape else []
     if structured is not None:
         structured_pages = [p for p in pages if p.root.xpath(structured.record)]
-        thread_urls = [p.url for p in structured_pages]
+        thread_urls = [_canonical(p) for p in structured_pages]
         rules = structured
         chosen = structured_pages
     else:
         chosen = [p for p, _ in thread_pages]
-        thread_urls = [p.url for p in chosen]
+        thread_urls = [_canonical(p) for p in chosen]
         rules = None
     paging = learn_paging([(p.root, p.url) for p in chosen])
     page_slot = _page_slot(paging, thread_urls)
@@ -134,6 +134,17 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     _learn_quirks(template, chosen)
     template.learned_from = [p.url for p in chosen[:8]]
     return template
+
+
+def _canonical(page: Page) -> str:
+    """The page's ``<link rel=canonical>`` on the same host, else its URL: a permalink or a
+    trap view (``/topic/13/slug/41``, ``?topic=3.0;prev_next=prev``) names its thread plainly
+    there, so the thread id is read off clean URLs."""
+    for href in page.root.xpath("//link[@rel='canonical']/@href")[:1]:
+        url = urljoin(page.url, str(href))
+        if urlsplit(url).netloc == urlsplit(page.url).netloc:
+            return url
+    return page.url
 
 
 def _page_slot(paging: Paging, urls: list[str]) -> tuple[tuple[str, object], int] | None:

@@ -118,7 +118,8 @@ def id_position(
 ) -> tuple[tuple[str, object], int] | None:
     """Where the id sits in URLs of one page kind: the number (not the page) that takes the most
     different values across ``urls`` (post permalink keys never). Ties go to thread-like query
-    keys, then to a segment that is only a number (``/topic/13/slug``), then to the deeper
+    keys, then to a segment after a word (``/topic/13``, not ``/slug/41``), then to a segment
+    that is only a number, then to the deeper
     segment (``/forum/<board>/topic/<thread>/``), then to the last number of a slug (``slug-12``)."""
     first = slots(urls[0])
     candidates = [
@@ -126,7 +127,7 @@ def id_position(
         if (name, index) != page_slot
     ]
 
-    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, int, int, int, int]:
+    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, int, int, int, int, int]:
         name, index = position
         values = set()
         for url in urls:
@@ -138,7 +139,11 @@ def id_position(
         postish = name[0] == "q" and bool(_POST_KEYS.match(str(name[1])))
         bare = slot.text.isdigit()
         depth = int(name[1]) if name[0] == "p" else 0  # /forum/<board>/topic/<thread>: the deeper one
-        return (not postish, len(values), keyed, bare, depth, index - len(slot.numbers))
+        # /topic/13/slug/41: the number after a word names the thread, the one after the slug
+        # is a post index.
+        previous = first.get(("p", depth - 1)) if name[0] == "p" else None
+        after_word = previous is not None and bool(re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
+        return (not postish, len(values), keyed, after_word, bare, depth, index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None
 
