@@ -1,7 +1,8 @@
 """End to end: ``scrapy crawl forum -a profile=none`` on forums captured from real engines.
 
 Each ``tests/fixtures/profiles/learned_*`` site is a capture of a lab engine (MyBB, SMF,
-Discuz!, phpBB, NodeBB: ``scripts/capture_site.py``) or derived from one
+Discuz!, phpBB, NodeBB) or of django-machina from PyPI (``scripts/capture_site.py``), or
+derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
 engine that repeats the opening post on every page, a two-rows-per-post table layout). Its
 ``truth.json`` comes from the engine's database, not from the pages. The crawl learns a
@@ -29,6 +30,7 @@ STYLES = {
     "learned_datetitle": "date only in a title attribute",
     "learned_cn_dateonly": "Chinese date-only engine repeating the opening post",
     "learned_table": "table layout, two rows per post",
+    "learned_machina": "django-machina (PyPI): Bootstrap cards, ids at the end of slugs, ?post= permalinks",
 }
 
 
