@@ -48,6 +48,9 @@ class Thread:
     author: Author = field(default_factory=Author)
     created: str | None = None
     created_raw: str | None = None
+    #: ``"day"`` for sites that show dates without a clock time (``created`` is then midnight
+    #: in the site's zone and only its day counts), ``"time"`` otherwise, ``None`` = not said.
+    created_precision: str | None = None
     reply_count: int | None = None
     view_count: int | None = None
     last_post_at: str | None = None
@@ -72,6 +75,8 @@ class Post:
     author: Author = field(default_factory=Author)
     created: str | None = None
     created_raw: str | None = None
+    #: As in :class:`Thread`: ``"day"`` on date-only sites.
+    created_precision: str | None = None
     body_html: str | None = None
     body_text: str | None = None
     quoted_post_ids: list[str] = field(default_factory=list)

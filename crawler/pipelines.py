@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Self
 
 from itemadapter import ItemAdapter
+from scrapy import signals
 from scrapy.exceptions import DropItem
 
 from crawler.dates import normalize_date
@@ -54,19 +55,21 @@ def _item_url(adapter: ItemAdapter) -> str | None:
 class ValidatePipeline:
     """Drop items whose required fields (:data:`crawler.items.REQUIRED`) are empty.
 
-    The first :attr:`LOUD` invalid items are logged at WARNING with their URL, later ones at
-    DEBUG (a broken selector makes every item of a site invalid); all are counted.
+    Each reason (item type and the fields it misses) is logged once, at WARNING, with the first
+    URL it happened at; every drop is counted (``items/invalid/<type>`` and
+    ``items/invalid/<type>/<fields>``). A broken selector makes every item of a site invalid:
+    that is one line, not one per item. The close of the crawl sums the reasons up.
     """
-
-    LOUD = 10
 
     def __init__(self, stats: StatsCollector) -> None:
         self.stats = stats
-        self.invalid = 0
+        self.reasons: dict[str, int] = {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(crawler.stats)
+        pipeline = cls(crawler.stats)
+        crawler.signals.connect(pipeline.close_spider, signal=signals.spider_closed)
+        return pipeline
 
     def process_item(self, item: Any) -> Any:
         required = REQUIRED.get(type(item), ())
@@ -75,18 +78,25 @@ class ValidatePipeline:
         if not missing:
             return item
         kind = type(item).__name__.lower()
+        reason = f"{kind}/{'+'.join(missing)}"
         self.stats.inc_value(f"items/invalid/{kind}")
+        self.stats.inc_value(f"items/invalid/{reason}")
         self.stats.inc_value("items/dropped/invalid")
-        self.invalid += 1
-        level = logging.WARNING if self.invalid <= self.LOUD else logging.DEBUG
-        logger.log(
-            level,
-            "Invalid %(kind)s from %(url)s: missing %(missing)s",
-            {"kind": kind, "url": _item_url(adapter), "missing": ", ".join(missing)},
-        )
-        if self.invalid == self.LOUD:
-            logger.warning("Further invalid items are logged at DEBUG (LOG_LEVEL=DEBUG shows them)")
-        raise DropItem("invalid")
+        if reason not in self.reasons:
+            logger.warning(
+                "Invalid %(kind)s from %(url)s: missing %(missing)s (further %(kind)s items missing "
+                "this are counted in items/invalid/%(reason)s, not logged)",
+                {"kind": kind, "url": _item_url(adapter), "missing": ", ".join(missing), "reason": reason},
+            )
+        self.reasons[reason] = self.reasons.get(reason, 0) + 1
+        raise DropItem(f"invalid: missing {', '.join(missing)}", log_level="DEBUG")
+
+    def close_spider(self, spider: Any = None) -> None:
+        if self.reasons:
+            logger.info(
+                "Invalid items dropped: %(summary)s",
+                {"summary": ", ".join(f"{n} {reason}" for reason, n in sorted(self.reasons.items()))},
+            )
 
 
 class DedupPipeline:
@@ -111,7 +121,7 @@ class DedupPipeline:
         key = _digest(item.key())
         if key in self.seen:
             self.stats.inc_value("items/dropped/duplicate")
-            raise DropItem("duplicate")
+            raise DropItem("duplicate", log_level="DEBUG")
         self.seen.add(key)
         return item
 

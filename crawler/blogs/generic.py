@@ -9,6 +9,7 @@ trafilatura's guesses, which only keep the day of a date.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -19,6 +20,8 @@ import trafilatura
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
+from crawler.blogs.comments import comment_blocks
+from crawler.blogs.entry import Entry, find_entry
 from crawler.profiles._utils import first_css, join_text
 
 logger = logging.getLogger(__name__)
@@ -33,11 +36,21 @@ _NOT_ARTICLE = re.compile(
 )
 
 
+#: Listing pages of a blog (followed as listings, not as article candidates).
+_LISTING_PAGE = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index\d*\.html?$", re.IGNORECASE)
+_NEXT_WORDS = re.compile(
+    r"^(?:next|next page|older|older posts|older entries|earlier posts|more posts|»|›|⟩|〉|>>|→|next »|older »|"
+    r"« older(?: posts| entries)?|← older(?: posts| entries)?|下一页|下一頁|下页|后一页|更早的文章)$",
+    re.IGNORECASE,
+)
+
+
 class BlogPage:
     """Reads one blog page; every method is a pure function of the response."""
 
     def __init__(self, response: TextResponse) -> None:
         self.response = response
+        self._entry: Entry | None | object = _UNSET
         self._ld: list[dict[str, Any]] | None = None
 
     # -- discovery -----------------------------------------------------------------------------
@@ -58,12 +71,20 @@ class BlogPage:
             ".pagination a.next::attr(href)",
             ".nav-previous a::attr(href)",
         )
+        if not href:
+            # Themes that only say it in words or arrows: "Older posts", "»", "下一页".
+            for link in self.response.css("a[href]"):
+                if _NEXT_WORDS.match(join_text(link) or "") and not link.attrib["href"].startswith("#"):
+                    href = link.attrib["href"]
+                    break
         return self.response.urljoin(href) if href else None
 
     def article_links(self) -> list[str]:
         """Same-site links that look like article permalinks (not tags, pages, feeds…)."""
         host = urlsplit(self.response.url).netloc
         here = canonicalize_url(self.response.url)
+        nxt = self.next_page()
+        skip = {canonicalize_url(nxt)} if nxt else set()
         links = []
         for href in (
             self.response.css("main a[href], article a[href], #content a[href], body a[href]")
@@ -77,6 +98,8 @@ class BlogPage:
                 or url == here
                 or parts.path in ("", "/")
                 or _NOT_ARTICLE.search(parts.path)
+                or url in skip
+                or _LISTING_PAGE.search(parts.path + ("?" + parts.query if parts.query else ""))
             ):
                 continue
             links.append(url)
@@ -88,12 +111,21 @@ class BlogPage:
         word = re.match(r"[A-Za-z][A-Za-z-]*", generator.strip())
         return word.group(0).lower() if word else "generic"
 
+    def entry(self) -> Entry | None:
+        """The article the page's own markup declares (:mod:`crawler.blogs.entry`)."""
+        if self._entry is _UNSET:
+            self._entry = find_entry(self.response.text, self.response.url)
+        return self._entry  # type: ignore[return-value]
+
     def is_article(self) -> bool:
         og_type = self.response.css('meta[property="og:type"]::attr(content)').get("")
         if og_type.lower() == "article" or self.response.css('meta[property="article:published_time"]'):
             return True
         if any(_types(item) & ARTICLE_TYPES for item in self.json_ld()):
             return True
+        entry = self.entry()
+        if entry is not None:
+            return not entry.listing
         # One main <article> with a date: comment lists and widgets also use <article>, skip them.
         main = self.response.xpath(
             "//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]"
@@ -107,6 +139,16 @@ class BlogPage:
         return not any(canonicalize_url(self.response.urljoin(h)) != here for h in heading_links)
 
     def article(self) -> dict[str, Any]:
+        """Article fields: the page's declared entry first (h-entry, hAtom, schema.org, a lone
+        ``<article>``), then Open Graph and JSON-LD metadata, then trafilatura's guesses."""
+        entry = self.entry()
+        if entry is not None and not entry.listing:
+            declared = _declared(entry)
+            if declared.get("body_html") and declared.get("title") and declared.get("published_raw"):
+                return {**self._article_from_metadata(with_body=False), **declared}
+        return self._article_from_metadata(with_body=True)
+
+    def _article_from_metadata(self, with_body: bool) -> dict[str, Any]:
         response = self.response
         html = response.text
         meta = trafilatura.bare_extraction(html, url=response.url, with_metadata=True, include_comments=False)
@@ -120,7 +162,7 @@ class BlogPage:
             include_comments=False,
             include_formatting=True,
             favor_precision=True,
-        )
+        ) if with_body else None
         ld = next((item for item in self.json_ld() if _types(item) & ARTICLE_TYPES), {})
         canonical = response.css('link[rel="canonical"]::attr(href)').get()
         return {
@@ -145,6 +187,33 @@ class BlogPage:
             "body_html": _inner_body(body),
         }
 
+    def continuation_pages(self) -> list[str]:
+        """Later pages of a post split over several (``/post/2/``, ``?page=2``), in order."""
+        here = canonicalize_url(self.response.url).rstrip("/")
+        found: dict[int, str] = {}
+        for href in self.response.css("a[href]::attr(href)").getall():
+            url = canonicalize_url(self.response.urljoin(href))
+            match = re.fullmatch(re.escape(here) + r"/(\d+)/?", url) or re.fullmatch(
+                re.escape(here) + r"/?\?(?:.*&)?page=(\d+)", url
+            )
+            if match and int(match.group(1)) >= 2:
+                found.setdefault(int(match.group(1)), url)
+        return [found[n] for n in sorted(found)]
+
+    def body_only(self) -> str | None:
+        """The body of a continuation page: the declared entry, else trafilatura's."""
+        entry = self.entry()
+        if entry is not None and entry.body_html:
+            return entry.body_html
+        return self._article_from_metadata(with_body=True)["body_html"]
+
+    def comments(self, article_url: str) -> list[dict[str, Any]]:
+        """Comments the page declares (h-entry ``comment``), or its repeated comment blocks."""
+        entry = self.entry()
+        if entry is not None and entry.comments:
+            return [dict(c, article_url=article_url, comment_id=c["comment_id"] or _digest(c)) for c in entry.comments]
+        return comment_blocks(self.response.text, self.response.url, article_url)
+
     def json_ld(self) -> list[dict[str, Any]]:
         if self._ld is None:
             self._ld = []
@@ -158,6 +227,28 @@ class BlogPage:
                         self._ld.append(item)
                         self._ld.extend(i for i in item.get("@graph") or [] if isinstance(i, dict))
         return self._ld
+
+
+_UNSET = object()
+
+
+def _digest(comment: dict[str, Any]) -> str:
+    data = f"{comment.get('author')}\x1f{comment.get('created_raw')}\x1f{comment.get('body_html')}"
+    return hashlib.sha1(data.encode()).hexdigest()[:16]
+
+
+def _declared(entry: Entry) -> dict[str, Any]:
+    """The fields an entry declares, left out when it does not say (metadata fills them)."""
+    fields = {
+        "title": entry.title,
+        "author": entry.author,
+        "published_raw": entry.published,
+        "updated_raw": entry.updated,
+        "tags": entry.tags,
+        "categories": entry.categories,
+        "body_html": entry.body_html,
+    }
+    return {k: v for k, v in fields.items() if v}
 
 
 def _types(item: dict[str, Any]) -> set[str]:

@@ -69,6 +69,10 @@ def parser() -> argparse.ArgumentParser:
                    help="fixture site names (tests/fixtures/profiles/<SITE>/site)")
     p.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
                    help="delay every response (default 0)")
+    p = sub.add_parser("learn", help="learn a forum's template and print it as a profile module")
+    p.add_argument("url", metavar="URL")
+    p.add_argument("--name", help="profile name (default: from the host)")
+    p.add_argument("--max-pages", type=int, default=60, help="give up after this many pages")
     p = sub.add_parser("node", help="run a node configured by its environment (container "
                        "entry point): node SPIDER [scrapy crawl options]")
     p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
@@ -77,6 +81,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.command == "learn":
+        from crawler.learn.profile_file import main as learn  # imports Scrapy's machinery
+        return learn(args.url, args.name, args.max_pages)
     if args.command == "node":
         from crawler.ops.node import run  # imports all of Scrapy's machinery
         return run(args.crawl_args)

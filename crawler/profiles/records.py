@@ -30,6 +30,8 @@ class ThreadRecord:
     board: Board = field(default_factory=Board)
     author: Author = field(default_factory=Author)
     created_raw: str | None = None
+    #: ``"day"`` on sites that show dates without a time of day (see the Thread item).
+    created_precision: str | None = None
     reply_count: int | None = None
     view_count: int | None = None
     last_post_at_raw: str | None = None
@@ -45,6 +47,7 @@ class ThreadRecord:
             board=self.board,
             author=self.author,
             created_raw=self.created_raw,
+            created_precision=self.created_precision,
             reply_count=self.reply_count,
             view_count=self.view_count,
             last_post_at_raw=self.last_post_at_raw,
@@ -61,6 +64,7 @@ class PostRecord:
     position: int | None = None
     author: Author = field(default_factory=Author)
     created_raw: str | None = None
+    created_precision: str | None = None
     body_html: str | None = None
     quoted_post_ids: list[str] = field(default_factory=list)
     edited: bool = False
@@ -76,6 +80,7 @@ class PostRecord:
             position=self.position,
             author=self.author,
             created_raw=self.created_raw,
+            created_precision=self.created_precision,
             body_html=self.body_html,
             quoted_post_ids=self.quoted_post_ids,
             edited=self.edited,
@@ -138,6 +143,8 @@ class Follow:
     kind: PageKind
     cursor: PageCursor
     ref: ThreadRef | None = None
+    #: Fetch even if the URL was seen (a thread's pages walked in order after a learning pass).
+    dont_filter: bool = False
 
 
 @dataclass

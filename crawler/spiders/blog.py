@@ -21,10 +21,12 @@ from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.http import Response, TextResponse
+from w3lib.url import canonicalize_url
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.items import Article, Comment
 from crawler.profiles._utils import join_text, to_int
+from crawler.blogs.feeds import feed_entries
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
@@ -47,6 +49,9 @@ class BlogSpider(scrapy.Spider):
         self.site = urlsplit(start_url).netloc
         self.allowed_domains = [site_domain(start_url)]
         self.site_timezone = timezone
+        #: Feed entries with whole posts, by canonical link, and pages that declared no article.
+        self.feed_articles: dict[str, dict[str, Any]] = {}
+        self.unrecognised: set[str] = set()
 
     @staticmethod
     def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:
@@ -91,7 +96,11 @@ class BlogSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("blog/discovered/sitemap")
                 yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
 
-    def parse_feed(self, response: Response) -> Iterator[scrapy.Request]:
+    def parse_feed(self, response: Response) -> Iterator[Any]:
+        entries = feed_entries(response.body, response.url)
+        self.feed_articles.update(entries)
+        for url in entries.keys() & self.unrecognised:
+            yield from self._feed_article(url, response)
         links = response.xpath(
             "//item/link/text()"
             " | //*[local-name()='entry']/*[local-name()='link'][not(@rel) or @rel='alternate']/@href"
@@ -113,9 +122,16 @@ class BlogSpider(scrapy.Spider):
         if page.is_article():
             yield from self._article(page, response)
             return
+        url = canonicalize_url(response.url)
+        if url in self.feed_articles:
+            yield from self._feed_article(url, response)
+            return
         self.crawler.stats.inc_value("blog/not_article")
         if not listing:
-            return  # tag and category pages from sitemaps: their articles come from elsewhere too
+            # Tag and category pages from sitemaps: their articles come from elsewhere too. A
+            # feed parsed later may still hold this page as a whole entry.
+            self.unrecognised.add(url)
+            return
         for feed in page.feeds():
             yield scrapy.Request(feed, callback=self.parse_feed)
         for url in page.article_links():
@@ -128,23 +144,20 @@ class BlogSpider(scrapy.Spider):
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()
         crawled_at = fetch_time(response)
-        comments = WordPress.comments_from_html(response, fields["url"])
-        self.crawler.stats.inc_value("blog/articles")
+        comments = WordPress.comments_from_html(response, fields["url"]) or page.comments(fields["url"])
         article = {
             "platform": page.platform(),
-            "crawled_at": crawled_at,
             # Only a count the page states: the comments in hand may be one page of several.
             "comment_count": to_int(join_text(response.css(".comments-title")[:1])),
             **fields,
         }
-        parts = WordPress.part_links(response)
-        if parts:
-            # Split with <!--nextpage--> (WordPress' page links): emitted once every part is read.
-            yield scrapy.Request(
-                parts[0], callback=self.parse_part, cb_kwargs={"article": article, "parts": parts[1:]}
-            )
+        rest = page.continuation_pages()
+        if rest:
+            # A post split over pages (WordPress <!--nextpage-->): the article waits for them.
+            yield scrapy.Request(rest[0], callback=self.parse_article_page,
+                                 cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield Article(site=self.site, **article)
+            yield self._finish(article, crawled_at)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
         nxt = WordPress.next_comment_page(response)
@@ -153,17 +166,28 @@ class BlogSpider(scrapy.Spider):
                 nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": fields["url"]}
             )
 
-    def parse_part(self, response: Response, article: dict[str, Any], parts: list[str]) -> Iterator[Any]:
-        """One more part of a split article: its body is appended; the last part emits it."""
+    def parse_article_page(self, response: Response, article: dict[str, Any], rest: list[str]) -> Iterator[Any]:
+        """A later page of a split post: its body is appended to the article's."""
         if isinstance(response, TextResponse):
-            body = WordPress.part_body(response) or BlogPage(response).article().get("body_html") or ""
-            article = {**article, "body_html": "\n".join(filter(None, [article.get("body_html"), body]))}
-        if parts:
-            yield scrapy.Request(
-                parts[0], callback=self.parse_part, cb_kwargs={"article": article, "parts": parts[1:]}
-            )
-            return
-        yield Article(site=self.site, **article)
+            body = BlogPage(response).body_only()
+            if body:
+                article = {**article, "body_html": (article.get("body_html") or "") + "\n" + body}
+        if rest:
+            yield scrapy.Request(rest[0], callback=self.parse_article_page,
+                                 cb_kwargs={"article": article, "rest": rest[1:]})
+        else:
+            yield self._finish(article, fetch_time(response))
+
+    def _feed_article(self, url: str, response: Response) -> Iterator[Any]:
+        """An article whose page declares none, from its feed entry (full content)."""
+        self.unrecognised.discard(url)
+        self.crawler.stats.inc_value("blog/articles_from_feed")
+        fields = self.feed_articles.pop(url)
+        yield self._finish({"platform": "generic", **fields}, fetch_time(response))
+
+    def _finish(self, article: dict[str, Any], crawled_at: str) -> Article:
+        self.crawler.stats.inc_value("blog/articles")
+        return Article(site=self.site, crawled_at=crawled_at, **article)
 
     def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
         if not isinstance(response, TextResponse):

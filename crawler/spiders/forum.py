@@ -17,7 +17,9 @@ pages. The profile name, page kind, cursor and thread-list row travel in ``cb_kw
 values, so any node of a cluster can continue a request another node created.
 
 Spider arguments: ``start_url`` (required), ``timezone`` (IANA name, overrides the profile's),
-``fallback`` (comma-separated fallback names to try, in order, instead of all registered ones).
+``fallback`` (comma-separated fallback names to try, in order, instead of all registered ones),
+``profile=none`` (no engine detection: go straight to the fallbacks, as for a site no profile
+knows; for checking the learned fallback on engines that have a profile).
 """
 
 from __future__ import annotations
@@ -69,9 +71,12 @@ class ForumSpider(scrapy.Spider):
         start_url: str | None = None,
         timezone: str | None = None,
         fallback: str | None = None,
+        profile: str | None = None,
         **kwargs: Any,
     ):
         super().__init__(**kwargs)
+        #: ``-a profile=none``: skip engine detection, read the site with a fallback.
+        self.use_profiles = (profile or "").lower() not in ("none", "off")
         self.check_arguments(start_url=start_url, timezone=timezone, fallback=fallback)
         assert start_url is not None  # checked above; for the type checker
         self.start_url = start_url
@@ -112,7 +117,7 @@ class ForumSpider(scrapy.Spider):
         yield from self.parse_page(response, engine=profile.name, kind=kind, cursor=cursor.as_dict())
 
     def _detect(self, response: Response) -> type[ForumProfile] | None:
-        found = self.registry.detect(response)
+        found = self.registry.detect(response) if self.use_profiles else None
         if found is None:
             return self._fallback(response)
         self.crawler.stats.inc_value(f"profiles/detected/{found.name}")
@@ -180,7 +185,8 @@ class ForumSpider(scrapy.Spider):
         for post in page.posts:
             yield post.to_item(site=self.site, engine=profile.name, crawled_at=crawled_at)
         for follow in page.follow:
-            yield self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
+            request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
+            yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
         self,

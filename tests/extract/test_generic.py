@@ -1,4 +1,5 @@
-"""The ``forum`` spider on engines without a profile: schema.org (IPS) and post blocks (FluxBB).
+"""The ``forum`` spider on engines without a profile (IPS, FluxBB): the learned-template fallback
+reads them (:mod:`crawler.learn`), ahead of the generic reader.
 
 Recall is measured against the content model the sites were rendered from: a post counts as
 found when an extracted post has its author and its first paragraph in ``body_text``.
@@ -15,7 +16,7 @@ from crawler.testing.expected import _sites, crawl_fixture, load_expected
 from tests.extract.sitegen.content import build
 
 GENERIC = _sites("generic")
-STRATEGY = {"ips": "schema", "fluxbb": "blocks"}
+STRATEGY = {"ips": "html", "fluxbb": "html"}
 
 
 @pytest.fixture(scope="module", params=GENERIC)
@@ -31,8 +32,8 @@ def test_both_kinds_of_fixture_exist() -> None:
 def test_fallback_used_and_reported(crawled: tuple[str, list[dict[str, Any]], Any]) -> None:
     site, _, result = crawled
     assert result.stats.get("profiles/undetected") == 1
-    assert result.stats.get("profiles/fallback/generic") == 1
-    assert result.stats.get(f"generic/pages/{STRATEGY[site]}", 0) >= 1
+    assert result.stats.get("profiles/fallback/learned") == 1
+    assert result.stats.get(f"learn/source/{STRATEGY[site]}") == 1
 
 
 def test_post_recall_and_precision(crawled: tuple[str, list[dict[str, Any]], Any]) -> None:

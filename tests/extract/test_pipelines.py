@@ -132,3 +132,18 @@ def test_items_have_stable_keys() -> None:
     assert Article(site="s", platform="wordpress", url="http://b/a").key() == ("article", "http://b/a")
     assert Comment(article_url="http://b/a", comment_id="3").key() == ("comment", "http://b/a", "3")
     assert post(author=Author(name="x")).author.name == "x"
+
+
+def test_validate_logs_each_reason_once(caplog: pytest.LogCaptureFixture) -> None:
+    crawler = get_crawler()
+    pipeline = ValidatePipeline.from_crawler(crawler)
+    with caplog.at_level(logging.WARNING):
+        for n in range(50):
+            with pytest.raises(DropItem) as dropped:
+                pipeline.process_item(post(post_id=str(n), body_html=None))
+            assert dropped.value.log_level == "DEBUG"  # Scrapy's own per-item line stays quiet
+        with pytest.raises(DropItem):
+            pipeline.process_item(Thread(site="s", engine="phpbb", thread_id="1", url="u", title=""))
+    assert crawler.stats.get_value("items/invalid/post/body_html") == 50
+    assert crawler.stats.get_value("items/invalid/thread/title") == 1
+    assert [r.levelno for r in caplog.records] == [logging.WARNING, logging.WARNING]

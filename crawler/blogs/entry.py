@@ -1,0 +1,323 @@
+"""The article a blog page declares, from its own markup: microformats, hAtom classes,
+schema.org, or a lone ``<article>``.
+
+:func:`find_entry` tries, in order:
+
+1. **h-entry** (microformats 2, and hAtom ``hentry`` through mf2py's backward-compatible parsing,
+   via extruct): name, author h-card, ``published``/``updated``, ``category``, ``e-content`` and
+   ``comment`` entries;
+2. **hAtom classes without an ``hentry`` root** (Pelican's default theme): one ``.entry-title``,
+   one ``.entry-content``, ``.published`` (``abbr[title]``, ``time[datetime]``), ``.vcard.author
+   .fn``, ``rel=tag`` / ``/tag/`` links;
+3. **schema.org** ``BlogPosting``/``Article`` in JSON-LD or microdata (``articleBody``);
+4. a single **``<article>``** holding a heading and a date.
+
+Two or more entries on a page make it a listing (:attr:`Entry.listing`), not an article. The body
+is the declared content element less the metadata some themes put inside it (Pelican's
+``footer.post-info`` with the date, byline and tags). Values are as the page shows them; the
+pipelines normalize dates.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from urllib.parse import urljoin
+
+import extruct
+from lxml import etree, html
+from w3lib.url import canonicalize_url
+
+from crawler.learn.dom import element_text, has_class_xpath, inner_html
+from crawler.learn.when import parse_date
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Entry", "find_entry"]
+
+ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report", "SocialMediaPosting"}
+_META = re.compile(
+    r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|jp-relatedposts|"
+    r"tags-links|cat-links|entry-tags|post-tags|related|page-links",
+    re.IGNORECASE,
+)
+_DATE_TEXT = re.compile(r"\d{4}|\d{1,2}:\d{2}")
+
+
+@dataclass
+class Entry:
+    source: str
+    title: str | None = None
+    author: str | None = None
+    published: str | None = None
+    updated: str | None = None
+    tags: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    body_html: str | None = None
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    #: The page lists several entries: a listing, not an article.
+    listing: bool = False
+
+
+def find_entry(text: str, url: str) -> Entry | None:
+    root = html.document_fromstring(text.encode("utf-8"), parser=html.HTMLParser(encoding="utf-8"), base_url=url)
+    try:
+        data = extruct.extract(text, base_url=url, syntaxes=["microformat", "json-ld", "microdata"], uniform=False)
+    except Exception:  # noqa: BLE001 - extruct raises whatever its parsers raise on broken markup
+        logger.debug("extruct failed on %(url)s", {"url": url}, exc_info=True)
+        data = {}
+    for finder in (_h_entry, _hatom, _schema, _article):
+        entry = finder(root, data)
+        if entry is not None:
+            if not entry.listing and entry.source != "schema" and _links_away(root, url):
+                # One entry whose title links to another page: a listing page with one post.
+                return Entry(entry.source, listing=True)
+            return entry
+    return None
+
+
+def _links_away(root: etree._Element, url: str) -> bool:
+    here = canonicalize_url(url)
+    titles = root.xpath(
+        f"//*[{has_class_xpath('entry-title')} or {has_class_xpath('p-name')}]//a[@href]"
+        " | //article[not(ancestor::article)]//h1//a[@href] | //article[not(ancestor::article)]//h2//a[@href]"
+    )
+    return any(canonicalize_url(urljoin(url, a.get("href") or "")) != here for a in titles)
+
+
+# -- microformats ------------------------------------------------------------------------------
+def _h_entries(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    found = []
+    for item in items:
+        if "h-entry" in item.get("type", []):
+            found.append(item)
+        elif "h-feed" in item.get("type", []):
+            found += [c for c in item.get("children", []) if "h-entry" in c.get("type", [])]
+    return found
+
+
+def _h_entry(root: etree._Element, data: dict[str, Any]) -> Entry | None:
+    entries = _h_entries(data.get("microformat") or [])
+    if len(entries) > 1:
+        return Entry("h-entry", listing=True)
+    if not entries or not entries[0]["properties"].get("content"):
+        return None
+    props = entries[0]["properties"]
+    content = props["content"][0]
+    body = content.get("html") if isinstance(content, dict) else str(content)
+    return Entry(
+        "h-entry",
+        title=_first_text(props.get("name")),
+        author=_person(props.get("author")),
+        published=_first_text(props.get("published")),
+        updated=_first_text(props.get("updated")),
+        **_terms(root, [t for t in (_text(c) for c in props.get("category", [])) if t]),
+        body_html=_clean_html(body) if body else None,
+        comments=[_mf_comment(c) for c in props.get("comment", []) if isinstance(c, dict)],
+    )
+
+
+def _terms(root: etree._Element, names: list[str]) -> dict[str, list[str]]:
+    """h-entry ``category`` mixes tags and categories (hAtom reads ``rel=tag`` links, and
+    WordPress marks category links ``rel="category tag"``): split them by ``rel``."""
+    scope = (root.xpath(f"//*[{has_class_xpath('h-entry')} or {has_class_xpath('hentry')}]") or [root])[0]
+    categories = _links(scope, "category") if scope.xpath(".//a[contains(@rel, 'category')]") else []
+    rel_tags = scope.xpath(".//a[contains(concat(' ', normalize-space(@rel), ' '), ' tag ')]"
+                           "[not(contains(concat(' ', normalize-space(@rel), ' '), ' category '))]")
+    if rel_tags or categories:
+        tags = list(dict.fromkeys(t for t in (element_text(a) for a in rel_tags) if t))
+    else:
+        tags = names
+    return {"tags": tags, "categories": categories}
+
+
+def _mf_comment(item: dict[str, Any]) -> dict[str, Any]:
+    props = item.get("properties", {})
+    content = (props.get("content") or [""])[0]
+    return {
+        "comment_id": _first_text(props.get("url")) or "",
+        "author": _person(props.get("author")),
+        "created_raw": _first_text(props.get("published")),
+        "body_html": content.get("html") if isinstance(content, dict) else str(content),
+    }
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return _text(value.get("value") or (value.get("properties", {}).get("name") or [None])[0])
+    return str(value).strip() if value else None
+
+
+def _first_text(values: list[Any] | None) -> str | None:
+    return _text(values[0]) if values else None
+
+
+def _person(values: list[Any] | None) -> str | None:
+    if not values:
+        return None
+    value = values[0]
+    if isinstance(value, dict):
+        return _first_text(value.get("properties", {}).get("name")) or _text(value.get("value"))
+    return _text(value)
+
+
+# -- hAtom classes without a root ----------------------------------------------------------------
+def _by_class(root: etree._Element, token: str) -> list[etree._Element]:
+    return root.xpath(f"//*[{has_class_xpath(token)}]")
+
+
+def _hatom(root: etree._Element, data: dict[str, Any]) -> Entry | None:
+    contents, titles = _by_class(root, "entry-content"), _by_class(root, "entry-title")
+    if len(contents) > 1 or len(titles) > 1:
+        return Entry("hatom", listing=True) if titles else None
+    if not contents or not titles:
+        return None
+    scope = _common_ancestor(contents[0], titles[0])
+    published = _class_date(scope, "published") or _class_date(scope, "dt-published")
+    author = scope.xpath(f".//*[{has_class_xpath('author')}]//*[{has_class_xpath('fn')}]") or scope.xpath(
+        f".//*[{has_class_xpath('author')}]"
+    )
+    return Entry(
+        "hatom",
+        title=element_text(titles[0]) or None,
+        author=element_text(author[0]) if author else None,
+        published=published,
+        updated=_class_date(scope, "updated"),
+        tags=_links(scope, "tag"),
+        categories=_links(scope, "category"),
+        body_html=_body(contents[0]),
+    )
+
+
+def _class_date(scope: etree._Element, token: str) -> str | None:
+    for node in scope.xpath(f".//*[{has_class_xpath(token)}]"):
+        for value in (node.get("datetime"), node.get("title"), element_text(node)):
+            if value and _DATE_TEXT.search(value):
+                return value.strip()
+    return None
+
+
+def _links(scope: etree._Element, kind: str) -> list[str]:
+    """Tag or category names: ``rel=tag`` links, else links into ``/tag/`` (``/category/``)."""
+    rel = scope.xpath(f".//a[contains(concat(' ', normalize-space(@rel), ' '), ' {kind} ')]")
+    links = rel or scope.xpath(f".//a[contains(@href, '/{kind}/') or contains(@href, '/{kind}s/')]")
+    return list(dict.fromkeys(t for t in (element_text(a) for a in links) if t))
+
+
+def _common_ancestor(a: etree._Element, b: etree._Element) -> etree._Element:
+    ancestors = {id(x) for x in a.iterancestors()} | {id(a)}
+    for node in b.iterancestors():
+        if id(node) in ancestors and node.tag in ("article", "section", "div", "main", "body"):
+            return node
+    return a.getroottree().getroot()
+
+
+# -- schema.org ----------------------------------------------------------------------------------
+def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
+    items = [i for i in _walk(data.get("json-ld") or []) if _types(i) & ARTICLE_TYPES]
+    items += [i.get("properties", {}) | {"@type": i.get("type")} for i in data.get("microdata") or []
+              if _types({"@type": i.get("type")}) & ARTICLE_TYPES]
+    if not items:
+        return None
+    item = items[0]
+    node = root.xpath("//*[@itemprop='articleBody']")
+    author = item.get("author")
+    author = author[0] if isinstance(author, list) and author else author
+    keywords = item.get("keywords") or []
+    return Entry(
+        "schema",
+        title=_text(item.get("headline") or item.get("name")),
+        author=_text(author.get("name") if isinstance(author, dict) and "name" in author else author),
+        published=_text(item.get("datePublished")),
+        updated=_text(item.get("dateModified")),
+        tags=[k.strip() for k in (keywords.split(",") if isinstance(keywords, str) else keywords) if k and k.strip()],
+        categories=[s for s in ([item["articleSection"]] if isinstance(item.get("articleSection"), str) else item.get("articleSection") or [])],
+        body_html=_body(node[0]) if node else None,
+    )
+
+
+def _walk(items: Any) -> list[dict[str, Any]]:
+    found = []
+    for item in items if isinstance(items, list) else [items]:
+        if isinstance(item, dict):
+            found.append(item)
+            found += _walk(item.get("@graph") or [])
+    return found
+
+
+def _types(item: dict[str, Any]) -> set[str]:
+    value = item.get("@type")
+    values = value if isinstance(value, list) else [value]
+    return {str(v).rsplit("/", 1)[-1] for v in values if v}
+
+
+# -- a lone <article> ----------------------------------------------------------------------------
+def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
+    articles = root.xpath("//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]")
+    if len(articles) != 1:
+        return Entry("article", listing=True) if len(articles) > 1 else None
+    article = articles[0]
+    heading = article.xpath(".//h1 | .//h2")
+    date = article.xpath(".//time")
+    raw = (date[0].get("datetime") or element_text(date[0])) if date else _text_date(article)
+    if not heading or not raw:
+        return None
+    byline = article.xpath(".//*[@rel='author'] | .//*[contains(@class, 'author')]")
+    return Entry(
+        "article",
+        title=element_text(heading[0]),
+        author=element_text(byline[0]) if byline and len(element_text(byline[0])) <= 60 else None,
+        published=raw,
+        tags=_links(article, "tag"),
+        categories=_links(article, "category"),
+        body_html=_body(article, drop=("header", "footer", "h1")),
+    )
+
+
+def _text_date(scope: etree._Element) -> str | None:
+    for node in scope.iter():
+        if isinstance(node.tag, str) and len(node) <= 3:
+            text = element_text(node)
+            if 6 <= len(text) <= 40 and parse_date(text):
+                return text
+    return None
+
+
+# -- body ----------------------------------------------------------------------------------------
+def _body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) -> str | None:
+    """``node``'s markup less the metadata themes put inside the content (dates, bylines, tags,
+    share buttons), scripts and forms."""
+    node = copy.deepcopy(node)
+    for junk in node.xpath(".//script | .//style | .//form | .//noscript | .//comment()"):
+        _drop(junk)
+    for junk in list(node.iter()):
+        if not isinstance(junk.tag, str) or junk is node:
+            continue
+        label = (junk.get("class") or "") + " " + (junk.get("id") or "")
+        if junk.tag in drop or _META.search(label):
+            _drop(junk)
+    markup = inner_html(node)
+    return markup or None
+
+
+def _drop(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail
+    previous = node.getprevious()
+    parent.remove(node)
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+
+
+def _clean_html(markup: str) -> str | None:
+    fragment = html.fragment_fromstring(markup, create_parent="div")
+    return _body(fragment)

@@ -1,0 +1,43 @@
+"""Feed entries as articles: RSS ``content:encoded`` and Atom ``content`` carry whole posts.
+
+:func:`feed_entries` reads a feed with feedparser (RSS 0.9x/1.0/2.0, Atom 0.3/1.0) into plain
+article fields by entry link. The ``blog`` spider uses them for pages whose markup declares no
+article (no h-entry, hAtom, schema.org, Open Graph or lone ``<article>``): the page's own markup
+comes first, the feed second. A summary-only feed gives no body and is used for discovery only.
+"""
+
+from __future__ import annotations
+
+from time import strftime
+from typing import Any
+
+import feedparser
+from w3lib.url import canonicalize_url
+
+__all__ = ["feed_entries"]
+
+
+def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
+    """Article fields of each entry with full content, by canonical link."""
+    parsed = feedparser.parse(body, response_headers={"content-location": base_url})
+    found = {}
+    for entry in parsed.entries:
+        link = entry.get("link")
+        contents = [c for c in entry.get("content") or [] if c.get("value")]
+        if not link or not contents:
+            continue
+        html = max(contents, key=lambda c: len(c["value"]))["value"]
+        published = entry.get("published") or entry.get("updated")
+        parsed_date = entry.get("published_parsed") or entry.get("updated_parsed")
+        found[canonicalize_url(link)] = {
+            "url": canonicalize_url(link),
+            "title": entry.get("title"),
+            "author": entry.get("author"),
+            # feedparser keeps the feed's own text; its parsed form is UTC.
+            "published_raw": strftime("%Y-%m-%dT%H:%M:%S+00:00", parsed_date) if parsed_date else published,
+            "updated_raw": entry.get("updated") if entry.get("updated") != published else None,
+            "tags": [t["term"] for t in entry.get("tags") or [] if t.get("term")],
+            "categories": [],
+            "body_html": html,
+        }
+    return found

@@ -1,0 +1,23 @@
+"""Learned site templates for forums without a profile (issue 11).
+
+Module map:
+
+* :mod:`~crawler.learn.template`: the :class:`~crawler.learn.template.Template` (JSON, ``matches``);
+* :mod:`~crawler.learn.learner`: :func:`~crawler.learn.learner.learn_site`, pages -> template;
+* :mod:`~crawler.learn.records`: record mining (repeated sibling blocks, table rows);
+* :mod:`~crawler.learn.fields`, :mod:`~crawler.learn.when`, :mod:`~crawler.learn.generalize`:
+  per-record heuristics for author, date, body, position and id, and one XPath rule from them;
+* :mod:`~crawler.learn.posts`: the record rule and positions across sample pages;
+* :mod:`~crawler.learn.structured`: schema.org microdata posts;
+* :mod:`~crawler.learn.paging`, :mod:`~crawler.learn.urls`, :mod:`~crawler.learn.links`:
+  pagination forms, URL shapes and ids, links worth following;
+* :mod:`~crawler.learn.thread`: thread title and breadcrumbs;
+* :mod:`~crawler.learn.apply`: reading a page with a template;
+* :mod:`~crawler.learn.strategy`: learning then applying, page by page, per host;
+* :mod:`~crawler.learn.store`: per-crawler state (the seam for a Redis template store);
+* :mod:`~crawler.learn.profile_base`, :mod:`~crawler.learn.profile_file`: a template as a
+  committed profile (``python -m crawler learn URL``);
+* :mod:`~crawler.learn.evaluate`: scoring against an engine's database truth.
+
+The spider sees it as the ``learned`` fallback (:mod:`crawler.profiles.learned`).
+"""

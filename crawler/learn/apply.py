@@ -1,0 +1,152 @@
+"""Applying a learned template to a page: XPath rules only, no learning on the way.
+
+:func:`read_posts` gives the post fields of a thread page; :func:`read_thread` the page's title
+and breadcrumb trail. Positions, repeats and ids across pages are the caller's business
+(:mod:`crawler.learn.strategy`), which knows the page number and what came before.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from typing import Any
+
+from lxml import etree
+
+from crawler.learn.dom import element_text, inner_html
+from crawler.learn.generalize import eval_first
+from crawler.learn.template import FieldRule, Template
+
+__all__ = ["content_digest", "read_field", "read_posts", "read_thread", "record_rows"]
+
+_SPACE = re.compile(r"\s+")
+
+
+def _compiled(expr: str) -> etree.XPath:
+    return _XPATHS.setdefault(expr, etree.XPath(expr))
+
+
+_XPATHS: dict[str, etree.XPath] = {}
+
+
+def record_rows(template: Template, root: etree._Element) -> list[list[etree._Element]]:
+    records = []
+    for node in _compiled(template.posts.record)(root):
+        rows = [node]
+        sibling = node.getnext()
+        while sibling is not None and len(rows) < template.posts.span:
+            rows.append(sibling)
+            sibling = sibling.getnext()
+        records.append(rows)
+    return records
+
+
+def read_field(rule: FieldRule | None, rows: list[etree._Element]) -> str | None:
+    if rule is None or rule.row >= len(rows):
+        return None
+    node = eval_first(rows[rule.row], rule.xpath)
+    if node is None:
+        return None
+    if rule.value == ".":
+        value = element_text(node)
+    elif rule.value == "text()":
+        value = _SPACE.sub(" ", node.text or "").strip()
+    elif rule.value.startswith("@"):
+        value = (node.get(rule.value[1:]) or "").strip()
+    else:
+        value = inner_html(node)
+    if value and rule.regex:
+        match = re.search(rule.regex, value)
+        value = match.group(1) if match else ""
+    return value or None
+
+
+def _body(template: Template, rows: list[etree._Element]) -> tuple[str | None, str]:
+    rules = template.posts
+    if rules.body is None or rules.body.row >= len(rows):
+        return None, ""
+    node = eval_first(rows[rules.body.row], rules.body.xpath)
+    if node is None:
+        return None, ""
+    if rules.body_strip:
+        node = copy.deepcopy(node)
+        for expr in rules.body_strip:
+            for junk in _compiled(expr)(node):
+                if isinstance(junk, etree._Element) and junk is not node and junk.getparent() is not None:
+                    parent = junk.getparent()
+                    tail = junk.tail
+                    parent.remove(junk)
+                    if tail and tail.strip():
+                        _append_text(parent, tail)
+    html = inner_html(node)
+    return (html or None), element_text(node)
+
+
+def _append_text(parent: etree._Element, text: str) -> None:
+    last = parent[-1] if len(parent) else None
+    if last is None:
+        parent.text = (parent.text or "") + text
+    else:
+        last.tail = (last.tail or "") + text
+
+
+def content_digest(author: str | None, text: str, date: str | None = None) -> str:
+    """A post's id when the page gives none: its author, date and text (a repeated post on a
+    later page has the same digest; two "+1" replies by one author at other times do not)."""
+    data = f"{author or ''}\x1f{date or ''}\x1f{_SPACE.sub(' ', text).strip()[:2000]}".encode()
+    return hashlib.sha1(data).hexdigest()[:16]
+
+
+def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[str, Any]]:
+    """The posts of a thread page as plain fields; ``position`` is the page's own number for the
+    post (rule value plus delta) or ``None`` where the page shows none."""
+    rules = template.posts
+    posts = []
+    for rows in record_rows(template, root):
+        body_html, body_text = _body(template, rows)
+        author = read_field(rules.author, rows)
+        raw_position = read_field(rules.position, rows)
+        position = int(raw_position) + rules.position_delta if raw_position and raw_position.isdigit() else None
+        post_id = read_field(rules.post_id, rows)
+        created_raw = read_field(rules.date, rows)
+        posts.append(
+            {
+                "post_id": post_id,
+                "digest": content_digest(author, body_text, created_raw),
+                "author_name": author,
+                "author_id": read_field(rules.author_id, rows),
+                "created_raw": created_raw,
+                "body_html": body_html,
+                "body_text": body_text,
+                "position": position,
+            }
+        )
+    return posts
+
+
+def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
+    """Title and breadcrumb trail ``[(name, href)]`` of a thread page."""
+    title = None
+    if template.title.xpath:
+        node = eval_first(root, template.title.xpath)
+        title = element_text(node) if node is not None else None
+    if not title:
+        title = strip_title(root.findtext(".//title") or "", template.title.strip)
+    crumbs = []
+    if template.breadcrumbs:
+        for link in _compiled(template.breadcrumbs)(root):
+            name = element_text(link)
+            if name:
+                crumbs.append((name, link.get("href") or ""))
+    return {"title": title or None, "crumbs": crumbs}
+
+
+def strip_title(text: str, affixes: list[str]) -> str:
+    text = _SPACE.sub(" ", text).strip()
+    for affix in affixes:
+        if text.endswith(affix):
+            text = text[: -len(affix)]
+        elif text.startswith(affix):
+            text = text[len(affix) :]
+    return text.strip()

@@ -1,0 +1,234 @@
+"""Learning a site template from its first pages.
+
+:func:`learn_site` takes the pages fetched so far (any mix of index, board and thread pages)
+and returns a :class:`~crawler.learn.template.Template`, or a :class:`NotLearned` saying what
+was tried. Steps:
+
+1. structured data first: pages whose posts are schema.org microdata get itemprop rules
+   (:mod:`crawler.learn.structured`);
+2. otherwise record mining on every page (:mod:`crawler.learn.records`); the pages with a post
+   group, grouped by URL shape, give the thread pages, and the largest shape wins;
+3. post rules from those pages (:mod:`crawler.learn.posts`), pagination from their pager links,
+   the thread URL regex (the number that is not the page), title and breadcrumbs;
+4. board pages are the other pages linking two or more thread URLs; their URL regex and
+   pagination likewise;
+5. quirks from consecutive pages of one thread: the opening post (or the previous page's last
+   post) repeated on top, and the number of posts per page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+
+from crawler.learn.apply import read_posts
+from crawler.learn.paging import learn_paging, page_links, page_number
+from crawler.learn.posts import Sample, check_positions, date_precision, learn_post_rules
+from crawler.learn.records import mine_records
+from crawler.learn.structured import microdata_rules
+from crawler.learn.template import Paging, Template
+from crawler.learn.thread import learn_breadcrumbs, learn_title
+from crawler.learn.urls import clean_url, fixed_params, id_position, id_regex_for, path_query, slots
+
+__all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
+
+_PAGE_KEYS = {"page", "p", "pg", "start", "offset", "from", "pagenum", "paged"}
+
+
+@dataclass
+class Page:
+    url: str
+    root: etree._Element
+
+
+@dataclass
+class NotLearned:
+    """Why no template came out: shown to the user in one line."""
+
+    reason: str
+    tried: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return f"{self.reason} (tried: {', '.join(self.tried)})" if self.tried else self.reason
+
+
+_PATH_PAGE = re.compile(r"/(?:page|p|pg|seite|strona)[-/]?\d+/?$", re.IGNORECASE)
+
+
+def url_shape(url: str) -> str:
+    """Path with numbers and slugs wildcarded (a page number at its end dropped), plus the
+    sorted non-page query keys: the pages of one kind share it."""
+    parts = urlsplit(clean_url(url))
+    segments = []
+    for segment in _PATH_PAGE.sub("/", parts.path).split("/"):
+        masked = re.sub(r"\d+", "#", segment)
+        if re.search(r"[a-z%]{3}", masked, re.I) and (len(masked) > 16 or "#" in masked):
+            masked = "#*" if "#" in masked else "*"
+        segments.append(masked)
+    keys = sorted({s.key for s in slots(url).values() if s.key and s.key.lower() not in _PAGE_KEYS})
+    return "/".join(segments) + ("?" + "&".join(keys) if keys else "")
+
+
+def _same_thread_value(url: str, page_slot: tuple[str, object] | None) -> str:
+    return path_query(url) if page_slot is None else str(sorted((k, v.text) for k, v in slots(url).items() if k != page_slot))
+
+
+def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLearned:
+    if not pages:
+        return NotLearned("no pages")
+    host = host or urlsplit(pages[0].url).netloc
+    tried = ["schema.org microdata", "repeated post records"]
+    candidates = []
+    for page in pages:
+        groups = mine_records(page.root)
+        if groups:
+            candidates.append((page, groups[0]))
+    structured = microdata_rules([p.root for p in pages])
+    by_shape: dict[str, list[tuple[Page, object]]] = defaultdict(list)
+    for page, group in candidates:
+        by_shape[url_shape(page.url)].append((page, group))
+    if structured is None and not by_shape:
+        return NotLearned(f"not a forum: no repeated posts with author, date and text on {len(pages)} pages", tried)
+    thread_pages = max(by_shape.values(), key=len) if by_shape else []
+    if structured is not None:
+        structured_pages = [p for p in pages if p.root.xpath(structured.record)]
+        thread_urls = [_canonical(p) for p in structured_pages]
+        rules = structured
+        chosen = structured_pages
+    else:
+        chosen = [p for p, _ in thread_pages]
+        thread_urls = [_canonical(p) for p in chosen]
+        rules = None
+    paging = learn_paging([(p.root, p.url) for p in chosen])
+    page_slot = _page_slot(paging, thread_urls)
+    fixed = fixed_params(thread_urls, exclude={paging.param or ""})
+    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_position(thread_urls, page_slot))
+    if thread_regex is None:
+        return NotLearned("not a forum: thread pages carry no thread number in their URLs", tried)
+    if rules is None:
+        samples = [
+            Sample(p.root, p.url, g, page_number(paging, p.url))  # type: ignore[arg-type]
+            for p, g in thread_pages[:8]
+        ]
+        rules = learn_post_rules(samples)
+        if rules is None or rules.body is None:
+            return NotLearned("not a forum: the repeated blocks share no post layout", tried)
+    else:
+        per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen]
+        check_positions(rules, per_page)
+        rules.date_precision = date_precision(rules, [r for _, records in per_page for r in records])
+    template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
+    id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
+        re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)
+    if id_key:
+        template.thread_params = sorted({id_key, *fixed, *([paging.param] if paging.param else [])})
+    template.source = "microdata" if structured is not None else "html"
+    others = [p.root for p in pages if template.thread_id(p.url) is None][:6]
+    template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)], others)
+    template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
+    _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
+    _learn_quirks(template, chosen)
+    template.learned_from = [p.url for p in chosen[:8]]
+    return template
+
+
+def _canonical(page: Page) -> str:
+    """The page's ``<link rel=canonical>`` on the same host, else its URL: a permalink or a
+    trap view (``/topic/13/slug/41``, ``?topic=3.0;prev_next=prev``) names its thread plainly
+    there, so the thread id is read off clean URLs."""
+    for href in page.root.xpath("//link[@rel='canonical']/@href")[:1]:
+        url = urljoin(page.url, str(href))
+        if urlsplit(url).netloc == urlsplit(page.url).netloc:
+            return url
+    return page.url
+
+
+def _page_slot(paging: Paging, urls: list[str]) -> tuple[tuple[str, object], int] | None:
+    """The slot and number index of the page value (SMF's ``topic=13.15``: slot ``topic``,
+    second number), read off the learned pager regex."""
+    if not paging.regex:
+        return None
+    index = paging.regex.split("(\\d+)")[0].count("\\d+")
+    if paging.param:
+        return ("q", paging.param), index
+    for url in urls:
+        match = re.search(paging.regex, path_query(url))
+        if match:
+            position = 0
+            for segment_index, segment in enumerate(path_query(url).split("?")[0].split("/")):
+                if position <= match.start(1) < position + len(segment):
+                    before = segment[: match.start(1) - position]
+                    return ("p", segment_index), len(re.findall(r"\d+", before))
+                position += len(segment) + 1
+    return None
+
+
+def _one_per_thread(template: Template, pages: list[Page]) -> list[Page]:
+    seen: dict[str, Page] = {}
+    for page in pages:
+        seen.setdefault(template.thread_id(page.url) or page.url, page)
+    return list(seen.values())
+
+
+def _learn_boards(template: Template, others: list[Page]) -> None:
+    boards = []
+    for page in others:
+        links = {template.thread_id(link) for link, _ in page_links(page.root, page.url)}
+        links.discard(None)
+        if len(links) >= 2:
+            boards.append(page)
+    if not boards:
+        return
+    by_shape: dict[str, list[Page]] = defaultdict(list)
+    for page in boards:
+        by_shape[url_shape(page.url)].append(page)
+    shape_pages = max(by_shape.values(), key=len)
+    urls = [p.url for p in shape_pages]
+    paging = learn_paging([(p.root, p.url) for p in shape_pages])
+    fixed = fixed_params(urls, exclude={paging.param or ""})
+    board_slot = _page_slot(paging, urls)
+    regex = id_regex_for(urls[0], board_slot, "bid", fixed, id_position(urls, board_slot))
+    if regex and len(shape_pages) >= 1:
+        template.board_url = regex
+        template.board_paging = paging
+
+
+def _learn_quirks(template: Template, pages: list[Page]) -> None:
+    """Posts per page, and whether later pages repeat the opening post (or the previous page's
+    last post) on top: what most later pages of the samples show. Only plain thread pages
+    count (a permalink shows some page under another URL)."""
+    threads: dict[str, dict[int, Page]] = defaultdict(dict)
+    for page in pages:
+        tid = template.thread_id(page.url)
+        canonical = template.canonical_thread_url(page.url)
+        if tid is not None and canonical is not None and clean_url(canonical) == clean_url(page.url):
+            threads[tid][page_number(template.paging, page.url)] = page
+    sizes, later, first_repeats, last_repeats = [], 0, 0, 0
+    for by_page in threads.values():
+        posts = {n: read_posts(template, p.root, p.url) for n, p in by_page.items()}
+        for number, items in posts.items():
+            repeat = 0
+            if number > 1 and items and 1 in posts and posts[1]:
+                later += 1
+                if _same(items[0], posts[1][0]):
+                    first_repeats += 1
+                    repeat = 1
+            if number > 1 and items and posts.get(number - 1) and not repeat and _same(items[0], posts[number - 1][-1]):
+                last_repeats += 1
+                repeat = 1
+            if number + 1 in posts:
+                sizes.append(len(items) - repeat)
+    template.repeats_first_post = later > 0 and first_repeats * 3 >= later * 2
+    template.repeats_last_post = later > 0 and last_repeats * 3 >= later * 2
+    if sizes:
+        template.posts_per_page = max(sizes)
+
+
+def _same(a: dict[str, object], b: dict[str, object]) -> bool:
+    if a.get("post_id") and b.get("post_id"):
+        return a["post_id"] == b["post_id"]
+    return a.get("digest") == b.get("digest")

@@ -1,0 +1,216 @@
+"""Pagination in its common forms, learned from the pager links of sample pages.
+
+A pager link differs from the page's own URL in one number (or adds one parameter): ``?page=N``,
+``&p=N``, ``/page/N``, ``-N.html``, ``start=``/offset forms (``start=20``, SMF's
+``topic=13.30``). Numbered links give the step: the value of the link labelled "3" minus
+that of "2". ``rel=next`` and "next" links (``下一页``, ``›``, ``»``) are kept as a second way.
+The next page is always a link present on the page, never an invented URL.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+
+from crawler.learn.dom import element_text, has_class_xpath
+from crawler.learn.template import Paging
+from crawler.learn.urls import page_regex_for, slots
+
+__all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value"]
+
+_NEXT_TEXT = re.compile(r"^(?:next|next page|next ›|next »|›|»|>|>>|下一页|下一頁|下页|后页|次へ|weiter|suivant)$", re.I)
+_NEXT_XPATHS = (
+    "//link[@rel='next']",
+    "//a[@rel='next']",
+    "//a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]",
+    f"//a[{has_class_xpath('nxt')}]",
+    f"//a[{has_class_xpath('next')}]",
+    f"//a[{has_class_xpath('pagination_next')}]",
+    f"//li[{has_class_xpath('next')}]/a",
+)
+
+
+def page_links(root: etree._Element, url: str) -> Iterator[tuple[str, str]]:
+    host = urlsplit(url).netloc
+    for a in root.iter("a"):
+        href = a.get("href")
+        if not href or href.startswith(("#", "javascript:", "mailto:")):
+            continue
+        absolute = urljoin(url, href)
+        if urlsplit(absolute).netloc == host:
+            yield absolute, element_text(a) or (a.get("title") or "") or (a.get("aria-label") or "")
+
+
+def _masked_path(url: str) -> str:
+    return re.sub(r"\d+", "#", urlsplit(url).path).rstrip("/")
+
+
+def _same_branch(here: str, there: str) -> bool:
+    """A pager link stays on the page's own script or path (``/thread/#`` -> ``/thread/#/page/#``);
+    ``ratethread.php?rating=3`` next to ``showthread.php`` is not a page of it."""
+    return there.startswith(here) or here.startswith(there)
+
+
+def _differences(current: str, link: str) -> tuple[tuple[str, object], int, int] | None:
+    """``(slot, number index, value)`` when ``link`` differs from ``current`` in one number."""
+    mine, theirs = slots(current), slots(link)
+    changed = [n for n in set(mine) | set(theirs) if (mine.get(n) and mine[n].text) != (theirs.get(n) and theirs[n].text)]
+    if len(changed) != 1:
+        return None
+    name = changed[0]
+    new = theirs.get(name)
+    if new is None or not new.numbers:
+        return None
+    old = mine.get(name)
+    if old is None:
+        return (name, len(new.numbers) - 1, int(new.numbers[-1])) if len(new.numbers) == 1 else None
+    a, b = re.split(r"\d+", old.text), re.split(r"\d+", new.text)
+    if a != b or len(old.numbers) != len(new.numbers):
+        return None
+    diff = [i for i, (x, y) in enumerate(zip(old.numbers, new.numbers, strict=True)) if x != y]
+    return (name, diff[0], int(new.numbers[diff[0]])) if len(diff) == 1 else None
+
+
+def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
+    """The pagination scheme that the numbered pager links of ``pages`` share."""
+    groups: dict[tuple[tuple[str, object], int], list[tuple[int, int, str]]] = defaultdict(list)
+    for root, url in pages:
+        here = _masked_path(url)
+        numbered = [
+            (link, int(text.strip()))
+            for link, text in page_links(root, url)
+            if text.strip().isdigit() and _same_branch(here, _masked_path(link))
+        ]
+        for link, label in numbered:
+            diff = _differences(url, link)
+            if diff:
+                groups[(diff[0], diff[1])].append((label, diff[2], link))
+        # Pager links compared with each other: the page's own URL may be a permalink.
+        for (a, label_a), (b, label_b) in zip(numbered, numbered[1:], strict=False):
+            diff = _differences(a, b)
+            if diff and label_a != label_b:
+                old = _differences(b, a)
+                groups[(diff[0], diff[1])].append((label_b, diff[2], b))
+                if old:
+                    groups[(old[0], old[1])].append((label_a, old[2], a))
+    best: tuple[int, Paging] | None = None
+    for (name, index), points in groups.items():
+        fit = _fit(points)
+        if fit is None:
+            continue
+        step, base = fit
+        regex = page_regex_for(points[0][2], name, index)
+        paging = Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+                        regex=regex, step=step, base=base)
+        score = len({p[0] for p in points})
+        if best is None or score > best[0]:
+            best = (score, paging)
+    next_xpath = _next_xpath(pages)
+    paging = best[1] if best else (_from_next_links(pages, next_xpath) if next_xpath else None) or Paging(kind="next")
+    paging.next_xpath = next_xpath
+    return paging
+
+
+def _from_next_links(pages: list[tuple[etree._Element, str]], next_xpath: str) -> Paging | None:
+    """No numbered pager: the page form from "next" links alone (``/thread/1`` ->
+    ``/thread/1/page/2``, ``?start=20`` -> ``?start=40``)."""
+    for root, url in pages:
+        found = [n for n in root.xpath(next_xpath) if isinstance(n, etree._Element) and n.get("href")]
+        if not found:
+            continue
+        link = urljoin(url, found[0].get("href") or "")
+        diff = _differences(url, link)
+        if diff is not None:
+            name, index, value = diff
+            old = slots(url).get(name)
+            current = int(old.numbers[index]) if old is not None and old.numbers else None
+            step, base = (1, 1) if current is None and value == 2 else (value, 0) if current is None else (
+                (1, 1) if value - current == 1 else (value - current, 0))
+            regex = page_regex_for(link, name, index)
+            return Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+                          regex=regex, step=step, base=base)
+        here, there = urlsplit(url).path.rstrip("/"), urlsplit(link).path
+        extra = re.fullmatch(re.escape(here) + r"/([A-Za-z_-]+)/(\d+)/?", there)
+        if extra and int(extra.group(2)) == 2:
+            return Paging(kind="path", regex=f"/{re.escape(extra.group(1))}/(\\d+)(?:[/?#]|$)", step=1, base=1)
+    return None
+
+
+def _fit(points: list[tuple[int, int, str]]) -> tuple[int, int] | None:
+    """``(step, base)`` with value = base + (label - 1) * step for every numbered link."""
+    pairs = sorted({(label, value) for label, value, _ in points})
+    if not pairs or pairs[-1][0] < 2:
+        return None
+    if len(pairs) >= 2:
+        (l1, v1), (l2, v2) = pairs[0], pairs[-1]
+        if l2 == l1 or (v2 - v1) % (l2 - l1):
+            return None
+        step = (v2 - v1) // (l2 - l1)
+        base = v1 - (l1 - 1) * step
+    else:
+        label, value = pairs[0]
+        step, base = (1, 1) if value == label else (value // (label - 1), 0)
+    if step <= 0 or any(v != base + (lab - 1) * step for lab, v in pairs):
+        return None
+    return step, base
+
+
+def _next_xpath(pages: list[tuple[etree._Element, str]]) -> str | None:
+    for expr in _NEXT_XPATHS:
+        if all(root.xpath(expr) for root, _ in pages[:1]) and any(root.xpath(expr) for root, _ in pages):
+            return expr
+    for root, _ in pages:
+        for a in root.iter("a"):
+            text = element_text(a)
+            if _NEXT_TEXT.match(text) and a.get("href"):
+                return f"//a[normalize-space()={_literal(text)}]"
+    return None
+
+
+def _literal(text: str) -> str:
+    return f"'{text}'" if "'" not in text else f'"{text}"'
+
+
+def page_value(paging: Paging, url: str) -> int:
+    if paging.regex:
+        match = re.search(paging.regex, _path_query(url))
+        if match:
+            return int(match.group(1))
+    return paging.base
+
+
+def page_number(paging: Paging, url: str) -> int:
+    return max(1, (page_value(paging, url) - paging.base) // max(1, paging.step) + 1)
+
+
+def next_page_url(
+    paging: Paging, root: etree._Element, url: str, same_item: Callable[[str], bool]
+) -> str | None:
+    """The link to the page after ``url``: the numbered link one step on, else a next link."""
+    if paging.regex:
+        wanted = page_value(paging, url) + paging.step
+        pattern = re.compile(paging.regex)
+        for a in root.iter("a"):
+            href = a.get("href") or ""
+            found = pattern.search(href)  # relative hrefs too: no URL parsing for most links
+            if found and int(found.group(1)) == wanted:
+                link = urljoin(url, href)
+                if page_value(paging, link) == wanted and same_item(link):
+                    return link
+    if paging.next_xpath:
+        for node in root.xpath(paging.next_xpath):
+            href = node.get("href") if isinstance(node, etree._Element) else None
+            if href:
+                link = urljoin(url, href)
+                if same_item(link) and link != url:
+                    return link
+    return None
+
+
+def _path_query(url: str) -> str:
+    parts = urlsplit(url)
+    return parts.path + ("?" + parts.query if parts.query else "")

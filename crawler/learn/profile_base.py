@@ -1,0 +1,48 @@
+"""A committed profile made from a learned template (``python -m crawler learn URL`` writes one).
+
+A learned template is site-specific; once reviewed and committed under ``crawler/profiles/`` it
+is read like any engine: detected by host, then every page is read with the template's rules
+(no learning). Subclasses set :attr:`TemplateProfile.hosts` and :attr:`TemplateProfile.TEMPLATE`
+(the template's JSON form as a dict) and ``detect_order``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
+
+from crawler.learn.template import Template
+from crawler.profiles.base import PageCursor, PageKind
+from crawler.profiles.learned import Learned, _result
+from crawler.profiles.records import PageResult, ThreadRef
+
+if TYPE_CHECKING:
+    from scrapy.http import Response, TextResponse
+
+__all__ = ["TemplateProfile"]
+
+
+class TemplateProfile(Learned, register=False):
+    """Reads a site with a fixed, reviewed template."""
+
+    fallback_order: ClassVar[int | None] = None
+    hosts: ClassVar[tuple[str, ...]] = ()
+    TEMPLATE: ClassVar[dict[str, Any]] = {}
+
+    @classmethod
+    def detect(cls, response: Response) -> bool:
+        return urlsplit(response.url).netloc in cls.hosts
+
+    @classmethod
+    def template(cls) -> Template:
+        import json
+
+        return Template.from_json(json.dumps(cls.TEMPLATE))
+
+    def read(self, response: TextResponse, kind: PageKind, cursor: PageCursor, ref: ThreadRef | None) -> PageResult:
+        host = urlsplit(response.url).netloc
+        reader = self.store.learner(f"{self.name}:{host}")
+        if reader.template is None:
+            reader.template = self.template()
+        state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
+        return _result(reader.page(response.url, response.text, str(kind), state))

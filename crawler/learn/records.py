@@ -1,0 +1,270 @@
+"""Record mining: find the repeated post record of a page (the MDR / DEPTA family).
+
+Posts of a thread page are sibling subtrees of one shape under one parent (``div.post`` in
+``div#posts``, ``table`` per post, ``li[component=post]``…). Every parent with two or more
+children of one shape (tag and stable class tokens) gives a candidate group; so do runs of
+``k`` adjacent table rows of one shape sequence (``k`` = 2, 3: table layouts that spread a
+post over several rows, MDR's "generalized nodes"). A group holds posts when its members carry
+an author (a profile link or an author-ish element), a date, and prose that is not link text;
+thread-list rows fail the last test. Among groups the one with the most prose wins.
+
+Hand-written: the libraries we use (extruct, trafilatura, readability) find one main block or
+declared metadata, not repeated records; MDR/DEPTA have no maintained Python package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from lxml import etree
+
+from crawler.learn.dom import element_text, link_text_len, shape, stable_classes
+from crawler.learn.when import looks_like_date
+
+__all__ = ["RecordGroup", "USER_HREF", "author_links", "mine_records"]
+
+USER_HREF = re.compile(
+    r"member|profile|/users?/|/u/|[?&;](?:u|uid|user|userid|user_id|mid)=|space|author|/people/|/~|"
+    r"/members?/|memberlist|viewprofile|/user$",
+    re.IGNORECASE,
+)
+_AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
+#: Class tokens that name a record, preferred over layout tokens (``card``, ``row``, ``box``).
+_RECORD_WORD = re.compile(r"post|message|comment|reply|entry|topic|thread|item", re.IGNORECASE)
+_POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
+_BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td"}
+
+
+@dataclass
+class RecordGroup:
+    parent: etree._Element
+    members: list[etree._Element]
+    #: Rows per record for table layouts (the member is the first row).
+    span: int = 1
+    score: float = 0.0
+    prose: list[int] = field(default_factory=list)
+
+    def rows(self, member: etree._Element) -> list[etree._Element]:
+        if self.span == 1:
+            return [member]
+        rows = [member]
+        node = member.getnext()
+        while node is not None and len(rows) < self.span:
+            rows.append(node)
+            node = node.getnext()
+        return rows
+
+
+def author_links(node: etree._Element) -> list[etree._Element]:
+    """Links to a member page with a short, visible name."""
+    links = []
+    for a in node.iter("a"):
+        href = a.get("href") or ""
+        text = element_text(a)
+        if USER_HREF.search(href) and 0 < len(text) <= 40 and "\n" not in text:
+            links.append(a)
+    return links
+
+
+def _has_author(nodes: list[etree._Element]) -> bool:
+    for node in nodes:
+        if author_links(node) or node.get("data-author") or node.get("data-username"):
+            return True
+        for el in node.iter():
+            if not isinstance(el.tag, str):
+                continue
+            hint = (el.get("class") or "") + " " + (el.get("itemprop") or "") + " " + (el.get("id") or "")
+            if _AUTHOR_HINT.search(hint) and 0 < len(element_text(el)) <= 60:
+                return True
+        if re.search(r"\bby\s+\S+|作者|楼主", element_text(node)[:200], re.IGNORECASE):
+            return True
+    return False
+
+
+def _has_date(nodes: list[etree._Element]) -> bool:
+    for node in nodes:
+        for el in node.iter():
+            if not isinstance(el.tag, str):
+                continue
+            if el.get("datetime") or el.get("data-timestamp") or el.get("data-time"):
+                return True
+            if el.get("itemprop") in ("datePublished", "dateCreated"):
+                return True
+            title = el.get("title")
+            if title and looks_like_date(title):
+                return True
+            text = (el.text or "").strip()
+            if text and looks_like_date(text):
+                return True
+            tail = (el.tail or "").strip()
+            if tail and looks_like_date(tail):
+                return True
+    return False
+
+
+def _prose(nodes: list[etree._Element]) -> int:
+    """Characters of text that is not link text (a post has some, a thread-list row little)."""
+    total = sum(len(element_text(n)) for n in nodes)
+    return max(0, total - sum(link_text_len(n) for n in nodes))
+
+
+def _longest_run(nodes: list[etree._Element]) -> int:
+    """The longest text outside links: a sentence in a post, a short cell in a list row."""
+    best = 0
+    for node in nodes:
+        for el in node.iter():
+            if not isinstance(el.tag, str) or el.tag in ("script", "style"):
+                continue
+            if el.tag != "a" and el.text:
+                best = max(best, len(el.text.strip()))
+            if el.tail and el.getparent() is not None and el.getparent().tag != "a":
+                best = max(best, len(el.tail.strip()))
+    return best
+
+
+def _width(text: str) -> int:
+    """Length with CJK characters counted twice (a four-character Chinese title is a title)."""
+    return len(text) + sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+
+
+def _title_link(nodes: list[etree._Element]) -> str | None:
+    """The href of a title-like link (a thread in a list row), if the row has one."""
+    for node in nodes:
+        for a in node.iter("a"):
+            href = a.get("href") or ""
+            text = element_text(a)
+            if "#" in href or _POST_LINK.search(href):
+                continue  # a post's own permalink, not another page
+            if _width(text) >= 8 and not USER_HREF.search(href) and not looks_like_date(text):
+                return href
+    return None
+
+
+def _score(parent: etree._Element, members: list[etree._Element], span: int) -> RecordGroup | None:
+    group = RecordGroup(parent, members, span)
+    good = 0
+    runs = []
+    titles = []
+    for member in members:
+        rows = group.rows(member)
+        prose = _prose(rows)
+        group.prose.append(prose)
+        if prose >= 12 and _has_date(rows) and _has_author(rows):
+            good += 1
+        runs.append(_longest_run(rows))
+        titles.append(_title_link(rows))
+    if good == 0 or good < 0.6 * len(members):
+        return None
+    if sorted(runs)[len(runs) // 2] < 20:
+        return None  # cells of a table, not sentences
+    linked = [t for t in titles if t]
+    if len(members) >= 2 and len(linked) >= 0.7 * len(members) and len(set(linked)) >= 0.7 * len(members):
+        return None  # each row links its own page: a thread list
+    prose_sorted = sorted(group.prose)
+    median = prose_sorted[len(prose_sorted) // 2]
+    if median < 25:
+        return None  # rows of a list (titles, counts, dates), not posts
+    group.score = sum(min(p, 3000) for p in group.prose) * (good / len(members))
+    return group
+
+
+def mine_records(root: etree._Element, min_members: int = 2) -> list[RecordGroup]:
+    """Candidate post groups of a page, best first."""
+    body = root.find("body")
+    if body is None:
+        body = root
+    groups: list[RecordGroup] = []
+    for parent in body.iter():
+        if not isinstance(parent.tag, str) or parent.tag not in _BLOCK_PARENTS:
+            continue
+        children = [c for c in parent if isinstance(c.tag, str)]
+        if not children:
+            continue
+        by_shape = _sibling_kinds(children)
+        for members in by_shape.values():
+            if len(members) >= min_members:
+                group = _score(parent, members, 1)
+                if group is not None:
+                    groups.append(group)
+        if children[0].tag == "tr" and len(children) >= 4:
+            groups.extend(_row_groups(parent, children))
+    groups = _drop_coarse(groups)
+    groups.sort(key=lambda g: g.score, reverse=True)
+    return _drop_nested(groups)
+
+
+def _sibling_kinds(children: list[etree._Element]) -> dict[tuple[str, ...], list[etree._Element]]:
+    """Children grouped by tag and their most shared class token, so that zebra and state
+    tokens (``rowodd``/``roweven``, ``firstpost``) do not split one kind of block in two.
+    Table rows are grouped by their cells."""
+    tokens: dict[str, int] = defaultdict(int)
+    for child in children:
+        for token in set(stable_classes(child)):
+            tokens[f"{child.tag}.{token}"] += 1
+    kinds: dict[tuple[str, ...], list[etree._Element]] = defaultdict(list)
+    for child in children:
+        if child.tag in ("script", "style", "br", "hr"):
+            continue
+        if child.tag == "tr":
+            kinds[shape(child)].append(child)
+            continue
+        own = sorted(
+            set(stable_classes(child)),
+            key=lambda t: (-tokens[f"{child.tag}.{t}"], not _RECORD_WORD.search(t), t),
+        )
+        kinds[(str(child.tag), own[0] if own else "")].append(child)
+    return kinds
+
+
+def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[RecordGroup]:
+    found = []
+    for span in (2, 3):
+        for start in range(span):
+            chunks = [rows[i : i + span] for i in range(start, len(rows) - span + 1, span)]
+            sig: dict[tuple[tuple[str, ...], ...], list[etree._Element]] = defaultdict(list)
+            for chunk in chunks:
+                sig[tuple(shape(r) for r in chunk)].append(chunk[0])
+            for members in sig.values():
+                if len(members) >= 2:
+                    group = _score(parent, members, span)
+                    if group is not None:
+                        found.append(group)
+    return found
+
+
+def _drop_coarse(groups: list[RecordGroup]) -> list[RecordGroup]:
+    """Drop a group whose member holds a finer group with most of its prose (a page column
+    that holds the posts is not a post)."""
+    kept = []
+    for group in groups:
+        coarse = False
+        for index, member in enumerate(group.members):
+            for other in groups:
+                if other is group or len(other.members) < 2:
+                    continue
+                if member is other.parent or any(a is member for a in other.parent.iterancestors()):
+                    if sum(other.prose) >= 0.5 * group.prose[index]:
+                        coarse = True
+                        break
+            if coarse:
+                break
+        if not coarse:
+            kept.append(group)
+    return kept
+
+
+def _drop_nested(groups: list[RecordGroup]) -> list[RecordGroup]:
+    """Keep a group only if it is not inside a member of a better group (quotes inside posts)."""
+    kept: list[RecordGroup] = []
+    for group in groups:
+        inside = False
+        for better in kept:
+            members = {id(m) for m in better.members}
+            if any(id(a) in members for a in group.parent.iterancestors()) or id(group.parent) in members:
+                inside = True
+                break
+        if not inside:
+            kept.append(group)
+    return kept

@@ -1,0 +1,289 @@
+"""The learned-template fallback for forums without a profile, page by page.
+
+:class:`LearnedForum` is what the ``forum`` spider calls for a site no profile detects. It has
+two states:
+
+* **learning**: pages are kept (at most :attr:`LearnedForum.max_pages`) and every same-site link
+  is followed; after each page with a post group it tries :func:`~crawler.learn.learner.learn_site`.
+  Once a template comes out, the thread pages seen so far are fetched again
+  (:attr:`Output.refetch`) and read with it: a page yields one thread, and a node other than this
+  one may read them.
+  When the budget is spent without one, the site is not a forum: one line says so and what
+  was tried (:attr:`LearnedForum.failure`).
+* **applying**: each page is read with the template only: thread pages give a Thread (first page)
+  and Posts, board pages give thread and board links, and pagination is followed one page after
+  the other with a cursor carrying the post offset and the ids of the posts a next page may
+  repeat. A run of thread pages that no longer fit (a new theme) sends it back to learning.
+
+Output is plain data (:class:`Output`), so the spider stays the only place that builds items and
+requests; the template is :attr:`LearnedForum.template` (JSON via ``to_json``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+from typing import Any
+
+from crawler.items import Author, Board
+from crawler.learn.apply import read_posts, read_thread
+from crawler.learn.dom import parse
+from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
+from crawler.learn.links import follow_links, hinted_links, id_hint
+from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value
+from crawler.learn.records import mine_records
+from crawler.learn.template import Template
+from crawler.learn.urls import clean_url
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["ENGINE", "LearnedForum", "Output"]
+
+#: The engine name learned items carry (pipelines look profiles up by it: the generic one).
+ENGINE = "generic"
+
+
+@dataclass
+class Output:
+    threads: list[dict[str, Any]] = field(default_factory=list)
+    posts: list[dict[str, Any]] = field(default_factory=list)
+    #: ``(url, kind, cursor)``: kind is ``thread``, ``board`` or ``page``.
+    follow: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    #: Set once, when the template was learned on this page (for stats and the log).
+    learned: Template | None = None
+    #: Thread pages fetched while learning, to read again with the template (fetch them even
+    #: though their URLs were seen).
+    refetch: list[str] = field(default_factory=list)
+
+    def extend(self, other: Output) -> None:
+        self.threads += other.threads
+        self.posts += other.posts
+        self.follow += other.follow
+        self.refetch += other.refetch
+        self.learned = self.learned or other.learned
+
+
+class LearnedForum:
+    """Learn a site template on the first pages of a site, then apply it to every page."""
+
+    #: Pages kept while learning; without a template after that many, the site is not a forum.
+    max_pages = 40
+    #: Pages to wait for a numbered pager (a template learned without one only follows "next").
+    patience = 15
+    #: Thread pages that must fit no more before the template is learned again.
+    relearn_after = 5
+
+    def __init__(self, host: str, template: Template | None = None) -> None:
+        self.host = host
+        self.template = template
+        self.pages: list[Page] = []
+        #: URL shape -> pages of that shape with a post group (learning starts at 3 of one shape).
+        self.candidates: dict[str, int] = {}
+        self.failure: NotLearned | None = None
+        self.misses = 0
+
+    # -- entry ---------------------------------------------------------------------------------
+    def page(self, url: str, text: str, kind: str = "page", cursor: dict[str, Any] | None = None) -> Output:
+        root = parse(text, url)
+        if self.failure is not None:
+            return Output()
+        if self.template is None:
+            return self._learning(Page(url, root))
+        return self._apply(url, root, kind, cursor or {})
+
+    # -- learning ------------------------------------------------------------------------------
+    def finish(self) -> Output:
+        """The crawl ran out of pages while learning (a small site): learn from what was seen,
+        without waiting for more; a site that still gives no template is not a forum."""
+        if self.template is not None or self.failure is not None or not self.pages:
+            return Output()
+        self.patience = 0
+        self.max_pages = len(self.pages)
+        page = self.pages.pop()
+        return self._learning(page)
+
+    def _learning(self, page: Page) -> Output:
+        self.pages.append(page)
+        if mine_records(page.root):
+            shape = url_shape(page.url)
+            self.candidates[shape] = self.candidates.get(shape, 0) + 1
+        out = Output(follow=[(u, "page", {}) for u in follow_links(page.root, page.url)])
+        best = max(self.candidates.values(), default=0)
+        if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
+            result = learn_site(self.pages, self.host)
+            if isinstance(result, Template) and result.paging.regex is None and len(self.pages) < self.patience:
+                return out  # no numbered pager seen yet: a few more pages may show one
+            if isinstance(result, Template):
+                self.template = result
+                out.learned = result
+                for kept in self.pages:
+                    canonical = result.canonical_thread_url(kept.url)
+                    if canonical is not None and clean_url(canonical) == clean_url(kept.url):
+                        out.refetch.append(canonical)
+                self.pages = []
+            elif len(self.pages) >= self.max_pages:
+                self.failure = result
+                self.pages = []
+        return out
+
+    # -- applying ------------------------------------------------------------------------------
+    def _apply(self, url: str, root: Any, kind: str, cursor: dict[str, Any]) -> Output:
+        template = self.template
+        assert template is not None
+        if template.thread_id(url) is not None:
+            canonical = template.canonical_thread_url(url)
+            if canonical is None or clean_url(canonical) != clean_url(url):
+                # A permalink or a trap view of a thread: its page, if any, comes by its own URL.
+                return Output(follow=self._links(url, root, board=False))
+            out = self._thread_page(url, root, cursor)
+            if out.posts or out.threads:
+                self.misses = 0
+            else:
+                self.misses += 1
+                if self.misses >= self.relearn_after:
+                    logger.warning("The learned template of %(host)s no longer fits its pages; learning again",
+                                   {"host": self.host})
+                    self.template, self.candidates, self.misses = None, {}, 0
+            return out
+        return Output(follow=self._links(url, root, board=template.board_id(url) is not None))
+
+    def _links(self, url: str, root: Any, board: bool) -> list[tuple[str, str, dict[str, Any]]]:
+        template = self.template
+        assert template is not None
+        follow = []
+        hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
+        links = hinted_links(root, url, hints) if len(hints) == (2 if template.board_url else 1) else follow_links(root, url)
+        for link in links:
+            if template.thread_id(link) is not None:
+                canonical = template.canonical_thread_url(link)
+                if canonical and page_value(template.paging, canonical) == template.paging.base:
+                    follow.append((canonical, "thread", {}))
+            elif template.board_id(link) is not None or template.board_url is None:
+                follow.append((link, "board" if template.board_url else "page", {}))
+        return follow
+
+    def _thread_page(self, url: str, root: Any, cursor: dict[str, Any]) -> Output:
+        template = self.template
+        assert template is not None
+        tid = template.thread_id(url) or ""
+        if template.paging.regex is None:
+            self._refine_paging(root, url)
+        number = int(cursor.get("page") or page_number(template.paging, url))
+        offset = self._offset(url, number, cursor)
+        posts = read_posts(template, root, url)
+        if offset is None and any(p["position"] is None for p in posts):
+            # A later page reached out of order, positions hidden, page size unknown: its posts
+            # come when the thread is walked from its first page.
+            posts = []
+        if number > 1 and posts and (template.repeats_first_post or template.repeats_last_post):
+            seen = {cursor.get("op"), cursor.get("last")} - {None}
+            if _key(posts[0]) in seen or not seen:
+                posts = posts[1:]
+        out = Output()
+        kept: list[dict[str, Any]] = []
+        ids: set[str] = set()
+        for post in posts:
+            key = _key(post)
+            if key in ids or not post["body_html"]:
+                continue
+            ids.add(key)
+            kept.append(post)
+        if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
+            template.posts_per_page = len(kept)  # a full first page: the site's page size
+        for index, post in enumerate(kept):
+            position = post["position"] if post["position"] is not None else (offset or 0) + index + 1
+            out.posts.append(self._post(post, tid, url, position))
+        if number == 1 and out.posts:
+            # No posts on a thread URL: an error page ("no permission"), not a thread.
+            out.threads.append(self._thread(root, url, tid, out.posts))
+        nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
+        nxt = template.canonical_thread_url(nxt) if nxt else None
+        if nxt and clean_url(nxt) != clean_url(url):
+            state = {"page": number + 1, "offset": (offset or 0) + len(kept)}
+            if kept:
+                state["last"] = _key(kept[-1])
+                state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
+            out.follow.append((clean_url(nxt), "thread", {k: v for k, v in state.items() if v is not None}))
+        # From a thread page only its board (the breadcrumb trail): threads come from boards.
+        out.follow += self._crumb_links(url, root)
+        return out
+
+    def _crumb_links(self, url: str, root: Any) -> list[tuple[str, str, dict[str, Any]]]:
+        template = self.template
+        assert template is not None
+        if not template.breadcrumbs or not template.board_url:
+            return [f for f in self._links(url, root, board=False) if f[1] != "thread" or f[0] != clean_url(url)]
+        follow = []
+        for node in root.xpath(template.breadcrumbs):
+            href = urljoin(url, node.get("href") or "")
+            if template.board_id(href) is not None:
+                follow.append((clean_url(href), "board", {}))
+        return follow
+
+    def _refine_paging(self, root: Any, url: str) -> None:
+        """The samples had no numbered pager: learn it from the first thread page that has one."""
+        template = self.template
+        assert template is not None
+        paging = learn_paging([(root, url)])
+        if paging.regex is None:
+            return
+        paging.next_xpath = paging.next_xpath or template.paging.next_xpath
+        template.paging = paging
+        if template.thread_params and paging.param:
+            template.thread_params = sorted({*template.thread_params, paging.param})
+        logger.info("Learned the thread pagination of %(host)s from %(url)s", {"host": self.host, "url": url})
+
+    def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int | None:
+        """Posts before this page: from an offset URL, the cursor, or page size times pages."""
+        template = self.template
+        assert template is not None
+        if template.paging.is_offset:
+            return page_value(template.paging, url) - template.paging.base
+        if "offset" in cursor:
+            return int(cursor["offset"])
+        if number == 1:
+            return 0
+        return (number - 1) * template.posts_per_page if template.posts_per_page else None
+
+    def _post(self, post: dict[str, Any], tid: str, url: str, position: int) -> dict[str, Any]:
+        template = self.template
+        assert template is not None
+        post_id = post["post_id"] or post["digest"]
+        return {
+            "post_id": post_id,
+            "thread_id": tid,
+            "url": f"{clean_url(url)}#{post_id}",
+            "position": position,
+            "author": Author(name=post["author_name"], id=post["author_id"]),
+            "created_raw": post["created_raw"],
+            "created_precision": template.posts.date_precision,
+            "body_html": post["body_html"],
+            "quoted_post_ids": [],
+            "edited": False,
+        }
+
+    def _thread(self, root: Any, url: str, tid: str, posts: list[dict[str, Any]]) -> dict[str, Any]:
+        template = self.template
+        assert template is not None
+        info = read_thread(template, root)
+        crumbs = [(name, href) for name, href in info["crumbs"] if template.thread_id(href) is None]
+        board_id = next((template.board_id(href) for _, href in reversed(crumbs) if template.board_id(href)), None)
+        opener = posts[0] if posts and posts[0]["position"] == 1 else None
+        return {
+            "thread_id": tid,
+            "url": clean_url(url),
+            "title": info["title"],
+            "board": Board(id=board_id, name=crumbs[-1][0] if crumbs else None, path=[n for n, _ in crumbs]),
+            "author": opener["author"] if opener else Author(),
+            "created_raw": opener["created_raw"] if opener else None,
+            "created_precision": template.posts.date_precision,
+        }
+
+
+def nxt_exists(template: Template, root: Any, url: str, tid: str) -> bool:
+    return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid) is not None
+
+
+def _key(post: dict[str, Any]) -> str:
+    return str(post.get("post_id") or post.get("digest"))

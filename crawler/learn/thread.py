@@ -1,0 +1,174 @@
+"""Thread title and breadcrumb rules, learned from thread pages of different threads.
+
+Title: the page element (``<h1>`` first, then ``<h2>``/``<h3>``, ``itemprop=headline|name``,
+elements classed or id'd ``title``/``subject``) whose text is part of ``<title>`` and changes
+from thread to thread (a site-name ``<h1>`` does not). Without one, ``<title>`` minus the parts
+all threads share (site and board names) and minus "page N".
+
+Breadcrumbs: schema.org ``BreadcrumbList`` or an element named like a breadcrumb trail
+(``breadcrumb``, ``crumbs``, ``navigation``, ``nav``…) holding two or more short links, the
+first to the site's root or index page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+
+from crawler.learn.dom import element_text, has_class_xpath, stable_classes, tag_test, xpath_literal
+from crawler.learn.template import TitleRule
+
+__all__ = ["learn_breadcrumbs", "learn_title"]
+
+_SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
+_PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$", re.IGNORECASE)
+_TITLE_HINT = re.compile(r"title|subject|headline|topic-?name|thread-?name", re.IGNORECASE)
+_CRUMB_HINT = re.compile(r"bread|crumb|navigat|^nav$|navbit|location|^pt$|trail|path", re.IGNORECASE)
+
+
+_ROOTS = ("", "/index.php", "/forum.php", "/index.html", "/forums", "/forum", "/categories", "/bbs", "/board")
+_HOME = re.compile(r"^(?:home|index|forum|forums|board index|首页|首頁|论坛|論壇|主页|startseite|accueil)$", re.I)
+
+
+def _title_text(root: etree._Element) -> str:
+    return re.sub(r"\s+", " ", root.findtext(".//title") or "").strip()
+
+
+def _title_nodes(root: etree._Element) -> list[etree._Element]:
+    body = root.find("body")
+    if body is None:
+        return []
+    found = []
+    for node in body.iter():
+        if not isinstance(node.tag, str):
+            continue
+        label = " ".join(stable_classes(node)) + " " + (node.get("id") or "") + " " + (node.get("itemprop") or "")
+        if node.tag in ("h1", "h2", "h3") or _TITLE_HINT.search(label):
+            text = element_text(node)
+            if 2 <= len(text) <= 300:
+                found.append(node)
+    return found
+
+
+def _title_xpaths(node: etree._Element) -> list[str]:
+    tag = tag_test(node)
+    exprs = []
+    if node.get("id") and not re.search(r"\d{2,}", node.get("id") or ""):
+        exprs.append(f"//{tag}[@id={xpath_literal(node.get('id') or '')}]")
+    if node.get("itemprop"):
+        exprs.append(f"//{tag}[@itemprop={xpath_literal(node.get('itemprop') or '')}]")
+    for token in stable_classes(node)[:3]:
+        exprs.append(f"//{tag}[{has_class_xpath(token)}]")
+    if tag in ("h1", "h2", "h3"):
+        exprs.append(f"//{tag}")
+    return exprs
+
+
+def learn_title(pages: list[tuple[etree._Element, str]], others: list[etree._Element] | None = None) -> TitleRule:
+    """``pages``: thread pages (root, url), ideally of different threads; ``others``: pages that
+    are not threads (an element showing the same text there is the site's, not the thread's)."""
+    votes: Counter[str] = Counter()
+    for root, _ in pages:
+        title = _title_text(root)
+        for node in _title_nodes(root):
+            text = element_text(node)
+            if text and (text in title or _loose(text) in _loose(title)):
+                for expr in _title_xpaths(node):
+                    votes[expr] += 1
+    texts_by_expr = {}
+    for expr, count in votes.most_common():
+        if count < len(pages):
+            continue
+        texts = []
+        for root, _ in pages:
+            found = root.xpath(expr)
+            text = element_text(found[0]) if found else ""
+            if _loose(text) not in _loose(_title_text(root)) or not text:
+                break
+            texts.append(text)
+        if len(texts) < len(pages):
+            continue
+        distinct_titles = len({_title_text(r) for r, _ in pages})
+        if distinct_titles > 1 and len(set(texts)) < distinct_titles:
+            continue  # the site's name, not the thread's
+        if any(element_text(f[0]) in texts for f in (o.xpath(expr) for o in others or []) if f):
+            continue  # shown on other pages too: site chrome
+        texts_by_expr[expr] = texts
+    if texts_by_expr:
+        # Prefer <h1>, then the longest text (a thread title, not a board name).
+        def key(expr: str) -> tuple[int, int]:
+            return (1 if "//h1" in expr else 0, sum(len(t) for t in texts_by_expr[expr]))
+
+        return TitleRule(xpath=max(texts_by_expr, key=key), strip=[])
+    return TitleRule(xpath=None, strip=_title_affixes([_title_text(r) for r, _ in pages]))
+
+
+def _loose(text: str) -> str:
+    return re.sub(r"\W+", "", text).lower()
+
+
+def _title_affixes(titles: list[str]) -> list[str]:
+    """The separator-delimited parts at either end that every title shares."""
+    if not titles:
+        return []
+    split = [_SEPARATORS.split(_PAGE_SUFFIX.sub("", t)) for t in titles]
+    seps = [_SEPARATORS.findall(_PAGE_SUFFIX.sub("", t)) for t in titles]
+    affixes = []
+    suffix = 0
+    while all(len(parts) > suffix + 1 for parts in split) and len({parts[-1 - suffix] for parts in split}) == 1:
+        suffix += 1
+    if suffix and len(titles) > 1:
+        parts, sep = split[0], seps[0]
+        affixes.append("".join(s + p for s, p in zip(sep[-suffix:], parts[-suffix:], strict=False)))
+    prefix = 0
+    while all(len(parts) > prefix + 1 + suffix for parts in split) and len({parts[prefix] for parts in split}) == 1:
+        prefix += 1
+    if prefix and len(titles) > 1:
+        parts, sep = split[0], seps[0]
+        affixes.append("".join(p + s for p, s in zip(parts[:prefix], sep[:prefix], strict=False)))
+    return affixes
+
+
+def learn_breadcrumbs(pages: list[tuple[etree._Element, str]]) -> str | None:
+    """Absolute XPath of the breadcrumb links shared by ``pages``, or ``None``."""
+    votes: Counter[str] = Counter()
+    for root, url in pages:
+        for expr in _crumb_candidates(root, url):
+            votes[expr] += 1
+    for expr, count in votes.most_common():
+        if count >= max(1, len(pages) - 1):
+            return expr
+    return None
+
+
+def _crumb_candidates(root: etree._Element, url: str) -> list[str]:
+    exprs = []
+    if root.xpath("//*[@itemtype and contains(@itemtype, 'BreadcrumbList')]//a[@href]"):
+        exprs.append("//*[contains(@itemtype, 'BreadcrumbList')]//a[@href]")
+    elif root.xpath("//*[@itemtype and contains(@itemtype, 'Breadcrumb')]//a[@href]"):
+        exprs.append("//*[contains(@itemtype, 'Breadcrumb')]//a[@href]")
+    body = root.find("body")
+    for node in body.iter() if body is not None else []:
+        if not isinstance(node.tag, str):
+            continue
+        label = " ".join(node.get("class", "").split()) + " " + (node.get("id") or "") + " " + (node.get("aria-label") or "")
+        if not _CRUMB_HINT.search(label) and not any(_CRUMB_HINT.search(t) for t in label.split()):
+            continue
+        links = [a for a in node.iter("a") if a.get("href") and 0 < len(element_text(a)) <= 80]
+        if len(links) < 2 or len(element_text(node)) > 400:
+            continue
+        first = urlsplit(urljoin(url, links[0].get("href") or ""))
+        rootish = first.path.rstrip("/") in _ROOTS and not re.search(r"\d", first.query)
+        named = any(re.search(r"bread|crumb", t, re.I) for t in label.split())
+        if not rootish and not named and not _HOME.match(element_text(links[0])):
+            continue
+        tag = tag_test(node)
+        if node.get("id") and not re.search(r"\d{2,}", node.get("id") or ""):
+            exprs.append(f"(//{tag}[@id={xpath_literal(node.get('id') or '')}])[1]//a[@href]")
+        for token in stable_classes(node)[:3]:
+            if _CRUMB_HINT.search(token):
+                exprs.append(f"(//{tag}[{has_class_xpath(token)}])[1]//a[@href]")
+    return list(dict.fromkeys(exprs))

@@ -1,0 +1,221 @@
+"""URL shapes: which number in a URL names the thread, which the page, and regexes for both.
+
+A URL is cut into *slots*: each query parameter (``&`` or ``;`` separated, SMF uses both) and
+each path segment; numbers inside a slot are its *values*. Two links of one listing differ in
+one value: the page (``page=2``, ``start=10``, ``topic=13.15``, ``/page/3``, ``-3.html``) or the
+thread. Everything is done on canonical URLs (w3lib), so parameter order does not matter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from w3lib.url import canonicalize_url
+
+__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots"]
+
+_SESSION_KEYS = re.compile(r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
+#: View parameters that never change what a page holds (Discuz's ``extra``, search highlights).
+_NOISE_KEYS = re.compile(r"^(?:extra|highlight|hilit|utm_\w+)$", re.I)
+_SESSION_VALUE = re.compile(r"^[0-9a-f]{24,}$", re.I)
+
+_NUM = re.compile(r"\d+")
+_ESCAPE_OR_NUM = re.compile(r"%[0-9A-Fa-f]{2}|\d+")
+
+
+def _numbers(text: str) -> list[re.Match[str]]:
+    return [m for m in _ESCAPE_OR_NUM.finditer(text) if not m.group(0).startswith("%")]
+_THREAD_KEYS = ("tid", "t", "topic", "thread", "threadid", "thread_id", "topic_id", "id")
+#: Query keys of post permalinks (``?post=125``, ``?p=132``, ``?pid=``): never the thread's id.
+_POST_KEYS = re.compile(r"^(?:p|pid|post|post_id|postid|msg|comment|reply|replytocom)$", re.IGNORECASE)
+_SLUG = re.compile(r"[A-Za-z%]{3}")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One query parameter (``key`` set) or path segment (``index`` set) and its text."""
+
+    key: str | None
+    index: int | None
+    text: str
+
+    @property
+    def numbers(self) -> list[str]:
+        """Numbers of the slot, percent-escapes (``%E7%81%8C``) not counted."""
+        return [m.group(0) for m in _numbers(self.text)]
+
+    @property
+    def name(self) -> tuple[str, object]:
+        return ("q", self.key) if self.key is not None else ("p", self.index)
+
+
+def clean_url(url: str) -> str:
+    """``url`` without session parameters (``sid=<32 hex>``, ``PHPSESSID``) and its fragment,
+    canonicalized; ``&`` and ``;`` separators both understood."""
+    parts = urlsplit(url)
+    items = [i for i in re.split(r"[&;]", parts.query) if i]
+    kept = [i for i in items if not _is_session(i)]
+    sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
+    query = sep.join(kept)
+    rebuilt = parts._replace(query=query, fragment="").geturl()
+    return canonicalize_url(rebuilt) if sep == "&" else rebuilt
+
+
+def _is_session(item: str) -> bool:
+    key, _, value = item.partition("=")
+    if _NOISE_KEYS.match(key):
+        return True
+    if _SESSION_KEYS.match(key) and (key.lower() != "s" or _SESSION_VALUE.match(value)):
+        return True
+    return bool(_SESSION_VALUE.match(value) and len(value) in (32, 40))
+
+
+def path_query(url: str) -> str:
+    parts = urlsplit(canonicalize_url(url))
+    return parts.path + ("?" + parts.query if parts.query else "")
+
+
+def slots(url: str) -> dict[tuple[str, object], Slot]:
+    parts = urlsplit(clean_url(url))
+    found: dict[tuple[str, object], Slot] = {}
+    for index, segment in enumerate(parts.path.split("/")):
+        if segment:
+            found[("p", index)] = Slot(None, index, segment)
+    for item in re.split(r"[&;]", parts.query):
+        if not item:
+            continue
+        key, _, value = item.partition("=")
+        found[("q", key)] = Slot(key, None, value)
+    return found
+
+
+def _slot_regex(slot: Slot, group: str | None, number_index: int | None, loose: bool) -> str:
+    """Regex of one slot; the number at ``number_index`` becomes ``group`` (or group 1), other
+    numbers ``\\d+``; with ``loose``, long slug text between numbers matches any slug."""
+    out = []
+    position = 0
+    for n, match in enumerate(_numbers(slot.text)):
+        out.append(_literal(slot.text[position : match.start()], loose))
+        if n == number_index:
+            out.append(f"(?P<{group}>\\d+)" if group else r"(\d+)")
+        else:
+            out.append(r"\d+")
+        position = match.end()
+    out.append(_literal(slot.text[position:], loose))
+    return "".join(out)
+
+
+def _literal(piece: str, loose: bool) -> str:
+    if loose and _SLUG.search(piece) and len(piece) > 12:
+        return r"[^/?#&;]*"
+    return re.escape(piece)
+
+
+def id_position(
+    urls: list[str], page_slot: tuple[tuple[str, object], int] | None
+) -> tuple[tuple[str, object], int] | None:
+    """Where the id sits in URLs of one page kind: the number (not the page) that takes the most
+    different values across ``urls`` (post permalink keys never). Ties go to thread-like query
+    keys, then to a segment after a word (``/topic/13``, not ``/slug/41``), then to a segment
+    that is only a number, then to the deeper
+    segment (``/forum/<board>/topic/<thread>/``), then to the last number of a slug (``slug-12``)."""
+    first = slots(urls[0])
+    candidates = [
+        (name, index) for name, slot in first.items() for index in range(len(slot.numbers))
+        if (name, index) != page_slot
+    ]
+
+    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, int, int, int, int, int]:
+        name, index = position
+        values = set()
+        for url in urls:
+            slot = slots(url).get(name)
+            if slot is not None and len(slot.numbers) > index:
+                values.add(slot.numbers[index])
+        slot = first[name]
+        keyed = name[0] == "q" and name[1] in _THREAD_KEYS
+        postish = name[0] == "q" and bool(_POST_KEYS.match(str(name[1])))
+        bare = slot.text.isdigit()
+        depth = int(name[1]) if name[0] == "p" else 0  # /forum/<board>/topic/<thread>: the deeper one
+        # /topic/13/slug/41: the number after a word names the thread, the one after the slug
+        # is a post index.
+        previous = first.get(("p", depth - 1)) if name[0] == "p" else None
+        after_word = previous is not None and bool(re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
+        return (not postish, len(values), keyed, after_word, bare, depth, index - len(slot.numbers))
+
+    return max(candidates, key=rank) if candidates else None
+
+
+def id_regex_for(
+    url: str,
+    page_slot: tuple[tuple[str, object], int] | None,
+    group: str,
+    fixed: dict[str, str],
+    position: tuple[tuple[str, object], int] | None = None,
+) -> str | None:
+    """A regex over path+query whose ``group`` is the id at ``position`` (default: the best
+    position for ``url`` alone, :func:`id_position`).
+
+    ``page_slot`` is ``(slot name, number index)`` of the page number (SMF's ``topic=13.15``
+    holds both); ``fixed`` query parameters (``mod=viewthread``) are required so that other
+    page kinds of one script do not match.
+    """
+    position = position or id_position([url], page_slot)
+    if position is None:
+        return None
+    found = slots(url)
+    slot, number_index = found[position[0]], position[1]
+    lookaheads = "".join(
+        f"(?=(?:.*[?&;])?{re.escape(k)}={re.escape(v)}(?:[&;#]|$))" for k, v in sorted(fixed.items()) if k != slot.key
+    )
+    path = urlsplit(canonicalize_url(url)).path
+    if slot.key is not None:
+        # What follows the id in the value is left open (SMF: ``topic=13.0``, ``topic=13.msg21``).
+        spans = _numbers(slot.text)
+        head_text = slot.text[: spans[number_index].end()]
+        value = _slot_regex(Slot(slot.key, None, head_text), group, number_index, loose=False)
+        return f"^{re.escape(path)}\\?{lookaheads}(?:.*[&;])?{re.escape(slot.key)}={value}(?:[^0-9]|$)"
+    segments = path.split("/")
+    head = "/".join(
+        _slot_regex(Slot(None, i, s), None, None, loose=True) if _NUM.search(s) or len(s) > 20 else re.escape(s)
+        for i, s in enumerate(segments[: slot.index])
+    )
+    own = _id_segment(slot, group, number_index)
+    return f"^{head}/{own}(?:[/?#;&]|$){lookaheads}"
+
+
+def _id_segment(slot: Slot, group: str, number_index: int) -> str:
+    """The id's path segment: exact when it is plain (``13``, ``thread-13.html``), slug-tolerant
+    when it carries a title (``thread-12-dates-and-times-12``: other threads' slugs differ)."""
+    spans = _numbers(slot.text)
+    before, after = slot.text[: spans[number_index].start()], slot.text[spans[number_index].end() :]
+    if not (_SLUG.search(before) or _SLUG.search(after)) or (len(before) <= 12 and len(after) <= 12 and len(spans) == 1):
+        return _slot_regex(slot, group, number_index, loose=True)
+    head = r"(?:[^/?#&;]*[^0-9/?#&;])?" if before else ""
+    tail = r"(?:[^0-9/?#&;][^/?#&;]*)?" if after else ""
+    return f"{head}(?P<{group}>\\d+){tail}"
+
+
+def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -> str:
+    """A regex whose group 1 is the page value of ``url``-like links."""
+    slot = slots(url)[slot_name]
+    value = _slot_regex(slot, None, number_index, loose=True)
+    if slot.key is not None:
+        return f"[?&;]{re.escape(slot.key)}={value}(?:[&;#]|$)"
+    previous = slots(url).get(("p", (slot.index or 0) - 1))
+    if previous is not None and not previous.numbers and re.fullmatch(r"\d+", slot.text):
+        # A bare number is a page only after its word: /page/3, /seite/3.
+        return f"/{re.escape(previous.text)}/{value}(?:[/?#]|$)"
+    return f"/{value}(?:[/?#]|$)"
+
+
+def fixed_params(urls: list[str], exclude: set[str]) -> dict[str, str]:
+    """Non-numeric query parameters with one value in all ``urls`` (``mod=viewthread``)."""
+    common: dict[str, str] | None = None
+    for url in urls:
+        params = {s.key: s.text for s in slots(url).values() if s.key is not None and not s.numbers}
+        params = {k: v for k, v in params.items() if k not in exclude and v}
+        common = params if common is None else {k: v for k, v in common.items() if params.get(k) == v}
+    return common or {}

@@ -1,0 +1,136 @@
+"""Dates inside a post record: machine attributes first, then display text.
+
+A candidate is a node plus where its value sits (an attribute or the text). Ranks, best first:
+``datetime``/``content``/``data-*`` attributes (machine values), then a ``title`` attribute
+(engines that show "8 Mar '24" or "3 天前" keep the full date there), then the text. Among
+equals, a value with a clock time beats a date-only value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+
+from lxml import etree
+
+from crawler.dates import normalize_date
+from crawler.learn.dom import element_text
+
+__all__ = ["FIND_DATE", "DateCandidate", "date_candidates", "has_clock", "looks_like_date", "parse_date"]
+
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_DATE_SHAPE = re.compile(
+    r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b|"
+    rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\b|"
+    r"\b(?:today|yesterday|ago|just now)\b|昨天|前天|今天|刚刚|剛剛|分钟前|分鐘前|小时前|小時前|天前|秒前|"
+    r"\d{4}-\d{2}-\d{2}T\d{2}|^\d{10}(?:\d{3})?$",
+    re.IGNORECASE,
+)
+_CLOCK = re.compile(
+    r"\d{1,2}[:：]\d{2}|T\d{2}:\d{2}|^\d{10}(?:\d{3})?$|\bago\b|前$|刚刚|剛剛|\d\s*[ap]\.?m\b|\bnoon\b|\bmidnight\b", re.I
+)
+_MACHINE_ATTRS = ("datetime", "content", "data-time", "data-timestamp", "data-date", "data-datetime", "data-created")
+_SKIP_CLASS = re.compile(r"edit|updat|modif|last_?post|lastpost", re.IGNORECASE)
+_BASE = datetime(2030, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class DateCandidate:
+    node: etree._Element
+    #: ``@name`` for an attribute, ``text()`` for the node's own text, ``.`` for all its text.
+    value: str
+    raw: str
+    rank: int  # 0 machine attribute, 1 title attribute, 2 text, 3 a date inside a text
+    regex: str | None = None
+
+    @property
+    def clock(self) -> bool:
+        return has_clock(self.raw)
+
+
+def looks_like_date(text: str) -> bool:
+    return 4 <= len(text) <= 80 and bool(_DATE_SHAPE.search(text))
+
+
+def has_clock(text: str) -> bool:
+    return bool(_CLOCK.search(text))
+
+
+_LEAD = r"^(?:(?:发表于|發表於|发布于|發佈於|posted(?:\s+on)?|on|at|date|日期)[:：]?\s*|[«(\[]\s*)?"
+_TAIL = r"\s*[»)\]]?$"
+_TIME = (
+    r"(?:,?\s*(?:at\s+|um\s+)?(?:\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?|noon|midnight))?"
+)
+_CORE = (
+    r"(?:"
+    + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
+    + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
+    + rf"|(?:\w{{3,9}},?\s+)?(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:\w{{3,9}},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\.?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
+    + rf"|\d{{1,2}}\s+(?:{_MONTHS})\.?" + _TIME
+    + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
+    + r"|\d{10}(?:\d{3})?"
+    + r"|(?:today|yesterday)" + _TIME + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
+    + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|(?:an?|one)\s+\w+\s+ago|just now"
+    + r"|\d+\s*(?:秒|分钟|分鐘|小时|小時|天|周|週|个月|個月|年)前|半小时前|刚刚|剛剛"
+    + r")"
+)
+_WHOLE = re.compile(_LEAD + _CORE + _TAIL, re.IGNORECASE)
+#: Group 1 is a date inside a longer text ("#1 by alice on 2024-03-14").
+FIND_DATE = r"(?i)(?<![\w/-])(" + _CORE + r")(?![\w/-])"
+_FIND = re.compile(FIND_DATE)
+
+
+@lru_cache(maxsize=4096)
+def parse_date(text: str) -> str | None:
+    """The ISO form of ``text`` if the whole of it is one date (relative forms count from a
+    fixed base); text around a date ("#1 03-01-2024", "… | 只看该作者") disqualifies it, so
+    the innermost element holding only the date is the one found."""
+    text = text.strip()
+    if len(text) > 60 or not _WHOLE.match(text):
+        return None
+    try:
+        return normalize_date(text, base=_BASE, date_order="MDY", languages=("en", "zh"))
+    except (ValueError, OverflowError):
+        return None
+
+
+def date_candidates(record: etree._Element) -> list[DateCandidate]:
+    """Every date inside ``record`` (the record's own attributes included), document order."""
+    found: list[DateCandidate] = []
+    for node in record.iter():
+        if not isinstance(node.tag, str) or node.tag in ("script", "style"):
+            continue
+        if _SKIP_CLASS.search((node.get("class") or "") + " " + (node.get("id") or "")):
+            continue
+        for attr in _MACHINE_ATTRS:
+            value = node.get(attr)
+            if value and _machine_date(attr, node, value):
+                found.append(DateCandidate(node, f"@{attr}", value.strip(), 0))
+        title = node.get("title")
+        if title and parse_date(title.strip()):
+            found.append(DateCandidate(node, "@title", title.strip(), 1))
+        if node is record or len(node) > 4:
+            continue
+        text = element_text(node)
+        if text and looks_like_date(text) and parse_date(text):
+            found.append(DateCandidate(node, ".", text, 2))
+        elif node.text and node.text.strip() and parse_date(node.text.strip()):
+            found.append(DateCandidate(node, "text()", node.text.strip(), 2))
+        elif text and len(text) <= 100 and len(node) <= 6:
+            dates = _FIND.findall(text)
+            if len(dates) == 1 and parse_date(dates[0]):
+                found.append(DateCandidate(node, ".", dates[0], 3, FIND_DATE))
+    return found
+
+
+def _machine_date(attr: str, node: etree._Element, value: str) -> bool:
+    if attr == "content" and node.get("itemprop") not in ("datePublished", "dateCreated", "uploadDate"):
+        return False
+    return parse_date(value.strip()) is not None

@@ -1,0 +1,133 @@
+"""The learned-template fallback: forums without a profile, read with a template learned on
+their first pages (:mod:`crawler.learn`).
+
+Registered ahead of the generic reader (``fallback_order`` 100 < 1000). It accepts any start
+page; the site is then learned (record mining, structured data, pagination, URL shapes) and read
+with the template. A site that turns out not to be a forum ends the crawl with one line saying
+so and what was tried (close reason ``not_a_forum``). ``-a fallback=generic`` skips it.
+
+Stats: ``learn/learned`` and ``learn/source/<html|microdata>`` once a template is learned,
+``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, ClassVar, Self
+from urllib.parse import urlsplit
+
+from scrapy import Request
+from scrapy.exceptions import CloseSpider
+
+from crawler.learn.store import MemoryTemplateStore, store_for
+from crawler.profiles.base import ForumProfile, PageCursor, PageKind
+from crawler.profiles.records import Follow, PageResult, PostRecord, ThreadPage, ThreadRecord, ThreadRef
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response, TextResponse
+
+    from crawler.learn.strategy import LearnedForum, Output
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["Learned", "finish_learning"]
+
+
+class Learned(ForumProfile):
+    """Learn a site template, then read every page with it."""
+
+    name: ClassVar[str] = "learned"
+    fallback_order: ClassVar[int | None] = 100
+
+    def __init__(self, store: MemoryTemplateStore | None = None) -> None:
+        self.store = store or MemoryTemplateStore()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(store_for(crawler))
+
+    @classmethod
+    def detect(cls, response: Response) -> bool:
+        return hasattr(response, "text")
+
+    def classify(self, url: str) -> PageKind | None:
+        return PageKind.PAGE
+
+    # The spider calls read(); the four hooks are for engines with fixed selectors.
+    def board_links(self, response: TextResponse) -> list[PageCursor]:
+        return []
+
+    def thread_refs(self, response: TextResponse, cursor: PageCursor) -> list[ThreadRef]:
+        return []
+
+    def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
+        return None
+
+    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+        result = self.read(response, PageKind.THREAD, cursor, ref)
+        return ThreadPage(thread=result.thread, posts=result.posts, next=None, stats=result.stats)
+
+    def read(self, response: TextResponse, kind: PageKind, cursor: PageCursor, ref: ThreadRef | None) -> PageResult:
+        host = urlsplit(response.url).netloc
+        learner = self.store.learner(host)
+        already_failed = learner.failure is not None
+        state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
+        out = learner.page(response.url, response.text, str(kind), state)
+        if learner.failure is not None:
+            if not already_failed:
+                logger.error("%(host)s: %(why)s", {"host": host, "why": learner.failure})
+                raise CloseSpider("not_a_forum")
+            return PageResult(stats=["learn/pages_after_giving_up"])
+        if out.learned is not None:
+            self.store.save(host, out.learned)
+            logger.info(
+                "Learned a template for %(host)s from %(pages)d pages: posts %(record)s",
+                {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
+            )
+            logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
+        return _result(out)
+
+
+def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
+    """The crawl went idle while ``learner`` was still learning: learn now; the thread pages
+    seen are fetched again to be read with the template. Not a forum: the one line, no requests."""
+    out = learner.finish()
+    if learner.failure is not None:
+        crawler.stats.inc_value("learn/not_a_forum")
+        logger.error("%(host)s: %(why)s", {"host": learner.host, "why": learner.failure})
+        return []
+    if out.learned is None:
+        return []
+    store.save(learner.host, out.learned)
+    for key in _result(out).stats:
+        crawler.stats.inc_value(key)
+    logger.info("Learned a template for %(host)s when the crawl went idle", {"host": learner.host})
+    return [
+        Request(url, callback=spider.parse_page, cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD)},
+                dont_filter=True, priority=10)
+        for url in out.refetch
+    ]
+
+
+def _result(out: Output) -> PageResult:
+    stats = []
+    if out.learned is not None:
+        stats += ["learn/learned", f"learn/source/{out.learned.source}"]
+        stats += [f"learn/quirks/{q}" for q in ("repeats_first_post", "repeats_last_post") if getattr(out.learned, q)]
+    follow = []
+    for url, kind, state in out.follow:
+        page = int(state.get("page", 1))
+        cursor = PageCursor(url=url, page=page, extra={k: v for k, v in state.items() if k != "page"})
+        follow.append(Follow(PageKind(kind), cursor, dont_filter=kind == "thread" and page > 1))
+    follow += [Follow(PageKind.THREAD, PageCursor(url=url), dont_filter=True) for url in out.refetch]
+    return PageResult(
+        # Replays are refetched, so a page has at most one thread of its own.
+        thread=ThreadRecord(**out.threads[0]) if out.threads else None,
+        posts=[PostRecord(**fields) for fields in out.posts],
+        follow=follow,
+        stats=stats,
+    )
+
+

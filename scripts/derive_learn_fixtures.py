@@ -1,0 +1,171 @@
+#!/usr/bin/env python
+"""Derive the learner's extra fixture forums from captured lab pages (run after capture_learn_fixture.py).
+
+    python scripts/derive_learn_fixtures.py
+
+* ``learned_datetitle`` (from ``learned_mybb``): the date shown as "6 Mar '24", the full date and
+  time only in a ``title`` attribute (as MyBB does for recent posts, Discourse and XenForo
+  always).
+* ``learned_cn_dateonly`` (from ``learned_discuz``): a Chinese engine that shows dates without a
+  time ("发表于 2024-4-4") and repeats the opening post on top of every later thread page.
+* ``learned_table`` (from ``learned_smf``'s truth): a table layout in the style of phpBB 2's
+  subSilver, two table rows per post, ``start=`` offset pagination, no post ids in the markup.
+
+The truth of each derived site is its source's truth (same posts, same threads).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import sys
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from lxml import etree
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from crawler.learn.dom import parse  # noqa: E402
+from crawler.testing.fixture_server import route_key  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "profiles"
+FAKE = "http://fixture.invalid"
+
+
+def _copy(source: str, target: str) -> Path:
+    out = FIXTURES / target
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(FIXTURES / source, out, ignore=shutil.ignore_patterns("expected.json"))
+    return out
+
+
+def date_in_title() -> None:
+    out = _copy("learned_mybb", "learned_datetitle")
+    shown = re.compile(r'<span class="post_date">(\d{2})-(\d{2})-(\d{4}), (\d{2}):(\d{2}) (AM|PM)')
+    for page in (out / "site").glob("*.html"):
+        text = page.read_text(encoding="utf-8")
+
+        def title(m: re.Match[str]) -> str:
+            month, day, year, hour, minute, ampm = m.groups()
+            at = datetime(int(year), int(month), int(day), int(hour) % 12 + (12 if ampm == "PM" else 0), int(minute))
+            short = f"{at.day} {at:%b} '{at:%y}"
+            return f'<span class="post_date"><span title="{at:%Y-%m-%d %H:%M}">{short}</span>'
+
+        page.write_text(shown.sub(title, text), encoding="utf-8")
+
+
+def chinese_date_only() -> None:
+    out = _copy("learned_discuz", "learned_cn_dateonly")
+    manifest = json.loads((out / "site" / "routes.json").read_text(encoding="utf-8"))
+    manifest["timezone"] = "Asia/Shanghai"
+    (out / "site" / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    files = {k: out / "site" / v["file"] for k, v in manifest["routes"].items()}
+    openers: dict[str, str] = {}
+    for key, path in files.items():
+        match = re.search(r"mod=viewthread&tid=(\d+)$", key) or re.search(r"tid=(\d+)&mod=viewthread$", key)
+        if match and "page=" not in key:
+            root = parse(path.read_bytes())
+            first = root.xpath("//div[@id='postlist']/div[starts-with(@id, 'post_')]")
+            if first:
+                openers[match.group(1)] = etree.tostring(first[0], encoding="unicode", method="html")
+    for key, path in files.items():
+        text = path.read_text(encoding="utf-8")
+        text = re.sub(r"发表于 (\d{4}-\d{1,2}-\d{1,2}) \d{1,2}:\d{2}:\d{2}", r"发表于 \1", text)
+        tid = re.search(r"tid=(\d+)", key)
+        page = re.search(r"[?&]page=(\d+)", key)
+        if tid and page and int(page.group(1)) > 1 and tid.group(1) in openers:
+            text = re.sub(r'(<div id="postlist"[^>]*>)', lambda m: m.group(1) + openers[tid.group(1)], text, count=1)
+        path.write_text(text, encoding="utf-8")
+
+
+def table_layout() -> None:
+    source = json.loads((FIXTURES / "learned_smf" / "truth.json").read_text(encoding="utf-8"))
+    out = FIXTURES / "learned_table"
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "site").mkdir(parents=True)
+    per_page, routes, threads = 10, {}, []
+    boards: dict[str, list[dict[str, object]]] = {}
+    for number, thread in enumerate(source["threads"], 1):
+        thread = dict(thread, id=number, url=f"{FAKE}/viewtopic.php?t={number}")
+        posts = []
+        for post in thread["posts"]:
+            start = (post["position"] - 1) // per_page * per_page
+            url = f"{FAKE}/viewtopic.php?t={number}" + (f"&start={start}" if start else "")
+            posts.append(dict(post, page_url=url))
+        thread["posts"] = posts
+        threads.append(thread)
+        boards.setdefault(thread["board"], []).append(thread)
+    users = {name: uid for uid, name in enumerate(sorted({p["author"] for t in threads for p in t["posts"]}), 2)}
+    for thread in threads:
+        posts = thread["posts"]
+        for start in range(0, len(posts), per_page):
+            target = f"/viewtopic.php?t={thread['id']}" + (f"&start={start}" if start else "")
+            name = f"t{thread['id']}-{start}.html"
+            pager = " ".join(
+                f'<a href="viewtopic.php?t={thread["id"]}&amp;start={s}">{s // per_page + 1}</a>' if s != start else f"<b>{s // per_page + 1}</b>"
+                for s in range(0, len(posts), per_page)
+            )
+            rows = "".join(_post_rows(p, users) for p in posts[start : start + per_page])
+            body = (
+                f'<table width="100%"><tr><td><span class="maintitle">{html.escape(thread["title"])}</span><br>'
+                f'<span class="nav"><a href="index.php" class="nav">Lab Board Index</a> -&gt; '
+                f'<a href="viewforum.php?f={list(boards).index(thread["board"]) + 1}" class="nav">{html.escape(thread["board"])}</a></span></td></tr></table>'
+                f'<table class="forumline" width="100%" cellspacing="1"><tr><th class="thLeft">Author</th><th class="thRight">Message</th></tr>'
+                f'{rows}</table><span class="gensmall">Goto page {pager}</span>'
+            )
+            _write(out, routes, target, name, _page(f"{thread['title']} - Lab Board", body))
+    index_rows = ""
+    for number, (board, members) in enumerate(boards.items(), 1):
+        index_rows += f'<tr><td class="row1"><a href="viewforum.php?f={number}" class="forumlink">{html.escape(board)}</a></td></tr>'
+        rows = "".join(
+            f'<tr><td class="row1"><a href="viewtopic.php?t={t["id"]}" class="topictitle">{html.escape(t["title"])}</a></td>'
+            f'<td class="row2">{len(t["posts"]) - 1}</td><td class="row3">{t["posts"][0]["author"]}</td></tr>'
+            for t in members
+        )
+        _write(out, routes, f"/viewforum.php?f={number}", f"f{number}.html",
+               _page(f"{board} - Lab Board", f'<table class="forumline">{rows}</table>'))
+    _write(out, routes, "/index.php", "index.html", _page("Lab Board", f'<table class="forumline">{index_rows}</table>'))
+    manifest = {"kind": "learned", "spider": "forum", "args": {"profile": "none"},
+                "date": "Mon, 01 Jul 2024 00:00:00 GMT", "start": "/index.php", "routes": routes}
+    (out / "site" / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    truth = dict(source, engine="phpBB 2 subSilver-style tables (derived)", base_url=f"{FAKE}/", threads=threads)
+    (out / "truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def _post_rows(post: dict[str, object], users: dict[str, int]) -> str:
+    at = datetime.fromisoformat(str(post["created"])).astimezone(ZoneInfo("UTC"))
+    shown = f"{at:%a %b %d, %Y} {at.hour % 12 or 12}:{at:%M} {'pm' if at.hour >= 12 else 'am'}"
+    author = str(post["author"])
+    return (
+        f'<tr><td class="row1" valign="top"><span class="name"><a name="{post["id"]}"></a><b>{author}</b></span></td>'
+        f'<td class="row1"><span class="postdetails">Posted: {shown}</span></td></tr>'
+        f'<tr><td class="row1" valign="top"><span class="postdetails">Joined: 01 Jan 2024<br>'
+        f'<a href="profile.php?mode=viewprofile&amp;u={users[author]}"><img src="profile.gif" alt="Profile"></a>'
+        f'</span></td>'
+        f'<td class="row1"><span class="postbody">{post["body_html"]}</span></td></tr>'
+        f'<tr><td class="spaceRow" colspan="2" height="1"></td></tr>'
+    )
+
+
+def _page(title: str, body: str) -> str:
+    return (f'<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>'
+            f'<body><table width="100%"><tr><td><a href="index.php">Lab Board</a></td></tr></table>{body}'
+            f'<div align="center"><span class="copyright">Powered by phpBB</span></div></body></html>')
+
+
+def _write(out: Path, routes: dict[str, dict[str, str]], target: str, name: str, text: str) -> None:
+    (out / "site" / name).write_text(text, encoding="utf-8")
+    routes[route_key(target)] = {"file": name, "content_type": "text/html; charset=utf-8"}
+
+
+if __name__ == "__main__":
+    date_in_title()
+    chinese_date_only()
+    table_layout()
+    print("derived learned_datetitle, learned_cn_dateonly, learned_table")

@@ -1,0 +1,200 @@
+"""The learner's parts on small pages: record mining, field rules, dates, pagination, URLs,
+titles, the template's JSON form and its "still matches" check, and the page strategy."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawler.learn.apply import read_posts, read_thread
+from crawler.learn.dom import element_text, parse
+from crawler.learn.learner import NotLearned, Page, learn_site
+from crawler.learn.paging import learn_paging, page_number
+from crawler.learn.records import mine_records
+from crawler.learn.strategy import LearnedForum
+from crawler.learn.template import Template
+from crawler.learn.urls import clean_url, id_regex_for
+from crawler.learn.when import parse_date
+from tests.learn import pages
+
+BASE = "http://forum.test"
+
+
+def _div_site(date_in_title: bool = False) -> list[Page]:
+    out = [Page(f"{BASE}/board.php?b=2", parse(pages.thread_list(2, [1, 2, 3])))]
+    for tid in (1, 2, 3):
+        out.append(Page(f"{BASE}/thread.php?t={tid}", parse(pages.div_posts(tid, 1, date_in_title=date_in_title))))
+    out.append(Page(f"{BASE}/thread.php?page=2&t=1", parse(pages.div_posts(1, 2, date_in_title=date_in_title))))
+    return out
+
+
+def test_mining_finds_posts_not_thread_list_rows() -> None:
+    groups = mine_records(parse(pages.div_posts(1, 1)))
+    assert groups and [m.get("id") for m in groups[0].members] == ["post_100", "post_101", "post_102", "post_103"]
+    assert mine_records(parse(pages.thread_list(2, [1, 2, 3, 4]))) == []
+
+
+def test_mining_groups_two_table_rows_per_post() -> None:
+    group = mine_records(parse(pages.table_posts(7, 0)))[0]
+    assert group.span == 2 and len(group.members) == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "iso"),
+    [
+        ("03-01-2024, 09:00 AM", "2024-03-01T09:00:00+00:00"),
+        ("发表于 2024-4-6 01:03:00", "2024-04-06T01:03:00+00:00"),
+        ("Apr 03, 2024, 08:00 PM", "2024-04-03T20:00:00+00:00"),
+        ("2024-3-4", "2024-03-04T00:00:00+00:00"),
+        ("1712174400000", "2024-04-03T20:00:00+00:00"),
+        ("#1 by alice on 2024-03-14", None),  # a date inside a longer text is not a date node
+        ("Joined: Mar 2024", None),
+    ],
+)
+def test_whole_text_dates(text: str, iso: str | None) -> None:
+    assert parse_date(text) == iso
+
+
+def test_site_template_reads_every_field() -> None:
+    template = learn_site(_div_site())
+    assert isinstance(template, Template)
+    assert template.thread_id(f"{BASE}/thread.php?t=12&page=3") == "12"
+    assert template.board_id(f"{BASE}/board.php?b=5") == "5"
+    assert template.paging.param == "page"
+    posts = read_posts(template, parse(pages.div_posts(9, 1)), f"{BASE}/thread.php?t=9")
+    assert [p["post_id"] for p in posts] == ["900", "901", "902", "903"]
+    assert [p["author_name"] for p in posts] == ["alice", "bob", "carol", "alice"]
+    assert [p["author_id"] for p in posts] == ["2", "3", "4", "2"]
+    assert posts[0]["created_raw"] == "2024-03-01 10:00"
+    assert [p["position"] for p in posts] == [1, 2, 3, 4]
+    assert "Pagination links" in posts[0]["body_text"] and "signature" not in posts[0]["body_text"]
+    assert "Posts:" not in posts[0]["body_text"]
+    info = read_thread(template, parse(pages.div_posts(9, 1)))
+    assert info["title"] == "Thread number 9"
+    assert [name for name, _ in info["crumbs"]] == ["Example Forum", "General"]
+
+
+def test_date_in_title_attribute_wins_over_display_text() -> None:
+    template = learn_site(_div_site(date_in_title=True))
+    assert isinstance(template, Template)
+    posts = read_posts(template, parse(pages.div_posts(4, 1, date_in_title=True)), f"{BASE}/thread.php?t=4")
+    assert posts[1]["created_raw"] == "2024-03-02 10:01"
+
+
+def test_table_layout_with_offset_pagination() -> None:
+    site = [Page(f"{BASE}/viewtopic.php?t={t}", parse(pages.table_posts(t, 0))) for t in (5, 6)]
+    site.append(Page(f"{BASE}/viewtopic.php?start=3&t=5", parse(pages.table_posts(5, 3))))
+    template = learn_site(site)
+    assert isinstance(template, Template)
+    assert (template.posts.span, template.paging.param, template.paging.step, template.paging.base) == (2, "start", 3, 0)
+    assert page_number(template.paging, f"{BASE}/viewtopic.php?t=5&start=6") == 3
+    posts = read_posts(template, parse(pages.table_posts(8, 3)), f"{BASE}/viewtopic.php?t=8&start=3")
+    assert [p["author_name"] for p in posts] == ["alice", "bob", "carol"]
+    assert posts[0]["created_raw"].endswith("Mar 07, 2024 10:03 am")
+    assert posts[0]["body_text"].endswith("[8/4]")
+
+
+def test_microdata_first() -> None:
+    site = [Page(f"{BASE}/topic/{t}/slug-of-the-topic", parse(pages.microdata_posts(t))) for t in (1, 2, 3)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == "microdata"
+    posts = read_posts(template, site[0].root, site[0].url)
+    assert [p["created_raw"] for p in posts] == [f"2024-03-0{n}T10:00:00Z" for n in (1, 2, 3)]
+    assert [p["position"] for p in posts] == [1, 2, 3]  # data-index counts from 0
+    assert read_thread(template, site[0].root)["title"] == "Microdata thread 1"
+
+
+def test_template_json_round_trip_and_match_check() -> None:
+    template = learn_site(_div_site())
+    assert isinstance(template, Template)
+    again = Template.from_json(template.to_json())
+    assert again == template
+    assert again.matches(parse(pages.div_posts(3, 1)), f"{BASE}/thread.php?t=3")
+    # A new theme: same URLs, other markup.
+    assert not again.matches(parse(pages.table_posts(3, 0)), f"{BASE}/thread.php?t=3")
+    with pytest.raises(ValueError, match="learn again"):
+        Template.from_json(template.to_json().replace('"format": 1', '"format": 0'))
+
+
+def test_not_a_forum_says_what_was_tried() -> None:
+    blog = "<html><body><article><h1>Hello</h1><p>Just one article here, nothing repeats.</p></article></body></html>"
+    result = learn_site([Page(f"{BASE}/a", parse(blog)), Page(f"{BASE}/b", parse(blog))])
+    assert isinstance(result, NotLearned)
+    assert "not a forum" in str(result) and "repeated post records" in str(result)
+
+
+@pytest.mark.parametrize(
+    ("links", "param", "step", "base"),
+    [
+        (["/t.php?id=3&page=2", "/t.php?id=3&page=3"], "page", 1, 1),
+        (["/t.php?id=3&p=2", "/t.php?id=3&p=3"], "p", 1, 1),
+        (["/viewtopic.php?t=3&start=20", "/viewtopic.php?t=3&start=40"], "start", 20, 0),
+        (["/index.php?topic=3.15", "/index.php?topic=3.30"], "topic", 15, 0),
+    ],
+)
+def test_paging_forms(links: list[str], param: str, step: int, base: int) -> None:
+    here = {"page": "/t.php?id=3", "p": "/t.php?id=3", "start": "/viewtopic.php?t=3", "topic": "/index.php?topic=3.0"}
+    html = "<html><body>" + "".join(f"<a href='{h}'>{n}</a>" for n, h in enumerate(links, 2)) + "</body></html>"
+    paging = learn_paging([(parse(html), BASE + here[param])])
+    assert (paging.param, paging.step, paging.base) == (param, step, base)
+
+
+@pytest.mark.parametrize("form", ["/thread/7/page/{n}", "/thread-7-{n}.html"])
+def test_paging_in_the_path(form: str) -> None:
+    html = "<html><body>" + "".join(f"<a href='{form.format(n=n)}'>{n}</a>" for n in (1, 2, 3)) + "</body></html>"
+    paging = learn_paging([(parse(html), BASE + form.format(n=1))])
+    assert paging.kind == "path"
+    assert page_number(paging, BASE + form.format(n=3)) == 3
+
+
+def test_thread_id_not_the_page_number() -> None:
+    assert id_regex_for(f"{BASE}/index.php?topic=13.15", (("q", "topic"), 1), "tid", {}) is not None
+    regex = id_regex_for(f"{BASE}/forum.php?mod=viewthread&tid=12&page=2", (("q", "page"), 0), "tid", {"mod": "viewthread"})
+    assert regex and "mod=viewthread" in regex
+    assert clean_url(f"{BASE}/viewtopic.php?t=3&sid=0123456789abcdef0123456789abcdef&start=10") == (
+        f"{BASE}/viewtopic.php?start=10&t=3"
+    )
+
+
+def test_strategy_drops_the_opening_post_repeated_on_later_pages() -> None:
+    template = learn_site(_div_site())
+    assert isinstance(template, Template)
+    template.repeats_first_post = True
+    strategy = LearnedForum("forum.test", template)
+    first = strategy.page(f"{BASE}/thread.php?t=1", pages.div_posts(1, 1))
+    nxt = [f for f in first.follow if f[1] == "thread" and f[2].get("page") == 2]
+    assert nxt and nxt[0][2]["op"] == "100" and nxt[0][2]["offset"] == 4
+    page_two = pages.div_posts(1, 2).replace("<div id='posts'>", "<div id='posts'>" + _first_post())
+    second = strategy.page(nxt[0][0], page_two, "thread", nxt[0][2])
+    assert [p["post_id"] for p in second.posts] == ["104", "105", "106", "107"]
+    assert [p["position"] for p in second.posts] == [5, 6, 7, 8]
+    assert first.threads[0]["title"] == "Thread number 1"
+
+
+def _first_post() -> str:
+    root = parse(pages.div_posts(1, 1))
+    from lxml import etree
+
+    return etree.tostring(root.xpath("//div[@id='post_100']")[0], encoding="unicode")
+
+
+def test_strategy_gives_up_on_a_site_that_is_not_a_forum() -> None:
+    strategy = LearnedForum("blog.test")
+    strategy.max_pages = 3
+    for n in range(3):
+        strategy.page(f"{BASE}/post/{n}", f"<html><body><p>{element_text(parse('<p>x</p>'))} article {n}</p></body></html>")
+    assert strategy.failure is not None and "not a forum" in str(strategy.failure)
+
+
+@pytest.mark.parametrize(
+    ("here", "nxt", "kind", "step", "base"),
+    [
+        ("/thread/1", "/thread/1/page/2", "path", 1, 1),
+        ("/viewtopic.php?t=3", "/viewtopic.php?t=3&start=20", "param", 20, 0),
+        ("/t.php?id=3&page=2", "/t.php?id=3&page=3", "param", 1, 1),
+    ],
+)
+def test_paging_from_next_links_alone(here: str, nxt: str, kind: str, step: int, base: int) -> None:
+    html = f"<html><body><a href='{nxt}'>next</a></body></html>"
+    paging = learn_paging([(parse(html), BASE + here)])
+    assert (paging.kind, paging.step, paging.base) == (kind, step, base)
+    assert paging.next_xpath is not None
