@@ -125,7 +125,8 @@ class BlogPage:
             return True
         entry = self.entry()
         if entry is not None:
-            return not entry.listing
+            # an undated entry is a static page (WordPress' "About" is an hentry too)
+            return not entry.listing and bool(entry.published)
         # One main <article> with a date: comment lists and widgets also use <article>, skip them.
         main = self.response.xpath(
             "//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]"

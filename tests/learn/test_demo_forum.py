@@ -20,7 +20,7 @@ POSTS_PER_PAGE = 6
 
 def test_demo_forum_read_whole(tmp_path: Path) -> None:
     site = SiteServer(hosts=1, pages_per_host=40, cross_links=False, posts_per_page=POSTS_PER_PAGE)
-    thread_pages = [p for _, p in site.expected_paths() if p.startswith("/thread/")]
+    thread_pages = [p for _, p in site.content.expected_paths() if p.startswith("/thread/")]
     threads = {re.match(r"/thread/(\d+)", p).group(1) for p in thread_pages}  # type: ignore[union-attr]
     with site:
         result = run_crawl("forum", site.base_urls[0], tmp_path / "out.jl")
