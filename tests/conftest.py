@@ -39,8 +39,8 @@ def redis_server(tmp_path: Path):
 def nodes(tmp_path: Path):
     started: list[Node] = []
 
-    def start(name: str, start_urls: list[str], **settings) -> Node:
-        node = Node(name, start_urls, tmp_path, settings)
+    def start(name: str, start_urls: list[str], spider: str = "follow", **settings) -> Node:
+        node = Node(name, start_urls, tmp_path, settings, spider)
         started.append(node)
         return node
 

@@ -1,10 +1,12 @@
 """Where the learned fallback keeps its per-host state during a crawl.
 
-:class:`TemplateStore` is the seam for cluster state: today every crawler process keeps its own
-learners in memory (:class:`MemoryTemplateStore`), one :class:`~crawler.learn.strategy.LearnedForum`
-per host. A shared store (Redis, per host, ``Template.to_json()``) implements the same three
-methods: ``load`` a template another node learned, ``save`` one this node learned, and
-``learner`` for the host's page-by-page state.
+Every process keeps its learners in memory (:class:`MemoryTemplateStore`), one
+:class:`~crawler.learn.strategy.LearnedForum` per host. Templates are cluster state:
+:class:`ClusterTemplateStore` also keeps each in the crawl's Redis (per host, as
+``Template.to_json()``, through :class:`crawler.scheduler.cluster.Cluster`), so every node reads
+a host with the same template, and a node that takes a host over from another one (a leave, a
+death, a rebalance) reads it without learning it again. A template learned anew (the theme
+changed) replaces the stored one.
 """
 
 from __future__ import annotations
@@ -17,16 +19,21 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
 
 from crawler.learn.strategy import LearnedForum
+from crawler.learn.template import Template
+from crawler.redis import FAILED, client_from_crawler, crawl_id
+from crawler.scheduler.cluster import Cluster
+from crawler.scheduler.scheduler import frontier_scheduler
 
 if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
-    from crawler.learn.template import Template
+    from crawler.scheduler.cluster import SiteTemplates
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["MemoryTemplateStore", "TemplateStore", "store_for"]
+__all__ = ["ClusterTemplateStore", "MemoryTemplateStore", "TemplateStore", "store_for"]
 
 
 class TemplateStore(Protocol):
@@ -66,6 +73,46 @@ class MemoryTemplateStore:
         return [x for x in self._learners.values() if x.template is None and x.failure is None]
 
 
+class ClusterTemplateStore(MemoryTemplateStore):
+    """A :class:`MemoryTemplateStore` in front of the templates in the crawl's Redis."""
+
+    def __init__(self, templates: SiteTemplates, stats: StatsCollector) -> None:
+        super().__init__()
+        self.templates = templates
+        self.stats = stats
+
+    def load(self, host: str) -> Template | None:
+        found = super().load(host)
+        if found is not None:
+            return found
+        try:
+            text = self.templates.get(host)
+        except FAILED as exc:  # the scheduler reports outages; learning again is the fallback
+            logger.warning("Cannot read the stored template of %(host)s: %(exc)s",
+                           {"host": host, "exc": exc})
+            return None
+        if text is None:
+            return None
+        try:
+            template = Template.from_json(text)
+        except (ValueError, KeyError, TypeError) as exc:  # an older format: learn again
+            logger.info("Stored template of %(host)s not used (%(exc)s)", {"host": host, "exc": exc})
+            return None
+        self.stats.inc_value("learn/templates_loaded")
+        logger.info("Read %(host)s with the template stored in Redis", {"host": host})
+        super().save(host, template)
+        return template
+
+    def save(self, host: str, template: Template) -> None:
+        super().save(host, template)
+        try:
+            self.templates.put(host, template.to_json())
+        except FAILED as exc:
+            logger.warning("Cannot store the template of %(host)s: %(exc)s", {"host": host, "exc": exc})
+            return
+        self.stats.inc_value("learn/templates_stored")
+
+
 _STORES: WeakKeyDictionary[Crawler, MemoryTemplateStore] = WeakKeyDictionary()
 
 
@@ -76,10 +123,19 @@ def store_for(crawler: Crawler) -> MemoryTemplateStore:
     learner saw enough, so the learner is then told to finish with what it has."""
     store = _STORES.get(crawler)
     if store is None:
-        store = _STORES[crawler] = MemoryTemplateStore()
+        store = _STORES[crawler] = _new_store(crawler)
         store.idle = _IdleFlush(crawler, store)  # signals hold receivers weakly
         crawler.signals.connect(store.idle.on_idle, signal=signals.spider_idle)
     return store
+
+
+def _new_store(crawler: Crawler) -> MemoryTemplateStore:
+    """Templates in the crawl's Redis when the crawl runs on the frontier; else in memory."""
+    if frontier_scheduler(crawler) is None and "crawler.scheduler" not in str(
+            crawler.settings.get("SCHEDULER")):
+        return MemoryTemplateStore()
+    cluster = Cluster(client_from_crawler(crawler), crawl_id(crawler))
+    return ClusterTemplateStore(cluster.templates, crawler.stats)
 
 
 class _IdleFlush:
