@@ -43,11 +43,23 @@ def foreign_project(directory: Path, settings: str) -> Path:
     return directory
 
 
-def crawl(project: Path, start_urls: list[str], *args: str, timeout: float = 120
-          ) -> subprocess.CompletedProcess:
+def _command(project: Path, start_urls: list[str], args: tuple[str, ...]) -> tuple[list, dict]:
     env = {**os.environ, "PYTHONPATH": f"{project}{os.pathsep}{ROOT}", "PYTHONUNBUFFERED": "1"}
     env.pop("REDIS_URL", None)
-    return subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "links", "-a",
-         "start_urls=" + ",".join(start_urls), *args],
-        cwd=project, env=env, capture_output=True, text=True, timeout=timeout)
+    return [sys.executable, "-m", "scrapy", "crawl", "links", "-a",
+            "start_urls=" + ",".join(start_urls), *args], env
+
+
+def crawl(project: Path, start_urls: list[str], *args: str, timeout: float = 120
+          ) -> subprocess.CompletedProcess:
+    command, env = _command(project, start_urls, args)
+    return subprocess.run(command, cwd=project, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def start(project: Path, start_urls: list[str], *args: str, log: Path) -> subprocess.Popen:
+    """A node of the foreign project in its own process, its log in *log*."""
+    command, env = _command(project, start_urls, args)
+    with open(log, "w") as out:
+        return subprocess.Popen(command, cwd=project, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)

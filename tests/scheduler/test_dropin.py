@@ -8,12 +8,50 @@ from typing import TYPE_CHECKING
 import pytest
 
 from crawler.demo.site import SiteServer
-from tests.helpers.foreign import crawl, foreign_project
+from tests.helpers.foreign import crawl, foreign_project, start
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from crawler.testing.redis_server import RedisServer
+
+
+@pytest.mark.slow
+def test_foreign_nodes_on_three_settings_survive_a_kill_and_a_join(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    project = foreign_project(tmp_path / "project", (
+        'SCHEDULER = "crawler.scheduler.Scheduler"\n'
+        f'REDIS_URL = "{redis_server.url}"\n'
+        "CRAWLER_HEARTBEAT_INTERVAL = 0.5\nCRAWLER_NODE_TIMEOUT = 3\nCRAWLER_IDLE_CLOSE = 2\n"
+        "DOWNLOAD_DELAY = 0.05\nCRAWLER_ALLOW_PRIVATE_ADDRESSES = True\n"
+        "TELNETCONSOLE_ENABLED = False\n"))
+    with SiteServer(hosts=6, pages_per_host=30, latency=0.05, seed=7) as site:
+        def node(i: int):
+            return start(project, site.base_urls, "-s", f"CRAWLER_NODE_ID=foreign-{i}",
+                         log=tmp_path / f"foreign-{i}.log")
+
+        first, doomed = node(0), node(1)
+        try:
+            assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
+            doomed.kill()  # SIGKILL: its leases come back when its heartbeat times out
+            doomed.wait(10)
+            joined = node(2)
+            codes = [first.wait(180), joined.wait(180)]
+        finally:
+            for process in (first, doomed):
+                if process.poll() is None:
+                    process.kill()
+        counts = site.fetch_counts()
+        expected = site.expected_urls()
+        concurrency = site.max_concurrency()
+    logs = [(tmp_path / f"foreign-{i}.log").read_text() for i in (0, 2)]
+    assert codes == [0, 0], logs[0][-3000:]
+    assert expected <= set(counts), "pages lost with the killed node"
+    twice = [u for u, c in counts.items() if c > 1]
+    assert len(twice) <= 16, "more refetched than the killed node could hold in flight"
+    assert max(concurrency.values()) == 1, "politeness broken across nodes"
+    assert all("Traceback" not in log for log in logs)
+    assert any("foreign-1 is dead" in log for log in logs)
 
 
 @pytest.mark.slow
