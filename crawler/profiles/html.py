@@ -19,7 +19,7 @@ from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
 
 if TYPE_CHECKING:
-    from parsel import Selector
+    from parsel import Selector, SelectorList
     from scrapy.http import TextResponse
 
 __all__ = ["HtmlForumProfile"]
@@ -166,13 +166,15 @@ class HtmlForumProfile(ForumProfile):
 
     def breadcrumbs(self, response: TextResponse) -> list[str]:
         """Names on the breadcrumb trail down to the board (the thread's own link left out)."""
+        return self.crumb_names(response, response.css(self._breadcrumbs or "none"))
+
+    def crumb_names(self, response: TextResponse, links: SelectorList) -> list[str]:
+        """The names of breadcrumb *links*, but for links to a thread."""
         names = []
-        for link in response.css(self._breadcrumbs or "none"):
-            href = link.attrib.get("href", "")
-            if self.classify(response.urljoin(href)) is PageKind.THREAD:
+        for link in links:
+            if self.classify(response.urljoin(link.attrib.get("href", ""))) is PageKind.THREAD:
                 continue
-            name = join_text(link)
-            if name:
+            if name := join_text(link):
                 names.append(name)
         return names
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from crawler.profiles._utils import join_text
-from crawler.profiles.base import PageKind
 from crawler.profiles.html import HtmlForumProfile
 
 if TYPE_CHECKING:
@@ -90,15 +88,7 @@ class SMF(HtmlForumProfile):
 
     def breadcrumbs(self, response: TextResponse) -> list[str]:
         # Curve2 prints the trail twice, above and below the posts: read the first one only.
-        trail = response.css("div.navigate_section")[:1]
-        names = []
-        for link in trail.css("li a"):
-            if self.classify(response.urljoin(link.attrib.get("href", ""))) is PageKind.THREAD:
-                continue
-            name = join_text(link)
-            if name:
-                names.append(name)
-        return names
+        return self.crumb_names(response, response.css("div.navigate_section")[:1].css("li a"))
 
     def thread_page_one(self, url: str) -> str:
         return re.sub(r"(topic=\d+)\.\d+", r"\1.0", self.canonicalize(url))
