@@ -45,7 +45,9 @@ def foreign_project(directory: Path, settings: str) -> Path:
 
 def _command(project: Path, start_urls: list[str], args: tuple[str, ...]) -> tuple[list, dict]:
     env = {**os.environ, "PYTHONPATH": f"{project}{os.pathsep}{ROOT}", "PYTHONUNBUFFERED": "1"}
-    env.pop("REDIS_URL", None)
+    # its own scrapy.cfg decides; an earlier in-process get_project_settings() leaves ours here
+    for name in ("REDIS_URL", "SCRAPY_SETTINGS_MODULE", "SCRAPY_PROJECT"):
+        env.pop(name, None)
     return [sys.executable, "-m", "scrapy", "crawl", "links", "-a",
             "start_urls=" + ",".join(start_urls), *args], env
 
