@@ -359,6 +359,10 @@ class Frontier(RedisLink):
             *(p.hlen(self.keys.leases(n)) for n in nodes)])
         return sum(counts)
 
+    def control(self) -> dict[str, str]:
+        """The operator's switches (``paused``, ``drain:<node>``)."""
+        return {k.decode(): v.decode() for k, v in self._send("hgetall", self.keys.control).items()}
+
     def lease_ids(self) -> list[str]:
         return [i.decode() for i in self._send("hkeys", self.keys.leases(self.node))]
 

@@ -82,6 +82,8 @@ class NodeLoop:
         self._stop_watch = create_looping_call(self._watch_for_stop)
 
     def start(self) -> None:
+        # a node joining a paused crawl must not lease before its first heartbeat
+        self._follow_control(self.frontier.control())
         self._ticker.start(self.options.heartbeat_interval, now=False)
         self._stop_watch.start(0.1, now=False)
 

@@ -54,15 +54,15 @@ def test_an_undecodable_queued_request_is_dead_lettered_and_the_rest_goes_on(
         cluster = Cluster(client, "follow")
         client.hset(cluster.keys.control, "paused", "1")  # the node leases nothing yet
         node = nodes("n0", [origin + "/"], REDIS_URL=redis_server.url, **FAST)
-        wait_until(lambda: client.zscore(cluster.keys.members, "n0") is not None, 30,
-                   what="the node to join")
+        assert node.wait_for_log("Crawl paused by the operator", 60), node.output()[-3000:]
+        assert server.recorder.fetch_counts() == {}, "a node joining a paused crawl leased"
         # queued by an older version of the spider, whose callback has since been renamed
         assert cluster.seed([Request(origin + "/renamed")], dont_filter=False, host_limit=0,
                             vnodes=2000).queued == 1
         queue = cluster.keys.queue(server.netlocs[0])
-        [payload] = [p for p in client.lrange(queue, 0, -1) if b"renamed" in p]
-        client.lrem(queue, 1, payload)
-        client.lpush(queue, b'2{"u":"' + origin.encode() + b'/renamed","callback":"old_parse"}')
+        [index] = [i for i, p in enumerate(client.lrange(queue, 0, -1)) if b"renamed" in p]
+        # in place (LSET): an emptied queue would let the host leave its ready set
+        client.lset(queue, index, b'2{"u":"' + origin.encode() + b'/renamed","callback":"old_parse"}')
         client.hdel(cluster.keys.control, "paused")
         assert node.wait(60) == 0, node.output()[-3000:]
         fetched = server.recorder.fetch_counts()

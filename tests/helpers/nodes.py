@@ -49,8 +49,14 @@ class Node:
         self.process.send_signal(signal.SIGKILL)
 
     def wait(self, timeout: float) -> int:
+        """The node's exit code; a node still running after `timeout` fails the test with its log."""
         try:
             return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(f"node {self.name} still running after {timeout:g} s; its log "
+                                 f"ends:\n{self.output()[-4000:]}") from None
         finally:
             self.log.close()
 
