@@ -31,6 +31,7 @@ STYLES = {
     "learned_cn_dateonly": "Chinese date-only engine repeating the opening post",
     "learned_table": "table layout, two rows per post",
     "learned_machina": "django-machina (PyPI): Bootstrap cards, ids at the end of slugs, ?post= permalinks",
+    "learned_microdata": "every post schema.org DiscussionForumPosting microdata, pages linked by rel=next only",
 }
 
 
