@@ -35,6 +35,7 @@ from crawler.learn.paging import learn_paging, next_page_url, page_number, page_
 from crawler.learn.records import mine_records
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
+from crawler.learn.when import to_ymd
 
 logger = logging.getLogger(__name__)
 
@@ -256,7 +257,7 @@ class LearnedForum:
             "url": f"{clean_url(url)}#{post_id}",
             "position": position,
             "author": Author(name=post["author_name"], id=post["author_id"]),
-            "created_raw": post["created_raw"],
+            "created_raw": to_ymd(post["created_raw"], template.posts.date_order),
             "created_precision": template.posts.date_precision,
             "body_html": post["body_html"],
             "quoted_post_ids": [],

@@ -63,6 +63,8 @@ class PostRules:
     position_delta: int = 0
     #: ``"day"`` when the site shows dates without a clock time.
     date_precision: str = "time"
+    #: ``"DMY"``/``"MDY"``: the order of the site's numeric display dates (``08/03/2024``).
+    date_order: str | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
@@ -76,6 +78,7 @@ class PostRules:
             body_strip=list(data.get("body_strip") or []),
             position_delta=int(data.get("position_delta", 0)),
             date_precision=data.get("date_precision", "time"),
+            date_order=data.get("date_order"),
             **rules,
         )
 

@@ -88,6 +88,24 @@ def microdata_posts(tid: int, count: int = 3) -> str:
     return page(f"Microdata thread {tid}", f"<h1 itemprop='name'>Microdata thread {tid}</h1><ul>{''.join(posts)}</ul>")
 
 
+def nested_microdata_posts(tid: int, count: int = 4) -> str:
+    """One thread item: the opening post's properties, then the replies nested in it."""
+
+    def item(n: int, prop: str = "") -> str:
+        name, _ = USERS[n % 3]
+        return (
+            f"<div {prop} itemscope itemtype='http://schema.org/DiscussionForumPosting' id='post_{tid * 10 + n}'>"
+            f"<span itemprop='author' itemscope itemtype='http://schema.org/Person'>"
+            f"<a itemprop='url' href='/u/{name}'><span itemprop='name'>{name}</span></a></span>"
+            f"<time itemprop='datePublished' datetime='2024-03-0{n + 1}T10:00:00Z'>Mar {n + 1}</time>"
+            f"<span itemprop='position'>{n + 1}</span>"
+            f"<div class='post' itemprop='articleBody'>{escape(BODIES[n])} [{tid}/{n + 1}]</div>"
+        )
+
+    replies = "".join(item(n, "itemprop='comment'") + "</div>" for n in range(1, count))
+    return page(f"Nested {tid}", f"<h1>Nested {tid}</h1>{item(0)}<meta itemprop='headline' content='Nested'>{replies}</div>")
+
+
 def thread_list(board: int, tids: list[int]) -> str:
     rows = "".join(
         f"<tr><td><a href='/thread.php?t={t}'>Thread number {t} about crawling</a></td>"

@@ -80,6 +80,41 @@ def test_date_in_title_attribute_wins_over_display_text() -> None:
     assert posts[1]["created_raw"] == "2024-03-02 10:01"
 
 
+@pytest.mark.parametrize(
+    ("shown", "order", "raw"),
+    [
+        (lambda d, m: f"{d + 10:02d}/03/2024 {m}", "DMY", "2024-03-11 10:00"),  # a day above 12 decides
+        (lambda d, m: f"{d}.3.2024", "DMY", "2024-03-01"),  # dotted: day first
+        (lambda d, m: f"03/{d + 10:02d}/2024 {m}", "MDY", "2024-03-11 10:00"),
+    ],
+)
+def test_numeric_display_dates_get_the_sites_order(shown, order: str, raw: str) -> None:
+    import re
+
+    def dated(html: str) -> str:
+        return re.sub(r"2024-03-(\d\d) (10:\d\d)", lambda m: shown(int(m.group(1)), m.group(2)), html)
+
+    site = [Page(p.url, parse(dated(pages.div_posts(int(p.url[-1]), 2 if "page=2" in p.url else 1)))) if "thread" in p.url else p
+            for p in _div_site()]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.posts.date_order == order
+    forum = LearnedForum("forum.test", template)
+    out = forum.page(f"{BASE}/thread.php?t=3", dated(pages.div_posts(3, 1)), "thread")
+    assert out.posts[0]["created_raw"] == raw
+
+
+def test_microdata_replies_nested_in_the_thread_item() -> None:
+    """The thread is one DiscussionForumPosting holding the opening post's fields and every
+    reply as a nested ``itemprop=comment`` item (Discourse's crawler view): each reply is a post."""
+    site = [Page(f"{BASE}/t/slug/{t}", parse(pages.nested_microdata_posts(t))) for t in (11, 12, 13)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == "microdata"
+    posts = read_posts(template, site[0].root, site[0].url)
+    assert [(p["author_name"], p["position"]) for p in posts] == [("alice", 1), ("bob", 2), ("carol", 3), ("alice", 4)]
+    assert [p["created_raw"][:10] for p in posts] == [f"2024-03-0{n}" for n in (1, 2, 3, 4)]
+    assert all(p["body_text"].endswith(f"[11/{n}]") for n, p in enumerate(posts, 1))
+
+
 def test_table_layout_with_offset_pagination() -> None:
     site = [Page(f"{BASE}/viewtopic.php?t={t}", parse(pages.table_posts(t, 0))) for t in (5, 6)]
     site.append(Page(f"{BASE}/viewtopic.php?start=3&t=5", parse(pages.table_posts(5, 3))))
