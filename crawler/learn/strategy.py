@@ -5,9 +5,9 @@ two states:
 
 * **learning**: pages are kept (at most :attr:`LearnedForum.max_pages`) and every same-site link
   is followed; after each page with a post group it tries :func:`~crawler.learn.learner.learn_site`.
-  Once a template comes out, the thread pages seen so far are fetched again
-  (:attr:`Output.refetch`) and read with it: a page yields one thread, and a node other than this
-  one may read them.
+  Once a template comes out, the first pages of the threads seen so far are fetched again
+  (:attr:`Output.refetch`) and read with it, their later pages by the walk from them: each
+  page is read with the template once, and a node other than this one may read it.
   When the budget is spent without one, the site is not a forum: one line says so and what
   was tried (:attr:`LearnedForum.failure`).
 * **applying**: each page is read with the template only: thread pages give a Thread (first page)
@@ -120,8 +120,13 @@ class LearnedForum:
                 out.learned = result
                 for kept in self.pages:
                     canonical = result.canonical_thread_url(kept.url)
-                    if canonical is not None and clean_url(canonical) == clean_url(kept.url):
+                    if canonical is not None and clean_url(canonical) == clean_url(kept.url) \
+                            and page_value(result.paging, canonical) == result.paging.base:
+                        # First pages only: the walk from a first page fetches its later pages
+                        # (not filtered), so a later page refetched too would be read twice,
+                        # on two nodes when the host moves between them.
                         out.refetch.append(canonical)
+                out.refetch = list(dict.fromkeys(out.refetch))
                 self.pages = []
             elif len(self.pages) >= self.max_pages:
                 self.failure = result
@@ -172,11 +177,11 @@ class LearnedForum:
             self._refine_paging(root, url)
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
+        if number > 1 and "page" not in cursor:
+            # A later page reached by a link, not by the walk from its first page (which
+            # fetches it again, unfiltered): read only then, so each page is read once.
+            return Output(follow=self._crumb_links(url, root))
         posts = read_posts(template, root, url)
-        if offset is None and any(p["position"] is None for p in posts):
-            # A later page reached out of order, positions hidden, page size unknown: its posts
-            # come when the thread is walked from its first page.
-            posts = []
         if number > 1 and posts and (template.repeats_first_post or template.repeats_last_post):
             seen = {cursor.get("op"), cursor.get("last")} - {None}
             if _key(posts[0]) in seen or not seen:
