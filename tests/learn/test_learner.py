@@ -11,6 +11,7 @@ from crawler.learn.learner import NotLearned, Page, learn_site
 from crawler.learn.paging import learn_paging, page_number
 from crawler.learn.records import mine_records
 from crawler.learn.strategy import LearnedForum
+from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url, id_regex_for
 from crawler.learn.when import parse_date
@@ -136,6 +137,38 @@ def test_microdata_first() -> None:
     assert [p["created_raw"] for p in posts] == [f"2024-03-0{n}T10:00:00Z" for n in (1, 2, 3)]
     assert [p["position"] for p in posts] == [1, 2, 3]  # data-index counts from 0
     assert read_thread(template, site[0].root)["title"] == "Microdata thread 1"
+
+
+@pytest.mark.parametrize("style", ["jsonld", "json", "assign"])
+def test_posts_held_only_as_data(style: str) -> None:
+    """JSON-LD (a posting and its ``comment`` list) or the JSON a front end embeds: read before
+    markup heuristics, and the rule survives the template's JSON form."""
+    site = [Page(f"{BASE}/t/{t}", parse(pages.data_posts(t, style))) for t in (21, 22, 23)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == ("jsonld" if style == "jsonld" else "json")
+    template = Template.from_json(template.to_json())
+    posts = read_posts(template, site[1].root, site[1].url)
+    assert [(p["author_name"], p["position"], p["post_id"]) for p in posts] == [
+        ("alice", 1, "220"), ("bob", 2, "221"), ("carol", 3, "222")]
+    assert [p["created_raw"][:10] for p in posts] == ["2024-03-01", "2024-03-02", "2024-03-03"]
+    assert posts[2]["body_text"] == pages.BODIES[2] and posts[2]["body_html"].startswith("<p>")
+    assert template.thread_id(f"{BASE}/t/99") == "99"
+
+
+def test_structured_data_of_the_opening_post_alone_leaves_posts_to_markup() -> None:
+    """A site marking up only its opening post (one microdata item per thread page) is read
+    from its repeated post blocks, not as one post per thread."""
+    def one_item(html: str) -> str:
+        return html.replace("<div class='post' id=", "<div class='post' itemscope itemtype='https://schema.org/"
+                            "DiscussionForumPosting' id=", 1).replace("<div class='message'>", "<div class='message' itemprop='text'>", 1) \
+            .replace("<span class='date'>", "<span class='date' itemprop='datePublished'>", 1) \
+            .replace("<a href='/member.php", "<a itemprop='author' href='/member.php", 1)
+    site = [Page(p.url, parse(one_item(pages.div_posts(int(p.url[-1]), 2 if "page=2" in p.url else 1))))
+            if "thread" in p.url else p for p in _div_site()]
+    assert microdata_rules([p.root for p in site]) is not None  # one item per page, three pages
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == "html"
+    assert len(read_posts(template, site[1].root, site[1].url)) == 4
 
 
 def test_template_json_round_trip_and_match_check() -> None:
