@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Derive the learner's extra fixture forums from captured lab pages (run after capture_learn_fixture.py).
+"""Derive the learner's extra fixture forums from captured lab pages (run after capture_site.py --learned).
 
     python scripts/derive_learn_fixtures.py
 

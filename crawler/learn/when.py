@@ -159,10 +159,11 @@ def date_order(values: list[str]) -> str | None:
 
 
 def to_ymd(raw: str | None, order: str | None) -> str | None:
-    """``raw`` with its numeric day-month date rewritten year first (``08/03/2024 14:05`` ->
-    ``2024-03-08 14:05`` for a day-first site), so the normalizer cannot read it the other way
-    round; two-digit years are this century's."""
-    if not raw or order not in ("DMY", "MDY"):
+    """On a day-first site, ``raw`` with its numeric date rewritten year first (``08/03/2024
+    14:05`` -> ``2024-03-08 14:05``), so the normalizer, month-first where a date is ambiguous,
+    cannot read it the other way round; two-digit years are this century's. Other dates are
+    kept as shown."""
+    if not raw or order != "DMY":
         return raw
     match = _NUMERIC.search(raw)
     if not match:

