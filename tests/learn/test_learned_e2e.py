@@ -13,6 +13,7 @@ template on the first pages and reads the site with it; the items must equal
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -82,3 +83,21 @@ def test_repeated_opening_post_emitted_once(crawled: tuple[str, list[dict[str, A
     # The template knows (the pipeline's dedup would also drop a repeat with the same id, but
     # not one whose id is a content digest).
     assert (result.stats.get("learn/quirks/repeats_first_post") == 1) == (site == "learned_cn_dateonly")
+
+
+#: Sites whose thread lists show replies and the last post's time in a form the rows reader knows.
+ROWS_SHOWN = {"learned_microdata", "learned_mybb", "learned_phpbb", "learned_smf", "learned_datetitle"}
+
+
+def test_thread_list_rows_match_the_truth(crawled: tuple[str, list[dict[str, Any]], Any]) -> None:
+    """Reply counts and last post times from the thread-list rows: never wrong, and given for
+    most threads where the list shows them (threads whose list was not read before them have none)."""
+    site, items, _ = crawled
+    truth = {str(t["id"]): t["posts"] for t in json.loads((FIXTURES / site / "truth.json").read_text(encoding="utf-8"))["threads"]}
+    threads = [t for t in items if t["item_type"] == "thread" and t["thread_id"] in truth]
+    counted = [t for t in threads if t.get("reply_count") is not None]
+    assert all(t["reply_count"] == len(truth[t["thread_id"]]) - 1 for t in counted)
+    dated = [t for t in threads if t.get("last_post_at")]
+    assert all(datetime.fromisoformat(t["last_post_at"]) == datetime.fromisoformat(truth[t["thread_id"]][-1]["created"]) for t in dated)
+    if site in ROWS_SHOWN:
+        assert len(counted) >= 0.75 * len(threads) and len(dated) >= 0.75 * len(threads), (len(counted), len(dated), len(threads))
