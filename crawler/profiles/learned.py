@@ -6,7 +6,7 @@ page; the site is then learned (record mining, structured data, pagination, URL 
 with the template. A site that turns out not to be a forum ends the crawl with one line saying
 so and what was tried (close reason ``not_a_forum``). ``-a fallback=generic`` skips it.
 
-Stats: ``learn/learned`` and ``learn/source/<html|microdata>`` once a template is learned,
+Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
 ``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``.
 """
 
