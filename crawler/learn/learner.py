@@ -168,8 +168,13 @@ def _has_posts(rules: PostRules, root: etree._Element) -> bool:
 
 def _covers(rules: PostRules, pages: list[Page], mined: dict[int, int]) -> bool:
     """Structured data wins only where it holds every post the markup repeats: a site marking
-    up just the opening post (JSON-LD of the thread, one microdata item) is read from markup."""
-    both = [(n, _count(rules, p.root)) for p in pages if (n := mined.get(id(p.root))) and _has_posts(rules, p.root)]
+    up just the opening post (one microdata item per page) is read from markup. Data (JSON-LD,
+    a front end's JSON) gives text without the posts' markup and often without their ids: it
+    is used only for pages whose markup repeats no posts at all (rendered by scripts)."""
+    both = [(mined.get(id(p.root), 0), _count(rules, p.root)) for p in pages if _has_posts(rules, p.root)]
+    if rules.data:
+        return all(n == 0 for n, _ in both)
+    both = [(n, c) for n, c in both if n]
     return sum(1 for n, c in both if c >= n) * 3 >= len(both) * 2
 
 

@@ -30,8 +30,10 @@ _VIEWS = re.compile(r"views?|hits|reads|查看|浏览|瀏覽|阅读|閱讀|点�
 _LAST = re.compile(r"last|latest|recent|activity|最后|最後|最新", re.I)
 _NUMBER = r"(\d[\d,.\u00a0\s]*\d|\d)\s*([kKmM万萬]?)"
 _NUM = re.compile(rf"^\s*{_NUMBER}\s*$")
-_LABEL_FIRST = re.compile(rf"([^\d\s:：]{{2,12}})\s*[:：]?\s*{_NUMBER}")
+# Tried in this order: "Replies: 3 Views: 12", "6 replies 1234 views", "回复 3".
+_LABEL_COLON = re.compile(rf"([^\d\s:：]{{2,12}})\s*[:：]\s*{_NUMBER}")
 _NUMBER_FIRST = re.compile(rf"{_NUMBER}\s*([^\d\s]{{2,12}})")
+_LABEL_SPACE = re.compile(rf"([^\d\s:：]{{2,12}})\s+{_NUMBER}")
 _MACHINE = ("datetime", "data-time", "data-timestamp", "data-date", "data-datetime", "title")
 
 
@@ -113,12 +115,19 @@ def _labelled_counts(row: etree._Element, title_link: etree._Element) -> dict[st
             if plain and label.search(hint):
                 value = _number(*plain.groups())
             else:
-                value = next((_number(m.group(2), m.group(3)) for m in _LABEL_FIRST.finditer(text) if label.search(m.group(1))), None)
-                if value is None:
-                    value = next((_number(m.group(1), m.group(2)) for m in _NUMBER_FIRST.finditer(text) if label.search(m.group(3))), None)
+                value = _labelled(text, label)
             if value is not None:
                 found[field] = value
     return found
+
+
+def _labelled(text: str, label: re.Pattern[str]) -> int | None:
+    for form in (_LABEL_COLON, _NUMBER_FIRST, _LABEL_SPACE):
+        for match in form.finditer(text):
+            word, number, unit = (match.group(3), match.group(1), match.group(2)) if form is _NUMBER_FIRST else match.groups()
+            if label.search(word):
+                return _number(number, unit)
+    return None
 
 
 def _dates(row: etree._Element) -> list[tuple[etree._Element, str]]:

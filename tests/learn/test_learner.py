@@ -266,3 +266,36 @@ def test_paging_from_next_links_alone(here: str, nxt: str, kind: str, step: int,
     paging = learn_paging([(parse(html), BASE + here)])
     assert (paging.kind, paging.step, paging.base) == (kind, step, base)
     assert paging.next_xpath is not None
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # IPS: numbers before their labels, side by side in one list
+        "<li><a href='/t/{t}'>Topic {t}</a><ul><li><span>{r}</span> <span>replies</span></li>"
+        "<li><span>{v}</span> <span>views</span></li></ul><time datetime='2024-03-01T10:00:00Z'>Mar 1</time>"
+        "<span class='last'>Last post <time datetime='2024-03-0{d}T12:00:00Z'>Mar {d}</time></span></li>",
+        # SMF: "Replies: 3<br>Views: 12", the last post's date before its author link
+        "<div><a href='/t/{t}'>Topic {t}</a><p>Replies: {r}<br>Views: {v}</p>"
+        "<p class='lastpost'>2024-03-0{d} 12:00<br>by <a href='/u/1'>bob</a></p></div>",
+    ],
+)
+def test_thread_list_rows(row: str) -> None:
+    from crawler.learn.rows import thread_rows
+
+    html = pages.page("Board", "<ul>" + "".join(row.format(t=t, r=t * 2, v=t * 100, d=t) for t in (1, 2, 3)) + "</ul>")
+    rows = thread_rows(parse(html), BASE + "/board", lambda u: u.rsplit("/t/", 1)[1] if "/t/" in u else None)
+    assert {t: (r["reply_count"], r["view_count"], r["last_post_at_raw"][:10]) for t, r in rows.items()} == {
+        str(t): (t * 2, t * 100, f"2024-03-0{t}") for t in (1, 2, 3)}
+
+
+def test_thread_list_columns_under_headers() -> None:
+    """MyBB: header cells are ``td`` (not ``th``), the title header spans three columns."""
+    from crawler.learn.rows import thread_rows
+
+    head = "<tr><td colspan='3'>Thread / Author</td><td>Replies</td><td>Views</td><td>Last Post</td></tr>"
+    body = "".join(f"<tr><td>i</td><td>i</td><td><a href='/t/{t}'>Topic {t}</a></td><td><a href='/who?t={t}'>{t}</a></td>"
+                   f"<td>1,{t}00</td><td><span class='lastpost'>03-0{t}-2024, 10:00 AM<br><a href='/t/{t}?last'>Last</a></span></td></tr>" for t in (1, 2))
+    rows = thread_rows(parse(pages.page("Board", f"<table>{head}{body}</table>")), BASE + "/board",
+                       lambda u: u.rsplit("/t/", 1)[1].split("?")[0] if "/t/" in u else None)
+    assert rows == {str(t): {"reply_count": t, "view_count": 1000 + t * 100, "last_post_at_raw": f"03-0{t}-2024, 10:00 AM"} for t in (1, 2)}
