@@ -4,7 +4,9 @@ Each ``tests/fixtures/profiles/learned_*`` site is a capture of a lab engine (My
 Discuz!, phpBB, NodeBB) or of django-machina from PyPI (``scripts/capture_site.py --learned``), or
 derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
-engine that repeats the opening post on every page, a two-rows-per-post table layout). Its
+engine that repeats the opening post on every page, a two-rows-per-post table layout, and a
+hand-modelled forum whose every post is schema.org ``DiscussionForumPosting`` microdata with
+pages linked only by ``rel=next``: no installable engine marks posts up so). Its
 ``truth.json`` comes from the engine's database, not from the pages. The crawl learns a
 template on the first pages and reads the site with it; the items must equal
 ``expected.json`` and score at least 0.9 on every measure against the truth.
