@@ -9,6 +9,11 @@ Same pages both ways: the thread pages captured from the lab engines
 on that site (the ``learned`` fallback's page reader with the template fixed: posts, thread, next
 page, links). Learning itself happens once per site and is timed apart. Prints per-page
 milliseconds (median of rounds) and the ratio; the target is at most 2x.
+
+``--spider`` adds the whole ``forum`` spider on the same fixture forums, served on loopback:
+pages per second per core (pages fetched / CPU seconds of the crawl process and its children,
+less the CPU of a crawl that fetches nothing: start-up, Redis, idle close), once with the
+engine's profile detected and once with ``-a profile=none`` (learning included).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from scrapy.http import HtmlResponse  # noqa: E402
 
 from crawler.learn.dom import parse  # noqa: E402
 from crawler.learn.learner import Page, learn_site  # noqa: E402
+from crawler.learn.paging import page_number  # noqa: E402
 from crawler.learn.strategy import LearnedForum  # noqa: E402
 from crawler.learn.template import Template  # noqa: E402
 from crawler.profiles import REGISTRY, PageCursor, PageKind  # noqa: E402
@@ -54,11 +60,45 @@ def median_ms(fn, responses: list[HtmlResponse], rounds: int) -> float:  # type:
     return statistics.median(times)
 
 
+def spider_rates(engine: str, repeat: int) -> tuple[float, float, int, int]:
+    """Pages per CPU second of ``scrapy crawl forum`` on ``learned_<engine>``: profile, learned."""
+    import resource
+    import tempfile
+
+    from crawler.testing.crawl import run_crawl
+    from crawler.testing.fixture_server import FixtureServer
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    def crawl(url: str, args: dict[str, str]) -> tuple[int, float]:
+        """Pages and CPU seconds, the median of ``repeat`` runs (one crawl costs ~1 s of start-up)."""
+        runs = []
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory() as tmp:
+                before = cpu()
+                result = run_crawl("forum", url, Path(tmp) / "out.jl", args=args)
+                runs.append((cpu() - before, int(result.stats.get("downloader/response_count", 0))))
+        seconds, pages = sorted(runs)[len(runs) // 2]
+        return pages, seconds
+
+    site = FIXTURES / f"learned_{engine}" / "site"
+    start = json.loads((site / "routes.json").read_text(encoding="utf-8"))["start"]
+    with FixtureServer(site) as server:
+        _, fixed = crawl(server.base_url + "/no-such-page-for-the-bench", {"profile": "none"})
+        n_profile, c_profile = crawl(server.base_url + start, {})
+        n_learned, c_learned = crawl(server.base_url + start, {"profile": "none"})
+    return (n_profile / max(0.01, c_profile - fixed), n_learned / max(0.01, c_learned - fixed), n_profile, n_learned)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=15)
     # NodeBB's profile reads its JSON API, not these HTML pages: no like-for-like comparison.
     parser.add_argument("--engines", default="mybb,smf,discuz,phpbb")
+    parser.add_argument("--spider", action="store_true", help="also the forum spider's pages/s per core, both ways")
+    parser.add_argument("--repeat", type=int, default=3, help="--spider: crawls per figure (median)")
     args = parser.parse_args()
     rows = []
     for engine in args.engines.split(","):
@@ -75,11 +115,16 @@ def main() -> None:
         def by_profile(response: HtmlResponse) -> None:
             profile.read(response, PageKind.THREAD, PageCursor(url=response.url), None)
 
+        def walked(response: HtmlResponse) -> dict[str, int]:
+            """The cursor of a page reached by the walk from its thread's first page."""
+            number = page_number(template.paging, response.url)
+            return {"page": number} if number > 1 else {}
+
         def by_template(response: HtmlResponse) -> None:
-            reader.page(response.url, response.text, "thread", {})
+            reader.page(response.url, response.text, "thread", walked(response))
 
         posts_profile = sum(len(profile.read(r, PageKind.THREAD, PageCursor(url=r.url), None).posts) for r in threads)
-        posts_template = sum(len(reader.page(r.url, r.text, "thread", {}).posts) for r in threads)
+        posts_template = sum(len(reader.page(r.url, r.text, "thread", walked(r)).posts) for r in threads)
         a, b = median_ms(by_profile, threads, args.rounds), median_ms(by_template, threads, args.rounds)
         rows.append((engine, len(threads), posts_profile, posts_template, a, b, b / a, learn_ms))
     print(f"{'engine':8} {'pages':>5} {'posts p/t':>10} {'profile ms':>10} {'template ms':>11} {'ratio':>6} {'learn ms':>9}")
@@ -87,6 +132,12 @@ def main() -> None:
         print(f"{engine:8} {n:5d} {pp:4d}/{pt:<5d} {a:10.2f} {b:11.2f} {ratio:6.2f} {learn:9.0f}")
     total = statistics.mean(r[6] for r in rows)
     print(f"mean ratio template/profile: {total:.2f} (target <= 2.0)")
+    if args.spider:
+        print(f"\nforum spider, pages/s per core (CPU, start-up subtracted)\n{'engine':8} {'pages p/l':>10} "
+              f"{'profile':>8} {'learned':>8} {'ratio':>6}")
+        for engine in args.engines.split(","):
+            profiled, learned, n_profile, n_learned = spider_rates(engine, args.repeat)
+            print(f"{engine:8} {n_profile:4d}/{n_learned:<5d} {profiled:8.1f} {learned:8.1f} {profiled / learned:6.2f}")
 
 
 if __name__ == "__main__":

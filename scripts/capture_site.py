@@ -4,6 +4,8 @@ engine's own database says it holds.
 
     python scripts/capture_site.py mybb                      # needs ../shared/engines running
     python scripts/capture_site.py wordpress --truth PATH --base-url http://127.0.0.1:18081/
+    python scripts/capture_site.py --learned http://127.0.0.1:18087/ --out tests/fixtures/profiles/learned_mybb \
+        --truth ../shared/engines/mybb/truth.json --pages 45        # a fixture for the learned fallback
 
 What is saved, under ``tests/fixtures/real/<engine>-<version>/``:
 
@@ -33,6 +35,16 @@ fails on it instead of the capture hiding it.
 
 Crawl politeness is the project's (one request in flight per host, 0.5 s apart); NodeBB's 503s
 are retried and only the final answer is kept.
+
+``--learned START --out DIR`` captures any running forum (a lab engine, a PyPI engine such as
+django-machina) for the learned-template tests instead: breadth-first from START over the links
+the learner follows (:func:`crawler.learn.links.follow_links`), at most ``--pages`` pages (``--keep``
+a regex the links must match). It writes ``DIR/site/`` (one file per page, ``routes.json`` of kind
+``learned`` crawled with ``-a profile=none``, origin rewritten to ``http://fixture.invalid``,
+inline scripts and styles over 2 kB emptied: they hold no posts there) and, with ``--truth``,
+``DIR/truth.json``: the truth cut down to the threads captured whole (``all_markers`` lists every
+post of the site). ``expected.json`` then comes from ``scripts/update_profile_fixtures.py
+--overwrite-json <name>``.
 """
 
 from __future__ import annotations
@@ -49,6 +61,7 @@ import sys
 import tempfile
 import urllib.error
 import urllib.request
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +70,11 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from w3lib.url import canonicalize_url  # noqa: E402
+
+from crawler.learn.dom import parse  # noqa: E402
+from crawler.learn.evaluate import marker  # noqa: E402
+from crawler.learn.links import follow_links  # noqa: E402
 from crawler.testing.fixture_server import route_key  # noqa: E402
 
 REAL = ROOT / "tests" / "fixtures" / "real"
@@ -444,6 +462,72 @@ def _score(items: Path, truth: dict[str, Any]) -> None:
     print(report(score(read_items(items), truth), show=1))
 
 
+
+# -- learned-template fixtures (--learned) -------------------------------------------------------
+_BIG_SCRIPT = re.compile(rb"(<(script|style)\b[^>]*>)((?:(?!</\2>).){2048,})(</\2>)", re.DOTALL | re.IGNORECASE)
+
+
+def fetch(url: str) -> tuple[int, str, bytes, str]:
+    """One GET, redirects followed (a page that redirects is left out of a learned capture)."""
+    request = urllib.request.Request(url, headers={"User-Agent": "Mozilla/5.0 (compatible; fixture-capture)"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return response.status, response.headers.get("Content-Type", "text/html"), response.read(), response.url
+
+
+def capture_learned(start: str, out: Path, pages: int, keep: re.Pattern[str] | None, timezone: str | None = None) -> dict[str, str]:
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(start))
+    site = out / "site"
+    site.mkdir(parents=True, exist_ok=True)
+    routes: dict[str, dict[str, str]] = {}
+    queue, seen, kept = deque([start]), {start}, {}
+    while queue and len(routes) < pages:
+        url = queue.popleft()
+        try:
+            status, ctype, body, final = fetch(url)
+        except Exception as error:  # noqa: BLE001 - a capture tool reports and goes on
+            print(f"skip {url}: {error}", file=sys.stderr)
+            continue
+        if final != url or "html" not in ctype:
+            continue
+        name = f"p{len(routes):03d}.html"
+        text = body.decode("utf-8", "replace")
+        for link in follow_links(parse(text, url), url):
+            if link not in seen and (keep is None or keep.search(link)):
+                seen.add(link)
+                queue.append(link)
+        body = _BIG_SCRIPT.sub(lambda m: m.group(1) + m.group(4), body)
+        (site / name).write_bytes(body.replace(origin.encode(), FAKE_ORIGIN.encode()))
+        routes[route_key(url[len(origin) :])] = {"file": name, "content_type": ctype}
+        kept[url] = name
+    manifest = {
+        "kind": "learned",
+        "spider": "forum",
+        "args": {"profile": "none"},
+        "date": "Mon, 01 Jul 2024 00:00:00 GMT",
+        "start": route_key(start[len(origin) :]),
+        "routes": routes,
+        **({"timezone": timezone} if timezone else {}),
+    }
+    (site / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return kept
+
+
+def cut_truth(truth_path: Path, kept: dict[str, str], out: Path) -> None:
+    truth = json.loads(truth_path.read_text(encoding="utf-8"))
+    origin = truth["base_url"].rstrip("/")
+    captured = {canonicalize_url(u) for u in kept}
+    threads = []
+    for thread in truth["threads"]:
+        pages = {canonicalize_url(p["page_url"]) for p in thread["posts"]}
+        if pages and pages <= captured:
+            threads.append(thread)
+    truth["all_markers"] = sorted({m for t in truth["threads"] for p in t["posts"] if (m := marker(p["body_text"])) is not None})
+    truth["threads"] = threads
+    text = json.dumps(truth, ensure_ascii=False, indent=1).replace(origin, FAKE_ORIGIN)
+    (out / "truth.json").write_text(text + "\n", encoding="utf-8")
+    print(f"truth: {len(threads)} threads, {sum(len(t['posts']) for t in threads)} posts fully captured")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "_pass":
@@ -451,12 +535,26 @@ def main(argv: list[str] | None = None) -> int:
         run_pass(spider, start_url, Path(folder), refused, Path(items))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("engine", choices=sorted(ENGINES))
+    parser.add_argument("engine", nargs="?", choices=sorted(ENGINES))
+    parser.add_argument("--learned", metavar="START", help="capture any forum from START for the learned tests (needs --out)")
+    parser.add_argument("--pages", type=int, default=45, help="--learned: pages at most")
+    parser.add_argument("--keep", help="--learned: only follow links matching this regex")
+    parser.add_argument("--timezone", help="--learned: the zone the site shows its dates in (IANA name)")
     parser.add_argument("--base-url", help="the running site (default: the lab's port)")
     parser.add_argument("--truth", type=Path, help="its truth.json (default: ../shared/engines/<engine>/)")
     parser.add_argument("--out", type=Path, help="default: tests/fixtures/real/<engine>-<version>")
     parser.add_argument("--score", action="store_true", help="score each pass's items against the truth")
     args = parser.parse_args(argv)
+    if args.learned:
+        if not args.out:
+            parser.error("--learned needs --out DIR")
+        kept = capture_learned(args.learned, args.out, args.pages, re.compile(args.keep) if args.keep else None, args.timezone)
+        print(f"captured {len(kept)} pages into {args.out / 'site'}")
+        if args.truth:
+            cut_truth(args.truth, kept, args.out)
+        return 0
+    if not args.engine:
+        parser.error("name an engine, or --learned START --out DIR")
     engine = ENGINES[args.engine]
     truth_path = args.truth or LAB / engine.name / "truth.json"
     truth = json.loads(truth_path.read_text(encoding="utf-8"))

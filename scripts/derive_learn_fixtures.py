@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Derive the learner's extra fixture forums from captured lab pages (run after capture_learn_fixture.py).
+"""Derive the learner's extra fixture forums from captured lab pages (run after capture_site.py --learned).
 
     python scripts/derive_learn_fixtures.py
 
@@ -10,6 +10,11 @@
   time ("发表于 2024-4-4") and repeats the opening post on top of every later thread page.
 * ``learned_table`` (from ``learned_smf``'s truth): a table layout in the style of phpBB 2's
   subSilver, two table rows per post, ``start=`` offset pagination, no post ids in the markup.
+* ``learned_microdata`` (from ``learned_smf``'s truth; hand-modelled, no installable engine
+  marks posts up this way): every post a schema.org ``DiscussionForumPosting`` (``Person``
+  author, ``datePublished``, ``articleBody``, a ``url`` permalink), no position shown, thread
+  and board pages linked only by ``rel=next``; board rows show replies, views and the last
+  post time; dates shown day-first ("08/03/2024 14:05").
 
 The truth of each derived site is its source's truth (same posts, same threads).
 """
@@ -138,6 +143,88 @@ def table_layout() -> None:
     (out / "truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
+def microdata_layout() -> None:
+    source = json.loads((FIXTURES / "learned_smf" / "truth.json").read_text(encoding="utf-8"))
+    out = FIXTURES / "learned_microdata"
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "site").mkdir(parents=True)
+    per_page, per_board_page, routes, threads = 10, 3, {}, []
+    boards: dict[str, list[dict[str, object]]] = {}
+    for thread in source["threads"]:
+        tid = int(thread["id"]) + 100
+        slug = re.sub(r"[^a-z0-9]+", "-", thread["title"].split(":")[0].lower()).strip("-")
+        base = f"/t/{slug}/{tid}"
+        posts = [dict(p, page_url=f"{FAKE}{base}" + (f"?page={(p['position'] - 1) // per_page + 1}" if p["position"] > per_page else ""))
+                 for p in thread["posts"]]
+        thread = dict(thread, id=tid, url=f"{FAKE}{base}", posts=posts, path=base)
+        threads.append(thread)
+        boards.setdefault(thread["board"], []).append(thread)
+    users = {name: uid for uid, name in enumerate(sorted({p["author"] for t in threads for p in t["posts"]}), 7)}
+    crumbs = {b: f"/c/{re.sub(r'[^a-z]+', '-', b.split(' ')[0].lower())}/{n}" for n, b in enumerate(boards, 1)}
+    for thread in threads:
+        posts, base = thread["posts"], thread["path"]
+        pages = range(0, len(posts), per_page)
+        for number, start in enumerate(pages, 1):
+            target = base + (f"?page={number}" if number > 1 else "")
+            nxt = f"{base}?page={number + 1}" if start + per_page < len(posts) else None
+            prev = (base + (f"?page={number - 1}" if number > 2 else "")) if number > 1 else None
+            head = (f'<link rel="next" href="{nxt}">' if nxt else "") + (f'<link rel="prev" href="{prev}">' if prev else "")
+            records = "".join(_microdata_post(p, users, base, number) for p in posts[start : start + per_page])
+            body = (
+                f'<nav class="crumbs"><a href="/">Forums</a> › <a href="{crumbs[thread["board"]]}">{html.escape(thread["board"])}</a></nav>'
+                f'<h1 class="topic-title">{html.escape(thread["title"])}</h1><section class="stream">{records}</section>'
+                + (f'<nav class="pager"><a rel="next" href="{nxt}">Older replies →</a></nav>' if nxt else "")
+            )
+            _write(out, routes, target, f"t{thread['id']}-{number}.html", _community(f"{thread['title']} | Lab Community", body, head))
+    for number, (board, members) in enumerate(boards.items(), 1):
+        for page, start in enumerate(range(0, len(members), per_board_page), 1):
+            target = crumbs[board] + (f"?page={page}" if page > 1 else "")
+            nxt = f"{crumbs[board]}?page={page + 1}" if start + per_board_page < len(members) else None
+            rows = "".join(_microdata_row(t) for t in members[start : start + per_board_page])
+            body = (f'<h1>{html.escape(board)}</h1><ul class="topic-list">{rows}</ul>'
+                    + (f'<a rel="next" href="{nxt}">More topics</a>' if nxt else ""))
+            _write(out, routes, target, f"c{number}-{page}.html",
+                   _community(f"{board} | Lab Community", body, f'<link rel="next" href="{nxt}">' if nxt else ""))
+    index = "".join(f'<li><a class="category" href="{crumbs[b]}">{html.escape(b)}</a></li>' for b in boards)
+    _write(out, routes, "/", "index.html", _community("Lab Community", f'<ul class="categories">{index}</ul>'))
+    manifest = {"kind": "learned", "spider": "forum", "args": {"profile": "none"},
+                "date": "Mon, 01 Jul 2024 00:00:00 GMT", "start": "/", "routes": routes}
+    (out / "site" / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    for thread in threads:
+        del thread["path"]
+    truth = dict(source, engine="schema.org DiscussionForumPosting microdata, rel=next pages (derived)", base_url=f"{FAKE}/",
+                 threads=threads)
+    (out / "truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def _microdata_post(post: dict[str, object], users: dict[str, int], base: str, page: int) -> str:
+    at = datetime.fromisoformat(str(post["created"])).astimezone(ZoneInfo("UTC"))
+    author = str(post["author"])
+    permalink = f"{base}" + (f"?page={page}" if page > 1 else "") + f"#post-{post['id']}"
+    return (
+        f'<article class="message" id="post-{post["id"]}" itemscope itemtype="https://schema.org/DiscussionForumPosting">'
+        f'<header><span itemprop="author" itemscope itemtype="https://schema.org/Person">'
+        f'<a itemprop="url" href="/u/{users[author]}-{author}"><span itemprop="name">{author}</span></a></span>'
+        f' <a class="when" itemprop="url" href="{permalink}"><time itemprop="datePublished" datetime="{at:%Y-%m-%dT%H:%M:%S+00:00}">'
+        f'{at:%d/%m/%Y %H:%M}</time></a></header>'
+        f'<div class="message-body" itemprop="articleBody">{post["body_html"]}</div>'
+        f'<footer><a href="/reply?to={post["id"]}">Reply</a></footer></article>'
+    )
+
+
+def _microdata_row(thread: dict[str, object]) -> str:
+    posts = thread["posts"]
+    last = datetime.fromisoformat(str(posts[-1]["created"])).astimezone(ZoneInfo("UTC"))  # type: ignore[index]
+    return (
+        f'<li class="topic-row"><a class="title" href="{thread["path"]}">{html.escape(str(thread["title"]))}</a>'
+        f' <span class="starter">{posts[0]["author"]}</span>'  # type: ignore[index]
+        f' <span class="replies" title="Replies">{len(posts) - 1} replies</span>'  # type: ignore[arg-type]
+        f' <span class="views">{(len(posts) * 37) % 500 + 20} views</span>'  # type: ignore[arg-type]
+        f' <span class="last">Last post <time datetime="{last:%Y-%m-%dT%H:%M:%S+00:00}">{last:%d/%m/%Y %H:%M}</time></span></li>'
+    )
+
+
 def _post_rows(post: dict[str, object], users: dict[str, int]) -> str:
     at = datetime.fromisoformat(str(post["created"])).astimezone(ZoneInfo("UTC"))
     shown = f"{at:%a %b %d, %Y} {at.hour % 12 or 12}:{at:%M} {'pm' if at.hour >= 12 else 'am'}"
@@ -151,6 +238,12 @@ def _post_rows(post: dict[str, object], users: dict[str, int]) -> str:
         f'<td class="row1"><span class="postbody">{post["body_html"]}</span></td></tr>'
         f'<tr><td class="spaceRow" colspan="2" height="1"></td></tr>'
     )
+
+
+def _community(title: str, body: str, head: str = "") -> str:
+    return (f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(title)}</title>{head}</head>'
+            f'<body><header class="site"><a href="/">Lab Community</a></header><main>{body}</main>'
+            f'<footer class="site">Lab Community, a schema.org-marked forum</footer></body></html>')
 
 
 def _page(title: str, body: str) -> str:
@@ -168,4 +261,5 @@ if __name__ == "__main__":
     date_in_title()
     chinese_date_only()
     table_layout()
-    print("derived learned_datetitle, learned_cn_dateonly, learned_table")
+    microdata_layout()
+    print("derived learned_datetitle, learned_cn_dateonly, learned_table, learned_microdata")

@@ -9,6 +9,8 @@ Module map:
   per-record heuristics for author, date, body, position and id, and one XPath rule from them;
 * :mod:`~crawler.learn.posts`: the record rule and positions across sample pages;
 * :mod:`~crawler.learn.structured`: schema.org microdata posts;
+* :mod:`~crawler.learn.embedded`: posts held as data (JSON-LD, a front end's embedded JSON);
+* :mod:`~crawler.learn.rows`: replies, views and last post time from thread-list rows;
 * :mod:`~crawler.learn.paging`, :mod:`~crawler.learn.urls`, :mod:`~crawler.learn.links`:
   pagination forms, URL shapes and ids, links worth following;
 * :mod:`~crawler.learn.thread`: thread title and breadcrumbs;

@@ -15,6 +15,7 @@ from typing import Any
 from lxml import etree
 
 from crawler.learn.dom import element_text, inner_html
+from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
 
@@ -102,6 +103,8 @@ def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[
     """The posts of a thread page as plain fields; ``position`` is the page's own number for the
     post (rule value plus delta) or ``None`` where the page shows none."""
     rules = template.posts
+    if rules.data:
+        return read_data_posts(rules.data, root)
     posts = []
     for rows in record_rows(template, root):
         body_html, body_text = _body(template, rows)

@@ -5,7 +5,8 @@ and returns a :class:`~crawler.learn.template.Template`, or a :class:`NotLearned
 was tried. Steps:
 
 1. structured data first: pages whose posts are schema.org microdata get itemprop rules
-   (:mod:`crawler.learn.structured`);
+   (:mod:`crawler.learn.structured`), else posts in JSON-LD or in the JSON a page embeds for its
+   front end get a data rule (:mod:`crawler.learn.embedded`);
 2. otherwise record mining on every page (:mod:`crawler.learn.records`); the pages with a post
    group, grouped by URL shape, give the thread pages, and the largest shape wins;
 3. post rules from those pages (:mod:`crawler.learn.posts`), pagination from their pager links,
@@ -20,19 +21,22 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
 from crawler.learn.apply import read_posts
+from crawler.learn.embedded import learn_data_rule, read_data_posts
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import Sample, check_positions, date_precision, learn_post_rules
 from crawler.learn.records import mine_records
 from crawler.learn.structured import microdata_rules
-from crawler.learn.template import Paging, Template
+from crawler.learn.template import Paging, PostRules, Template
 from crawler.learn.thread import learn_breadcrumbs, learn_title
 from crawler.learn.urls import clean_url, fixed_params, id_position, id_regex_for, path_query, slots
+from crawler.learn.when import date_order, has_clock
 
 __all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
 
@@ -81,13 +85,14 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     if not pages:
         return NotLearned("no pages")
     host = host or urlsplit(pages[0].url).netloc
-    tried = ["schema.org microdata", "repeated post records"]
+    tried = ["schema.org microdata", "JSON-LD and embedded JSON", "repeated post records"]
     candidates = []
     for page in pages:
         groups = mine_records(page.root)
         if groups:
             candidates.append((page, groups[0]))
-    structured = microdata_rules([p.root for p in pages])
+    mined = {id(page.root): len(group.members) for page, group in candidates}
+    structured = next((r for r in _structured(pages) if _covers(r, pages, mined)), None)
     by_shape: dict[str, list[tuple[Page, object]]] = defaultdict(list)
     for page, group in candidates:
         by_shape[url_shape(page.url)].append((page, group))
@@ -95,7 +100,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         return NotLearned(f"not a forum: no repeated posts with author, date and text on {len(pages)} pages", tried)
     thread_pages = max(by_shape.values(), key=len) if by_shape else []
     if structured is not None:
-        structured_pages = [p for p in pages if p.root.xpath(structured.record)]
+        structured_pages = [p for p in pages if _has_posts(structured, p.root)]
         thread_urls = [_canonical(p) for p in structured_pages]
         rules = structured
         chosen = structured_pages
@@ -117,6 +122,10 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         rules = learn_post_rules(samples)
         if rules is None or rules.body is None:
             return NotLearned("not a forum: the repeated blocks share no post layout", tried)
+    elif rules.data:
+        values = [str(post["created_raw"]) for p in chosen for post in read_data_posts(rules.data, p.root) if post["created_raw"]]
+        rules.date_order = date_order(values)
+        rules.date_precision = "time" if sum(map(has_clock, values)) * 2 > len(values) else "day"
     else:
         per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen]
         check_positions(rules, per_page)
@@ -126,7 +135,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)
     if id_key:
         template.thread_params = sorted({id_key, *fixed, *([paging.param] if paging.param else [])})
-    template.source = "microdata" if structured is not None else "html"
+    template.source = ("microdata" if not rules.data else rules.data["kind"]) if structured is not None else "html"
     others = [p.root for p in pages if template.thread_id(p.url) is None][:6]
     template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)], others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
@@ -134,6 +143,39 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     _learn_quirks(template, chosen)
     template.learned_from = [p.url for p in chosen[:8]]
     return template
+
+
+def data_rules(roots: list[etree._Element]) -> PostRules | None:
+    """Post rules reading JSON-LD or a front end's JSON (:mod:`crawler.learn.embedded`)."""
+    rule = learn_data_rule(roots)
+    return PostRules(record="", data=rule) if rule else None
+
+
+def _structured(pages: list[Page]) -> Iterator[PostRules]:
+    for learn in (microdata_rules, data_rules):
+        rules = learn([p.root for p in pages])
+        if rules is not None:
+            yield rules
+
+
+def _count(rules: PostRules, root: etree._Element) -> int:
+    return len(read_data_posts(rules.data, root)) if rules.data else len(root.xpath(rules.record))
+
+
+def _has_posts(rules: PostRules, root: etree._Element) -> bool:
+    return _count(rules, root) > 0
+
+
+def _covers(rules: PostRules, pages: list[Page], mined: dict[int, int]) -> bool:
+    """Structured data wins only where it holds every post the markup repeats: a site marking
+    up just the opening post (one microdata item per page) is read from markup. Data (JSON-LD,
+    a front end's JSON) gives text without the posts' markup and often without their ids: it
+    is used only for pages whose markup repeats no posts at all (rendered by scripts)."""
+    both = [(mined.get(id(p.root), 0), _count(rules, p.root)) for p in pages if _has_posts(rules, p.root)]
+    if rules.data:
+        return all(n == 0 for n, _ in both)
+    both = [(n, c) for n, c in both if n]
+    return sum(1 for n, c in both if c >= n) * 3 >= len(both) * 2
 
 
 def _canonical(page: Page) -> str:

@@ -22,16 +22,21 @@ from crawler.learn.urls import page_regex_for, slots
 
 __all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value"]
 
-_NEXT_TEXT = re.compile(r"^(?:next|next page|next ›|next »|›|»|>|>>|下一页|下一頁|下页|后页|次へ|weiter|suivant)$", re.I)
+_NEXT_TEXT = re.compile(
+    r"^(?:(?:next|older)(?: page| posts| replies)?\s*[›»→>]?|[›»→>]|>>|下一页|下一頁|下页|后页|次へ|weiter|suivant)$", re.I
+)
 _NEXT_XPATHS = (
     "//link[@rel='next']",
     "//a[@rel='next']",
     "//a[contains(concat(' ', normalize-space(@rel), ' '), ' next ')]",
+    # (the three above are rel=next: _REL_XPATHS)
     f"//a[{has_class_xpath('nxt')}]",
     f"//a[{has_class_xpath('next')}]",
     f"//a[{has_class_xpath('pagination_next')}]",
     f"//li[{has_class_xpath('next')}]/a",
 )
+
+_REL_XPATHS = 3
 
 
 def page_links(root: etree._Element, url: str) -> Iterator[tuple[str, str]]:
@@ -160,8 +165,10 @@ def _fit(points: list[tuple[int, int, str]]) -> tuple[int, int] | None:
 
 
 def _next_xpath(pages: list[tuple[etree._Element, str]]) -> str | None:
-    for expr in _NEXT_XPATHS:
-        if all(root.xpath(expr) for root, _ in pages[:1]) and any(root.xpath(expr) for root, _ in pages):
+    for number, expr in enumerate(_NEXT_XPATHS):
+        # rel=next says what it is on any page (a one-page thread has none); a "next" class
+        # must also be on the first sample page to count.
+        if (number < _REL_XPATHS or pages[0][0].xpath(expr)) and any(root.xpath(expr) for root, _ in pages):
             return expr
     for root, _ in pages:
         for a in root.iter("a"):

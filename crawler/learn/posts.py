@@ -161,11 +161,13 @@ def learn_post_rules(samples: list[Sample]) -> PostRules | None:
 
 
 def date_precision(rules: PostRules, records: list[Record]) -> str:
-    """``"day"`` when most dates the rule reads carry no time of day."""
+    """``"day"`` when most dates the rule reads carry no time of day; also sets the rules'
+    ``date_order`` from the same values."""
     from crawler.learn.apply import read_field
-    from crawler.learn.when import has_clock
+    from crawler.learn.when import date_order, has_clock
 
     values = [v for r in records if (v := read_field(rules.date, r))]
+    rules.date_order = date_order(values)
     with_clock = sum(1 for v in values if has_clock(v))
     return "time" if with_clock * 2 > len(values) else "day"
 

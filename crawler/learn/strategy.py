@@ -5,9 +5,9 @@ two states:
 
 * **learning**: pages are kept (at most :attr:`LearnedForum.max_pages`) and every same-site link
   is followed; after each page with a post group it tries :func:`~crawler.learn.learner.learn_site`.
-  Once a template comes out, the thread pages seen so far are fetched again
-  (:attr:`Output.refetch`) and read with it: a page yields one thread, and a node other than this
-  one may read them.
+  Once a template comes out, the first pages of the threads seen so far are fetched again
+  (:attr:`Output.refetch`) and read with it, their later pages by the walk from them: each
+  page is read with the template once, and a node other than this one may read it.
   When the budget is spent without one, the site is not a forum: one line says so and what
   was tried (:attr:`LearnedForum.failure`).
 * **applying**: each page is read with the template only: thread pages give a Thread (first page)
@@ -33,8 +33,10 @@ from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value
 from crawler.learn.records import mine_records
+from crawler.learn.rows import ROW_FIELDS, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
+from crawler.learn.when import to_ymd
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +57,15 @@ class Output:
     #: Thread pages fetched while learning, to read again with the template (fetch them even
     #: though their URLs were seen).
     refetch: list[str] = field(default_factory=list)
+    #: Refetched URL -> what its thread-list row showed (reply_count, view_count, last_post_at_raw).
+    rows: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def extend(self, other: Output) -> None:
         self.threads += other.threads
         self.posts += other.posts
         self.follow += other.follow
         self.refetch += other.refetch
+        self.rows |= other.rows
         self.learned = self.learned or other.learned
 
 
@@ -82,6 +87,8 @@ class LearnedForum:
         self.candidates: dict[str, int] = {}
         self.failure: NotLearned | None = None
         self.misses = 0
+        #: Thread id -> its thread-list row, from the listings seen while learning.
+        self.rows: dict[str, dict[str, Any]] = {}
 
     # -- entry ---------------------------------------------------------------------------------
     def page(self, url: str, text: str, kind: str = "page", cursor: dict[str, Any] | None = None) -> Output:
@@ -119,13 +126,29 @@ class LearnedForum:
                 out.learned = result
                 for kept in self.pages:
                     canonical = result.canonical_thread_url(kept.url)
-                    if canonical is not None and clean_url(canonical) == clean_url(kept.url):
+                    if canonical is not None and clean_url(canonical) == clean_url(kept.url) \
+                            and page_value(result.paging, canonical) == result.paging.base:
+                        # First pages only: the walk from a first page fetches its later pages
+                        # (not filtered), so a later page refetched too would be read twice,
+                        # on two nodes when the host moves between them.
                         out.refetch.append(canonical)
+                out.refetch = list(dict.fromkeys(out.refetch))
+                out.rows = self._learned_rows(result, out.refetch)
                 self.pages = []
             elif len(self.pages) >= self.max_pages:
                 self.failure = result
                 self.pages = []
         return out
+
+    def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
+        """The thread-list rows of the pages kept while learning, for the refetched threads."""
+        rows: dict[str, dict[str, Any]] = {}
+        for kept in self.pages:
+            if template.thread_id(kept.url) is None:
+                rows |= thread_rows(kept.root, kept.url, template.thread_id)
+        # Threads queued while learning come without their row: this node keeps the rows seen.
+        self.rows = rows
+        return {url: rows[tid] for url in refetch if (tid := template.thread_id(url)) in rows}
 
     # -- applying ------------------------------------------------------------------------------
     def _apply(self, url: str, root: Any, kind: str, cursor: dict[str, Any]) -> Output:
@@ -136,6 +159,10 @@ class LearnedForum:
             if canonical is None or clean_url(canonical) != clean_url(url):
                 # A permalink or a trap view of a thread: its page, if any, comes by its own URL.
                 return Output(follow=self._links(url, root, board=False))
+            if "page" not in cursor and page_number(template.paging, url) > 1:
+                # A later page reached by a link, not by the walk from its first page (which
+                # fetches it again, unfiltered): read only then, so each page is read once.
+                return Output(follow=self._crumb_links(url, root))
             out = self._thread_page(url, root, cursor)
             if out.posts or out.threads:
                 self.misses = 0
@@ -146,19 +173,21 @@ class LearnedForum:
                                    {"host": self.host})
                     self.template, self.candidates, self.misses = None, {}, 0
             return out
-        return Output(follow=self._links(url, root, board=template.board_id(url) is not None))
+        return Output(follow=self._links(url, root, board=template.board_id(url) is not None, listing=True))
 
-    def _links(self, url: str, root: Any, board: bool) -> list[tuple[str, str, dict[str, Any]]]:
+    def _links(self, url: str, root: Any, board: bool, listing: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
+        """Links to follow; from a listing (not a thread page) each thread carries its row."""
         template = self.template
         assert template is not None
         follow = []
+        rows = thread_rows(root, url, template.thread_id) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
         links = hinted_links(root, url, hints) if len(hints) == (2 if template.board_url else 1) else follow_links(root, url)
         for link in links:
             if template.thread_id(link) is not None:
                 canonical = template.canonical_thread_url(link)
                 if canonical and page_value(template.paging, canonical) == template.paging.base:
-                    follow.append((canonical, "thread", {}))
+                    follow.append((canonical, "thread", rows.get(template.thread_id(canonical) or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
                 follow.append((link, "board" if template.board_url else "page", {}))
         return follow
@@ -172,10 +201,6 @@ class LearnedForum:
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
         posts = read_posts(template, root, url)
-        if offset is None and any(p["position"] is None for p in posts):
-            # A later page reached out of order, positions hidden, page size unknown: its posts
-            # come when the thread is walked from its first page.
-            posts = []
         if number > 1 and posts and (template.repeats_first_post or template.repeats_last_post):
             seen = {cursor.get("op"), cursor.get("last")} - {None}
             if _key(posts[0]) in seen or not seen:
@@ -196,7 +221,7 @@ class LearnedForum:
             out.posts.append(self._post(post, tid, url, position))
         if number == 1 and out.posts:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
-            out.threads.append(self._thread(root, url, tid, out.posts))
+            out.threads.append(self._thread(root, url, tid, out.posts, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         if nxt and clean_url(nxt) != clean_url(url):
@@ -256,14 +281,14 @@ class LearnedForum:
             "url": f"{clean_url(url)}#{post_id}",
             "position": position,
             "author": Author(name=post["author_name"], id=post["author_id"]),
-            "created_raw": post["created_raw"],
+            "created_raw": to_ymd(post["created_raw"], template.posts.date_order),
             "created_precision": template.posts.date_precision,
             "body_html": post["body_html"],
             "quoted_post_ids": [],
             "edited": False,
         }
 
-    def _thread(self, root: Any, url: str, tid: str, posts: list[dict[str, Any]]) -> dict[str, Any]:
+    def _thread(self, root: Any, url: str, tid: str, posts: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
         template = self.template
         assert template is not None
         info = read_thread(template, root)
@@ -278,6 +303,7 @@ class LearnedForum:
             "author": opener["author"] if opener else Author(),
             "created_raw": opener["created_raw"] if opener else None,
             "created_precision": template.posts.date_precision,
+            **{k: row[k] for k in ROW_FIELDS if row.get(k) is not None},
         }
 
 

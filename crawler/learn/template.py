@@ -63,6 +63,11 @@ class PostRules:
     position_delta: int = 0
     #: ``"day"`` when the site shows dates without a clock time.
     date_precision: str = "time"
+    #: ``"DMY"``/``"MDY"``: the order of the site's numeric display dates (``08/03/2024``).
+    date_order: str | None = None
+    #: Posts read from data, not markup (JSON-LD, a front end's JSON): see
+    #: :mod:`crawler.learn.embedded`; ``record`` and the field rules are then unused.
+    data: dict[str, Any] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
@@ -76,6 +81,8 @@ class PostRules:
             body_strip=list(data.get("body_strip") or []),
             position_delta=int(data.get("position_delta", 0)),
             date_precision=data.get("date_precision", "time"),
+            date_order=data.get("date_order"),
+            data=data.get("data"),
             **rules,
         )
 

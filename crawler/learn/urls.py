@@ -142,7 +142,8 @@ def id_position(
         # /topic/13/slug/41: the number after a word names the thread, the one after the slug
         # is a post index.
         previous = first.get(("p", depth - 1)) if name[0] == "p" else None
-        after_word = previous is not None and bool(re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
+        # Only a bare number counts (``/t/thread-01/102``: the slug's number is not after a word).
+        after_word = bare and previous is not None and bool(re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
         return (not postish, len(values), keyed, after_word, bare, depth, index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None

@@ -18,7 +18,9 @@ from lxml import etree
 from crawler.dates import normalize_date
 from crawler.learn.dom import element_text
 
-__all__ = ["FIND_DATE", "DateCandidate", "date_candidates", "has_clock", "looks_like_date", "parse_date"]
+__all__ = [
+    "FIND_DATE", "DateCandidate", "date_candidates", "date_order", "has_clock", "looks_like_date", "parse_date", "to_ymd",
+]
 
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
@@ -96,7 +98,9 @@ def parse_date(text: str) -> str | None:
     if len(text) > 60 or not _WHOLE.match(text):
         return None
     try:
-        return normalize_date(text, base=_BASE, date_order="MDY", languages=("en", "zh"))
+        # Month first unless that cannot be (13/03/2024): the site's order is learned later.
+        return (normalize_date(text, base=_BASE, date_order="MDY", languages=("en", "zh"))
+                or normalize_date(text, base=_BASE, date_order="DMY", languages=("en", "zh")))
     except (ValueError, OverflowError):
         return None
 
@@ -134,3 +138,37 @@ def _machine_date(attr: str, node: etree._Element, value: str) -> bool:
     if attr == "content" and node.get("itemprop") not in ("datePublished", "dateCreated", "uploadDate"):
         return False
     return parse_date(value.strip()) is not None
+
+
+_NUMERIC = re.compile(r"(?<![\d/.-])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})(?![\d/.-])")
+
+
+def date_order(values: list[str]) -> str | None:
+    """``"DMY"`` or ``"MDY"`` for a site's numeric display dates (``08/03/2024 14:05``): a
+    first number above 12 makes the site day-first, a second one month-first; with neither,
+    dotted dates (``8.3.2024``) are day-first, as everywhere they are used. ``None``: no
+    numeric day-month dates."""
+    pairs = [(int(m.group(1)), int(m.group(3)), m.group(2)) for v in values if (m := _NUMERIC.search(v))]
+    if not pairs:
+        return None
+    if any(a > 12 for a, _, _ in pairs):
+        return "DMY"
+    if any(b > 12 for _, b, _ in pairs):
+        return "MDY"
+    return "DMY" if all(sep == "." for _, _, sep in pairs) else None
+
+
+def to_ymd(raw: str | None, order: str | None) -> str | None:
+    """On a day-first site, ``raw`` with its numeric date rewritten year first (``08/03/2024
+    14:05`` -> ``2024-03-08 14:05``), so the normalizer, month-first where a date is ambiguous,
+    cannot read it the other way round; two-digit years are this century's. Other dates are
+    kept as shown."""
+    if not raw or order != "DMY":
+        return raw
+    match = _NUMERIC.search(raw)
+    if not match:
+        return raw
+    first, second, year = int(match.group(1)), int(match.group(3)), match.group(4)
+    day, month = (first, second) if order == "DMY" else (second, first)
+    year = year if len(year) == 4 else f"20{year}"
+    return f"{raw[: match.start()]}{year}-{month:02d}-{day:02d}{raw[match.end():]}"

@@ -6,7 +6,7 @@ page; the site is then learned (record mining, structured data, pagination, URL 
 with the template. A site that turns out not to be a forum ends the crawl with one line saying
 so and what was tried (close reason ``not_a_forum``). ``-a fallback=generic`` skips it.
 
-Stats: ``learn/learned`` and ``learn/source/<html|microdata>`` once a template is learned,
+Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
 ``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``.
 """
 
@@ -105,8 +105,9 @@ def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore
         crawler.stats.inc_value(key)
     logger.info("Learned a template for %(host)s when the crawl went idle", {"host": learner.host})
     return [
-        Request(url, callback=spider.parse_page, cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD)},
-                dont_filter=True, priority=10)
+        Request(url, callback=spider.parse_page, dont_filter=True, priority=10,
+                cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD),
+                           "cursor": PageCursor(url=url, extra=out.rows.get(url, {})).as_dict()})
         for url in out.refetch
     ]
 
@@ -121,7 +122,7 @@ def _result(out: Output) -> PageResult:
         page = int(state.get("page", 1))
         cursor = PageCursor(url=url, page=page, extra={k: v for k, v in state.items() if k != "page"})
         follow.append(Follow(PageKind(kind), cursor, dont_filter=kind == "thread" and page > 1))
-    follow += [Follow(PageKind.THREAD, PageCursor(url=url), dont_filter=True) for url in out.refetch]
+    follow += [Follow(PageKind.THREAD, PageCursor(url=url, extra=out.rows.get(url, {})), dont_filter=True) for url in out.refetch]
     return PageResult(
         # Replays are refetched, so a page has at most one thread of its own.
         thread=ThreadRecord(**out.threads[0]) if out.threads else None,

@@ -88,6 +88,48 @@ def microdata_posts(tid: int, count: int = 3) -> str:
     return page(f"Microdata thread {tid}", f"<h1 itemprop='name'>Microdata thread {tid}</h1><ul>{''.join(posts)}</ul>")
 
 
+def nested_microdata_posts(tid: int, count: int = 4) -> str:
+    """One thread item: the opening post's properties, then the replies nested in it."""
+
+    def item(n: int, prop: str = "") -> str:
+        name, _ = USERS[n % 3]
+        return (
+            f"<div {prop} itemscope itemtype='http://schema.org/DiscussionForumPosting' id='post_{tid * 10 + n}'>"
+            f"<span itemprop='author' itemscope itemtype='http://schema.org/Person'>"
+            f"<a itemprop='url' href='/u/{name}'><span itemprop='name'>{name}</span></a></span>"
+            f"<time itemprop='datePublished' datetime='2024-03-0{n + 1}T10:00:00Z'>Mar {n + 1}</time>"
+            f"<span itemprop='position'>{n + 1}</span>"
+            f"<div class='post' itemprop='articleBody'>{escape(BODIES[n])} [{tid}/{n + 1}]</div>"
+        )
+
+    replies = "".join(item(n, "itemprop='comment'") + "</div>" for n in range(1, count))
+    return page(f"Nested {tid}", f"<h1>Nested {tid}</h1>{item(0)}<meta itemprop='headline' content='Nested'>{replies}</div>")
+
+
+def data_posts(tid: int, style: str, count: int = 3) -> str:
+    """A thread page whose posts are only data: JSON-LD (``jsonld``), a JSON script
+    (``json``) or a ``window.__STATE__`` assignment (``assign``); the markup is an empty app root."""
+    import json
+
+    people = [USERS[n % 3] for n in range(count)]
+    if style == "jsonld":
+        def item(n: int, kind: str) -> dict[str, object]:
+            return {"@type": kind, "url": f"/t/{tid}#post-{tid * 10 + n}", "position": n + 1,
+                    "author": {"@type": "Person", "name": people[n][0], "url": f"/u/{people[n][0]}"},
+                    "datePublished": f"2024-03-0{n + 1}T10:00:00+00:00", ("articleBody" if n == 0 else "text"): BODIES[n]}
+        data = {"@context": "https://schema.org", **item(0, "DiscussionForumPosting"), "headline": f"Data thread {tid}",
+                "comment": [item(n, "Comment") for n in range(1, count)]}
+        script = f"<script type='application/ld+json'>{json.dumps(data)}</script>"
+    else:
+        posts = [{"pid": tid * 10 + n, "post_number": n + 1, "created_at": f"2024-03-0{n + 1}T10:00:00Z",
+                  "user": {"username": people[n][0], "uid": people[n][1]}, "content": f"<p>{escape(BODIES[n])}</p>"}
+                 for n in range(count)]
+        blob = json.dumps({"topic": {"tid": tid, "title": f"Data thread {tid}", "posts": posts}, "config": {"a": 1}})
+        script = (f"<script type='application/json' id='__DATA__'>{blob}</script>" if style == "json"
+                  else f"<script>window.__STATE__ = {blob};</script>")
+    return page(f"Data thread {tid}", f"<h1>Data thread {tid}</h1><div id='app'></div>{script}")
+
+
 def thread_list(board: int, tids: list[int]) -> str:
     rows = "".join(
         f"<tr><td><a href='/thread.php?t={t}'>Thread number {t} about crawling</a></td>"

@@ -1,10 +1,12 @@
 """End to end: ``scrapy crawl forum -a profile=none`` on forums captured from real engines.
 
 Each ``tests/fixtures/profiles/learned_*`` site is a capture of a lab engine (MyBB, SMF,
-Discuz!, phpBB, NodeBB) or of django-machina from PyPI (``scripts/capture_learn_fixture.py``), or
+Discuz!, phpBB, NodeBB) or of django-machina from PyPI (``scripts/capture_site.py --learned``), or
 derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
-engine that repeats the opening post on every page, a two-rows-per-post table layout). Its
+engine that repeats the opening post on every page, a two-rows-per-post table layout, and a
+hand-modelled forum whose every post is schema.org ``DiscussionForumPosting`` microdata with
+pages linked only by ``rel=next``: no installable engine marks posts up so). Its
 ``truth.json`` comes from the engine's database, not from the pages. The crawl learns a
 template on the first pages and reads the site with it; the items must equal
 ``expected.json`` and score at least 0.9 on every measure against the truth.
@@ -13,6 +15,7 @@ template on the first pages and reads the site with it; the items must equal
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -31,6 +34,7 @@ STYLES = {
     "learned_cn_dateonly": "Chinese date-only engine repeating the opening post",
     "learned_table": "table layout, two rows per post",
     "learned_machina": "django-machina (PyPI): Bootstrap cards, ids at the end of slugs, ?post= permalinks",
+    "learned_microdata": "every post schema.org DiscussionForumPosting microdata, pages linked by rel=next only",
 }
 
 
@@ -81,3 +85,21 @@ def test_repeated_opening_post_emitted_once(crawled: tuple[str, list[dict[str, A
     # The template knows (the pipeline's dedup would also drop a repeat with the same id, but
     # not one whose id is a content digest).
     assert (result.stats.get("learn/quirks/repeats_first_post") == 1) == (site == "learned_cn_dateonly")
+
+
+#: Sites whose thread lists show replies and the last post's time in a form the rows reader knows.
+ROWS_SHOWN = {"learned_microdata", "learned_mybb", "learned_phpbb", "learned_smf", "learned_datetitle"}
+
+
+def test_thread_list_rows_match_the_truth(crawled: tuple[str, list[dict[str, Any]], Any]) -> None:
+    """Reply counts and last post times from the thread-list rows: never wrong, and given for
+    most threads where the list shows them (threads whose list was not read before them have none)."""
+    site, items, _ = crawled
+    truth = {str(t["id"]): t["posts"] for t in json.loads((FIXTURES / site / "truth.json").read_text(encoding="utf-8"))["threads"]}
+    threads = [t for t in items if t["item_type"] == "thread" and t["thread_id"] in truth]
+    counted = [t for t in threads if t.get("reply_count") is not None]
+    assert all(t["reply_count"] == len(truth[t["thread_id"]]) - 1 for t in counted)
+    dated = [t for t in threads if t.get("last_post_at")]
+    assert all(datetime.fromisoformat(t["last_post_at"]) == datetime.fromisoformat(truth[t["thread_id"]][-1]["created"]) for t in dated)
+    if site in ROWS_SHOWN:
+        assert len(counted) >= 0.75 * len(threads) and len(dated) >= 0.75 * len(threads), (len(counted), len(dated), len(threads))

@@ -11,6 +11,7 @@ from crawler.learn.learner import NotLearned, Page, learn_site
 from crawler.learn.paging import learn_paging, page_number
 from crawler.learn.records import mine_records
 from crawler.learn.strategy import LearnedForum
+from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url, id_regex_for
 from crawler.learn.when import parse_date
@@ -80,6 +81,41 @@ def test_date_in_title_attribute_wins_over_display_text() -> None:
     assert posts[1]["created_raw"] == "2024-03-02 10:01"
 
 
+@pytest.mark.parametrize(
+    ("shown", "order", "raw"),
+    [
+        (lambda d, m: f"{d + 10:02d}/03/2024 {m}", "DMY", "2024-03-11 10:00"),  # a day above 12 decides
+        (lambda d, m: f"{d}.3.2024", "DMY", "2024-03-01"),  # dotted: day first
+        (lambda d, m: f"03/{d + 10:02d}/2024 {m}", "MDY", "03/11/2024 10:00"),  # as shown: the normalizer's default
+    ],
+)
+def test_numeric_display_dates_get_the_sites_order(shown, order: str, raw: str) -> None:
+    import re
+
+    def dated(html: str) -> str:
+        return re.sub(r"2024-03-(\d\d) (10:\d\d)", lambda m: shown(int(m.group(1)), m.group(2)), html)
+
+    site = [Page(p.url, parse(dated(pages.div_posts(int(p.url[-1]), 2 if "page=2" in p.url else 1)))) if "thread" in p.url else p
+            for p in _div_site()]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.posts.date_order == order
+    forum = LearnedForum("forum.test", template)
+    out = forum.page(f"{BASE}/thread.php?t=3", dated(pages.div_posts(3, 1)), "thread")
+    assert out.posts[0]["created_raw"] == raw
+
+
+def test_microdata_replies_nested_in_the_thread_item() -> None:
+    """The thread is one DiscussionForumPosting holding the opening post's fields and every
+    reply as a nested ``itemprop=comment`` item (Discourse's crawler view): each reply is a post."""
+    site = [Page(f"{BASE}/t/slug/{t}", parse(pages.nested_microdata_posts(t))) for t in (11, 12, 13)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == "microdata"
+    posts = read_posts(template, site[0].root, site[0].url)
+    assert [(p["author_name"], p["position"]) for p in posts] == [("alice", 1), ("bob", 2), ("carol", 3), ("alice", 4)]
+    assert [p["created_raw"][:10] for p in posts] == [f"2024-03-0{n}" for n in (1, 2, 3, 4)]
+    assert all(p["body_text"].endswith(f"[11/{n}]") for n, p in enumerate(posts, 1))
+
+
 def test_table_layout_with_offset_pagination() -> None:
     site = [Page(f"{BASE}/viewtopic.php?t={t}", parse(pages.table_posts(t, 0))) for t in (5, 6)]
     site.append(Page(f"{BASE}/viewtopic.php?start=3&t=5", parse(pages.table_posts(5, 3))))
@@ -101,6 +137,38 @@ def test_microdata_first() -> None:
     assert [p["created_raw"] for p in posts] == [f"2024-03-0{n}T10:00:00Z" for n in (1, 2, 3)]
     assert [p["position"] for p in posts] == [1, 2, 3]  # data-index counts from 0
     assert read_thread(template, site[0].root)["title"] == "Microdata thread 1"
+
+
+@pytest.mark.parametrize("style", ["jsonld", "json", "assign"])
+def test_posts_held_only_as_data(style: str) -> None:
+    """JSON-LD (a posting and its ``comment`` list) or the JSON a front end embeds: read before
+    markup heuristics, and the rule survives the template's JSON form."""
+    site = [Page(f"{BASE}/t/{t}", parse(pages.data_posts(t, style))) for t in (21, 22, 23)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == ("jsonld" if style == "jsonld" else "json")
+    template = Template.from_json(template.to_json())
+    posts = read_posts(template, site[1].root, site[1].url)
+    assert [(p["author_name"], p["position"], p["post_id"]) for p in posts] == [
+        ("alice", 1, "220"), ("bob", 2, "221"), ("carol", 3, "222")]
+    assert [p["created_raw"][:10] for p in posts] == ["2024-03-01", "2024-03-02", "2024-03-03"]
+    assert posts[2]["body_text"] == pages.BODIES[2] and posts[2]["body_html"].startswith("<p>")
+    assert template.thread_id(f"{BASE}/t/99") == "99"
+
+
+def test_structured_data_of_the_opening_post_alone_leaves_posts_to_markup() -> None:
+    """A site marking up only its opening post (one microdata item per thread page) is read
+    from its repeated post blocks, not as one post per thread."""
+    def one_item(html: str) -> str:
+        return html.replace("<div class='post' id=", "<div class='post' itemscope itemtype='https://schema.org/"
+                            "DiscussionForumPosting' id=", 1).replace("<div class='message'>", "<div class='message' itemprop='text'>", 1) \
+            .replace("<span class='date'>", "<span class='date' itemprop='datePublished'>", 1) \
+            .replace("<a href='/member.php", "<a itemprop='author' href='/member.php", 1)
+    site = [Page(p.url, parse(one_item(pages.div_posts(int(p.url[-1]), 2 if "page=2" in p.url else 1))))
+            if "thread" in p.url else p for p in _div_site()]
+    assert microdata_rules([p.root for p in site]) is not None  # one item per page, three pages
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.source == "html"
+    assert len(read_posts(template, site[1].root, site[1].url)) == 4
 
 
 def test_template_json_round_trip_and_match_check() -> None:
@@ -198,3 +266,36 @@ def test_paging_from_next_links_alone(here: str, nxt: str, kind: str, step: int,
     paging = learn_paging([(parse(html), BASE + here)])
     assert (paging.kind, paging.step, paging.base) == (kind, step, base)
     assert paging.next_xpath is not None
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        # IPS: numbers before their labels, side by side in one list
+        "<li><a href='/t/{t}'>Topic {t}</a><ul><li><span>{r}</span> <span>replies</span></li>"
+        "<li><span>{v}</span> <span>views</span></li></ul><time datetime='2024-03-01T10:00:00Z'>Mar 1</time>"
+        "<span class='last'>Last post <time datetime='2024-03-0{d}T12:00:00Z'>Mar {d}</time></span></li>",
+        # SMF: "Replies: 3<br>Views: 12", the last post's date before its author link
+        "<div><a href='/t/{t}'>Topic {t}</a><p>Replies: {r}<br>Views: {v}</p>"
+        "<p class='lastpost'>2024-03-0{d} 12:00<br>by <a href='/u/1'>bob</a></p></div>",
+    ],
+)
+def test_thread_list_rows(row: str) -> None:
+    from crawler.learn.rows import thread_rows
+
+    html = pages.page("Board", "<ul>" + "".join(row.format(t=t, r=t * 2, v=t * 100, d=t) for t in (1, 2, 3)) + "</ul>")
+    rows = thread_rows(parse(html), BASE + "/board", lambda u: u.rsplit("/t/", 1)[1] if "/t/" in u else None)
+    assert {t: (r["reply_count"], r["view_count"], r["last_post_at_raw"][:10]) for t, r in rows.items()} == {
+        str(t): (t * 2, t * 100, f"2024-03-0{t}") for t in (1, 2, 3)}
+
+
+def test_thread_list_columns_under_headers() -> None:
+    """MyBB: header cells are ``td`` (not ``th``), the title header spans three columns."""
+    from crawler.learn.rows import thread_rows
+
+    head = "<tr><td colspan='3'>Thread / Author</td><td>Replies</td><td>Views</td><td>Last Post</td></tr>"
+    body = "".join(f"<tr><td>i</td><td>i</td><td><a href='/t/{t}'>Topic {t}</a></td><td><a href='/who?t={t}'>{t}</a></td>"
+                   f"<td>1,{t}00</td><td><span class='lastpost'>03-0{t}-2024, 10:00 AM<br><a href='/t/{t}?last'>Last</a></span></td></tr>" for t in (1, 2))
+    rows = thread_rows(parse(pages.page("Board", f"<table>{head}{body}</table>")), BASE + "/board",
+                       lambda u: u.rsplit("/t/", 1)[1].split("?")[0] if "/t/" in u else None)
+    assert rows == {str(t): {"reply_count": t, "view_count": 1000 + t * 100, "last_post_at_raw": f"03-0{t}-2024, 10:00 AM"} for t in (1, 2)}
