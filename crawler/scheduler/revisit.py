@@ -130,7 +130,8 @@ class Revisits:
                  interval: float) -> None:
         """Keep listing *fingerprint* of *host* (*payload*: its request) for revisits."""
         self.set(host, "p" + fingerprint, payload)
-        due = fetched_ms + interval * 1000 if self.watch else fetched_ms
+        # a run-again pass revisits what was fetched before it began: not this
+        due = fetched_ms + interval * 1000 if self.watch else max(fetched_ms, (self.pass_start or 0) + 1)
         self._due.setdefault(host, {})[fingerprint] = due
 
     def count(self, key: str, n: int = 1) -> None:
@@ -157,8 +158,9 @@ class Revisits:
             self.membership.with_ring(lambda epoch: self._promote(hosts, epoch, now, horizon))
 
     def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> None:
-        # promoted again after the longest interval unless their responses say when
-        again = now + int(self.max_interval * 1000) if self.watch else now
+        # promoted again after the longest interval unless their responses say when; in a
+        # run-again pass, in the next pass (after this pass's horizon)
+        again = now + int(self.max_interval * 1000) if self.watch else max(now, horizon) + 1
         keys, args = SPECS["revisit"].bind(
             dict(epoch=self.keys.epoch, totals=self.keys.totals, due=self.keys.revisit_due,
                  ready=self.keys.ready(self.frontier.node)),
