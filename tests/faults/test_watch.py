@@ -1,0 +1,68 @@
+"""Watch mode on two nodes: the crawl never finishes, listings are revisited, and when the
+host's owner is killed mid-revisit the other node takes the host and its revisits over."""
+
+from __future__ import annotations
+
+import json
+import signal
+from typing import TYPE_CHECKING
+
+import pytest
+
+from crawler.scheduler.keys import Keys
+from crawler.scheduler.ring import Ring
+from crawler.settings_defaults import DEFAULTS
+from crawler.testing.server import LoopbackServer
+from tests.helpers.changing_forum import ChangingForum
+from tests.helpers.nodes import COMMON
+from tests.helpers.ops import wait_until
+
+if TYPE_CHECKING:
+    from crawler.testing.redis_server import RedisServer
+
+WATCH = {**COMMON, "DOWNLOAD_DELAY": 0, "CRAWLER_WATCH": 1, "CRAWLER_ITEMS_STREAM": True}
+NEW = {"99900", "99901", "20350", "20351", "10550", "10050"}
+
+
+@pytest.mark.slow
+def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisServer,
+                                                           nodes) -> None:
+    site, client = ChangingForum(), redis_server.client()
+    stream = Keys("phpbb").items
+
+    def posts() -> set[str]:
+        items = [json.loads(f[b"item"]) for _, f in client.xrange(stream)]
+        return {i.get("post_id") + ("+" if i.get("revision") else "") for i in items
+                if i.get("post_id")}
+
+    with LoopbackServer(site) as server:
+        url = server.origins[0] + site.start
+        cluster = {name: nodes(name, [url], spider="phpbb", REDIS_URL=redis_server.url, **WATCH)
+                   for name in ("w0", "w1")}
+        wait_until(lambda: client.zcard(Keys("phpbb").members) == 2, 30, what="both nodes")
+        owner = Ring({"w0": 1, "w1": 1}, DEFAULTS["CRAWLER_RING_VNODES"]).owner(server.netlocs[0])
+        survivor = cluster["w1" if owner == "w0" else "w0"]
+        # the whole forum once, and the index revisited (304) while the crawl goes on
+        wait_until(lambda: server.recorder.fetch_counts().keys() >= {
+            server.origins[0] + t for t in site.versions[1]}, 60, what="the first pass")
+        wait_until(lambda: any(r.status == 304 for r in server.recorder.requests), 30,
+                   what="a revisit answered 304")
+        assert not NEW & posts() and "10512+" not in posts()
+        seen = len(server.recorder.requests)
+        site.version = 2
+        wait_until(lambda: len(server.recorder.requests) > seen, 30, what="a revisit of version 2")
+        cluster[owner].kill()
+        cluster[owner].wait(10)
+        killed_at = len(server.recorder.requests)
+        wait_until(lambda: NEW | {"10512+"} <= posts(), 60,
+                   what="the new and edited posts from the surviving node")
+        # the dead owner's host, and its revisits, went on at the survivor
+        wait_until(lambda: any(r.status == 304 for r in server.recorder.requests[killed_at:]),
+                   30, what="the survivor's revisits")
+        assert survivor.process.poll() is None, "watch mode finished"
+        survivor.signal(signal.SIGTERM)
+        assert survivor.wait(30) == 0, survivor.output()[-3000:]
+    stats = survivor.stats()
+    assert stats["finish_reason"] == "shutdown"
+    assert stats.get("revisit/listings", 0) > 0
+    assert "revisit/next_due" in stats
