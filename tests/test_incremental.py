@@ -16,6 +16,7 @@ import pytest
 from crawler.incremental import VOLATILE
 from crawler.testing.crawl import CrawlResult, run_crawl
 from crawler.testing.server import LoopbackServer
+from tests.helpers.changing_blog import ChangingBlog
 from tests.helpers.changing_forum import ChangingForum
 
 
@@ -73,3 +74,37 @@ def test_the_second_run_fetches_listings_conditionally_and_little_else(runs):
     assert stats["revisit/items/edited"] == 1
     assert "Revisiting" in runs["again"].log
     assert "revisit/rows/changed" not in runs["first"].stats  # nothing to compare with
+
+
+@pytest.fixture(scope="module")
+def blog_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    site, tmp = ChangingBlog(), tmp_path_factory.mktemp("incremental-blog")
+    args = {"timezone": "Asia/Shanghai"}
+    with LoopbackServer(site) as server:
+        url = server.origins[0] + site.start
+        first = run_crawl("blog", url, tmp / "first.jl", args=args)
+        n_first = len(server.recorder.requests)
+        site.version = 2
+        again = run_crawl("blog", url, tmp / "again.jl", args=args)
+        origin = server.origins[0]
+    return {"first": first, "again": again, "n_first": n_first, "origin": origin,
+            "revisit": server.recorder.requests[n_first:]}
+
+
+def test_a_blog_revisit_emits_the_new_article_new_comments_and_the_edited_article(blog_runs):
+    origin = blog_runs["origin"]
+    got = {(i["item_type"], i.get("url") or i["article_url"], i.get("comment_id")): i
+           for i in blog_runs["again"].items}
+    assert set(got) == {
+        ("article", f"{origin}/2024/02/post-new/", None),
+        ("article", f"{origin}/2024/01/post-02/", None),  # edited
+        ("comment", f"{origin}/2024/02/post-06/", "1760"),
+        ("comment", f"{origin}/2024/02/post-06/", "1761"),
+        ("comment", f"{origin}/2024/01/post-04/", "1740"),
+    }
+    assert got[("article", f"{origin}/2024/01/post-02/", None)]["revision"] == 1
+    assert "Edited: a correction." in got[("article", f"{origin}/2024/01/post-02/", None)]["body_text"]
+    # listings, plus the articles whose sitemap lastmod changed, and the new one
+    fetched = {r.url.removeprefix(origin) for r in blog_runs["revisit"]}
+    assert fetched - {"/robots.txt", "/", "/page/2/", "/page/3/", "/sitemap.xml"} == {
+        "/2024/02/post-new/", "/2024/02/post-06/", "/2024/01/post-04/", "/2024/01/post-02/"}

@@ -14,6 +14,7 @@ For WordPress sites prefer ``scrapy crawl wordpress``, which reads the REST API.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
@@ -33,6 +34,17 @@ from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezon
 from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
+
+#: Listing pages (index, feeds, sitemaps) are revisited with conditional GET (crawler/incremental.py).
+LISTING = {"revisit": True}
+
+
+def _row(url: str, said: str | None) -> dict[str, Any]:
+    """What a feed or sitemap says about an article (its dates, comment count), digested: an
+    article whose entry changed is fetched again on a revisit (crawler/incremental.py)."""
+    if not said:
+        return {}
+    return {"revisit_row": [url, hashlib.blake2b(said.encode(), digest_size=8).hexdigest()]}
 
 
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
@@ -60,7 +72,8 @@ class BlogSpider(scrapy.Spider):
         check_timezone(timezone)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.start_url, callback=self.parse_listing, dont_filter=True)
+        yield scrapy.Request(self.start_url, callback=self.parse_listing, dont_filter=True,
+                             meta=LISTING)
         yield scrapy.Request(
             urljoin(self.start_url, "/robots.txt"), callback=self.parse_robots, errback=self.no_robots
         )
@@ -72,11 +85,13 @@ class BlogSpider(scrapy.Spider):
         )
         sitemaps = list(sitemap_urls_from_robots(text, base_url=response.url))
         for url in sitemaps or [urljoin(response.url, "/sitemap.xml")]:
-            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.no_sitemap)
+            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.no_sitemap,
+                                 meta=LISTING)
 
     def no_robots(self, failure: Any) -> Iterator[scrapy.Request]:
         yield scrapy.Request(
-            urljoin(self.start_url, "/sitemap.xml"), callback=self.parse_sitemap, errback=self.no_sitemap
+            urljoin(self.start_url, "/sitemap.xml"), callback=self.parse_sitemap, errback=self.no_sitemap,
+            meta=LISTING,
         )
 
     def no_sitemap(self, failure: Any) -> None:
@@ -91,25 +106,29 @@ class BlogSpider(scrapy.Spider):
         for entry in sitemap:
             url = response.urljoin(entry["loc"])
             if sitemap.type == "sitemapindex":
-                yield scrapy.Request(url, callback=self.parse_sitemap)
+                yield scrapy.Request(url, callback=self.parse_sitemap, meta=LISTING)
             elif urlsplit(url).netloc == self.site:
                 self.crawler.stats.inc_value("blog/discovered/sitemap")
-                yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
+                yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
+                                     meta=_row(url, entry.get("lastmod")))
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised:
             yield from self._feed_article(url, response)
-        links = response.xpath(
-            "//item/link/text()"
-            " | //*[local-name()='entry']/*[local-name()='link'][not(@rel) or @rel='alternate']/@href"
-        ).getall()
-        for link in links:
+        for node in response.xpath("//item | //*[local-name()='entry']"):
+            link = node.xpath(
+                "link/text() | *[local-name()='link'][not(@rel) or @rel='alternate']/@href").get()
+            if not link:
+                continue
             self.crawler.stats.inc_value("blog/discovered/feed")
-            yield scrapy.Request(
-                response.urljoin(link.strip()), callback=self.parse_page, cb_kwargs={"listing": False}
-            )
+            url = response.urljoin(link.strip())
+            # the entry's dates and comment count: what changes when the article does
+            said = node.xpath("*[local-name()='pubDate' or local-name()='updated' or "
+                              "local-name()='published' or local-name()='comments']/text()").getall()
+            yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
+                                 meta=_row(url, "|".join(said)))
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
@@ -133,13 +152,13 @@ class BlogSpider(scrapy.Spider):
             self.unrecognised.add(url)
             return
         for feed in page.feeds():
-            yield scrapy.Request(feed, callback=self.parse_feed)
+            yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
         nxt = page.next_page()
         if nxt:
-            yield scrapy.Request(nxt, callback=self.parse_listing)
+            yield scrapy.Request(nxt, callback=self.parse_listing, meta=LISTING)
 
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()
