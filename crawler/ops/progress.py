@@ -165,7 +165,8 @@ class ProgressExtension:
                 "%Y-%m-%d %H:%M UTC")
             logger.warning(
                 "Crawl %(crawl)s finished on %(date)s (%(seen)d URLs seen; state: %(where)s). "
-                "This run fetches only URLs it has not seen: usually none. To crawl afresh, "
+                "This run is an incremental pass: it fetches listing pages again (forum and "
+                "blog spiders; conditional GET) and only what changed or is new. To crawl afresh, "
                 "delete the state or pick another -s CRAWLER_CRAWL_ID=...",
                 args, extra={"crawler": self.crawler})
         elif state["seen"]:

@@ -146,7 +146,7 @@ class NodeLoop:
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
         for key, count in self.revisits.stats().items():
             self.crawler.stats.inc_value(key, count)
-        if self.revisits.next_due is not None:
+        if self.revisits.watch and self.revisits.next_due is not None:
             self.crawler.stats.set_value("revisit/next_due", self.revisits.next_due)
         if BLOCKED[0]:
             self.crawler.stats.set_value("netguard/blocked", BLOCKED[0])

@@ -107,8 +107,8 @@ class Revisits:
         if finished_at is not None and (begun is None or finished_at > begun):
             begun = self.frontier.now_ms()
             self.frontier._send("set", self.keys.revisit_pass, begun)
-            logger.info("Revisiting: the crawl finished before, so this run fetches its listing "
-                        "pages again (conditional GET) and only what changed")
+            logger.info("Revisiting: the crawl finished before, so this run fetches its "
+                        "listing pages again (conditional GET) and only what changed")
         self.pass_start = begun
 
     # -- state -----------------------------------------------------------------------

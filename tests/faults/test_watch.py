@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from crawler.scheduler.cluster import Cluster
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.ring import Ring
 from crawler.settings_defaults import DEFAULTS
@@ -60,6 +61,8 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
         wait_until(lambda: any(r.status == 304 for r in server.recorder.requests[killed_at:]),
                    30, what="the survivor's revisits")
         assert survivor.process.poll() is None, "watch mode finished"
+        revisits = Cluster(client, "phpbb").status(node_timeout=3)["revisits"]
+        assert revisits["hosts"] == 1 and revisits["next_due_in_s"] is not None
         survivor.signal(signal.SIGTERM)
         assert survivor.wait(30) == 0, survivor.output()[-3000:]
     stats = survivor.stats()
