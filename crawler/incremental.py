@@ -109,14 +109,14 @@ class RevisitDownloaderMiddleware(_Component):
                 request.meta["revisit_unchanged"] = True
         else:
             interval = revisits.first_interval
-        headers = response.headers if response.status == 200 else request.headers
-        etag = response.headers.get(b"ETag") or (info.get("etag") if response.status == 304 else None)
-        modified = headers.get(b"Last-Modified") if response.status == 200 else info.get("modified")
         kept = {"digest": body, "interval": round(interval, 1)}
-        if etag:
-            kept["etag"] = etag.decode("latin-1") if isinstance(etag, bytes) else etag
-        if modified:
-            kept["modified"] = modified.decode("latin-1") if isinstance(modified, bytes) else modified
+        for name, header in (("etag", b"ETag"), ("modified", b"Last-Modified")):
+            # a 304 may leave out what did not change: keep the validators sent
+            value = response.headers.get(header)
+            value = value.decode("latin-1") if value else \
+                info.get(name) if response.status == 304 else None
+            if value:
+                kept[name] = value
         meta = {"revisit": kept, "handle_httpstatus_list": [304]}
         try:
             payload = self._stored(request, meta)

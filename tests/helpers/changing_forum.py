@@ -30,12 +30,12 @@ def _post(pid: int, n: int, text: str) -> FPost:
     return FPost(pid, USERS[n % len(USERS)], START + timedelta(hours=pid % 10_000), [text])
 
 
-def version1() -> list[FBoard]:
+def version1(threads: int = 12) -> list[FBoard]:
     boards = []
     for b in range(2):
         board = FBoard(10 + b, f"Board {b}", f"board-{b}", f"The board number {b}")
-        for t in range(12):
-            tid = 100 * (b + 1) + t
+        for t in range(threads):
+            tid = 1000 * (b + 1) + t if threads > 99 else 100 * (b + 1) + t
             count = 15 if t == 0 else 13  # thread 0 fills its 5 pages exactly
             posts = [_post(tid * 100 + p, p, f"Post {p} of thread {tid}.") for p in range(count)]
             board.threads.append(FThread(tid, f"Thread {tid}", f"t{tid}", posts, views=tid))
@@ -43,8 +43,8 @@ def version1() -> list[FBoard]:
     return boards
 
 
-def version2() -> list[FBoard]:
-    boards = copy.deepcopy(version1())
+def version2(threads: int = 12) -> list[FBoard]:
+    boards = copy.deepcopy(version1(threads))
     first, second = boards
     spill, replied, other = first.threads[0], first.threads[5], second.threads[3]
     spill.posts.append(_post(spill.id * 100 + 50, 1, "A reply that opens page 6."))
@@ -79,8 +79,9 @@ class ChangingForum:
     hosts = 1
     start = "/index.php"
 
-    def __init__(self) -> None:
-        self.versions = {1: render(version1()), 2: render(version2())}
+    def __init__(self, threads: int = 12) -> None:
+        """*threads* per board (the bench takes more)."""
+        self.versions = {1: render(version1(threads)), 2: render(version2(threads))}
         self.version = 1
 
     def respond(self, host: int, target: str, origins: Sequence[str]) -> Response:
