@@ -190,7 +190,8 @@ class ForumSpider(scrapy.Spider):
         for follow in page.follow:
             request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
             if follow.kind is PageKind.THREAD:
-                request.meta.update(_revisit_meta(page_kind, follow.ref, response.meta))
+                meta = response.request.meta if response.request is not None else {}
+                request.meta.update(_revisit_meta(page_kind, follow.ref, meta))
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
