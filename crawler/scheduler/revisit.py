@@ -59,6 +59,17 @@ def digest(data: bytes | str) -> bytes:
     return hashlib.blake2b(data, digest_size=8).digest()
 
 
+def watch_argument(raw: object) -> float:
+    """The spider argument ``-a watch=<seconds>``, or a one-line ``ValueError``."""
+    try:
+        seconds = float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"-a watch={raw!r} must be a number of seconds (0: off)") from None
+    if not 0 <= seconds < float("inf"):
+        raise ValueError(f"-a watch={raw!r} must be a number of seconds >= 0 (0: off)")
+    return seconds
+
+
 def next_interval(interval: float, changed: bool, low: float, high: float) -> float:
     """The adaptive revisit interval after a fetch that found the page *changed* or not."""
     interval *= (1 - DEC_RATE) if changed else (1 + INC_RATE)

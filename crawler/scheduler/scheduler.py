@@ -35,7 +35,7 @@ from crawler.scheduler.node_loop import NodeLoop, Outage
 from crawler.scheduler.options import SchedulerOptions
 from crawler.scheduler.outcomes import Outcomes
 from crawler.scheduler.politeness import Politeness
-from crawler.scheduler.revisit import Revisits
+from crawler.scheduler.revisit import Revisits, watch_argument
 from crawler.scheduler.traps import strip_session_ids
 
 if TYPE_CHECKING:
@@ -118,15 +118,7 @@ class Scheduler(BaseScheduler):
     def _watch(self, spider: Spider) -> float:
         """:setting:`CRAWLER_WATCH`, or the spider argument ``-a watch=<seconds>``."""
         raw = getattr(spider, "watch", None)
-        if raw in (None, ""):
-            return self.options.watch
-        try:
-            seconds = float(raw)
-        except (TypeError, ValueError):
-            raise ValueError(f"-a watch={raw!r} must be a number of seconds") from None
-        if not 0 <= seconds < float("inf"):
-            raise ValueError(f"-a watch={raw!r} must be a number of seconds >= 0")
-        return seconds
+        return self.options.watch if raw in (None, "") else watch_argument(raw)
 
     def _finished_at(self) -> int | None:
         finished = self.frontier._send("hget", self.frontier.keys.control, "finished_at")
