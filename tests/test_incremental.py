@@ -72,6 +72,9 @@ def test_the_second_run_fetches_listings_conditionally_and_little_else(runs):
     assert stats["revisit/not_modified"] == stats["outcomes/fetched/304"]
     assert stats["revisit/rows/changed"] == 3 and stats["revisit/rows/new"] == 1
     assert stats["revisit/items/edited"] == 1
+    # every URL, revisits included, ends in exactly one outcome
+    assert stats["outcomes/discovered"] == \
+        stats["outcomes/fetched"] + stats.get("outcomes/filtered", 0) + stats.get("outcomes/failed", 0)
     assert "Revisiting" in runs["again"].log
     assert "revisit/rows/changed" not in runs["first"].stats  # nothing to compare with
 

@@ -43,6 +43,7 @@ from crawler.scheduler.scripts import SPECS
 if TYPE_CHECKING:
     from crawler.scheduler.frontier import Frontier
     from crawler.scheduler.membership import Membership
+    from crawler.scheduler.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +87,10 @@ class Revisits:
     when there is something to compare with.
     """
 
-    def __init__(self, frontier: Frontier, membership: Membership, *, watch: float,
-                 min_interval: float, max_interval: float) -> None:
+    def __init__(self, frontier: Frontier, membership: Membership, outcomes: Outcomes, *,
+                 watch: float, min_interval: float, max_interval: float) -> None:
         self.frontier = frontier
+        self.outcomes = outcomes
         self.keys = frontier.keys
         self.membership = membership
         self.watch = watch
@@ -182,6 +184,8 @@ class Revisits:
         _, promoted = self.frontier._call("revisit", keys, [*args, *hosts])
         if promoted:
             self.count("revisit/promoted", promoted)
+            for _ in range(promoted):  # each ends in one outcome, as a discovered URL does
+                self.outcomes.record("discovered")
 
     def flush(self) -> None:
         """Send the buffered writes in one round trip (kept for the next try if it fails)."""

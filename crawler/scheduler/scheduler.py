@@ -100,7 +100,8 @@ class Scheduler(BaseScheduler):
         self.exchange = Exchange(crawler, o, self.frontier, self.membership, self.leases,
                                  self.politeness, self.df, self.outage)
         self.membership.join()
-        self.revisits = Revisits(self.frontier, self.membership, watch=self._watch(spider),
+        self.revisits = Revisits(self.frontier, self.membership, self.outcomes,
+                                 watch=self._watch(spider),
                                  min_interval=o.revisit_min_interval,
                                  max_interval=o.revisit_max_interval)
         self.revisits.open(self._finished_at())

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from scrapy.utils.test import get_crawler
 
 from crawler.scheduler.membership import Membership
+from crawler.scheduler.outcomes import Outcomes
 from crawler.scheduler.revisit import Revisits, next_interval
 from crawler.scheduler.scripts import SPECS, StaleEpoch
 from tests.helpers.frontier import make_frontier
@@ -14,7 +16,8 @@ def _revisits(r, node: str = "n1", watch: float = 10.0) -> Revisits:
     frontier = make_frontier(r, node=node)
     membership = Membership(frontier, weight=1, vnodes=160, timeout_ms=10_000)
     membership.join()
-    return Revisits(frontier, membership, watch=watch, min_interval=1, max_interval=100)
+    return Revisits(frontier, membership, Outcomes(node, get_crawler().stats), watch=watch,
+                    min_interval=1, max_interval=100)
 
 
 def test_due_listings_move_into_the_host_queue_and_are_rescheduled(r):
@@ -32,6 +35,7 @@ def test_due_listings_move_into_the_host_queue_and_are_rescheduled(r):
     assert r.zscore(keys.revisits("a.test"), "f1") >= now + 100_000
     assert r.zscore(keys.revisit_due, "a.test") == pytest.approx(now + 10_000)
     assert v.stats() == {"revisit/promoted": 1}
+    assert v.outcomes._outcomes["discovered"] == 1  # it ends in one outcome, like any URL
     v.tick()  # nothing more is due
     assert r.llen(keys.queue("a.test")) == 1
 
