@@ -53,6 +53,18 @@ VOLATILE = frozenset({"crawled_at", "reply_count", "view_count", "last_post_at",
                       "last_post_at_raw", "comment_count", "revision"})
 
 
+#: The meta of a listing request: revisited with conditional GET.
+LISTING: dict[str, Any] = {"revisit": True}
+
+
+def row_meta(key: str, said: str | None) -> dict[str, Any]:
+    """The meta of a request a listing links to, from what the listing says of it (*said*:
+    its row, dates, comment count): on a revisit it is fetched again when that changed."""
+    if not said:
+        return {}
+    return {"revisit_row": [key, digest(said).hex()]}
+
+
 class _Component:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler

@@ -14,7 +14,6 @@ For WordPress sites prefer ``scrapy crawl wordpress``, which reads the REST API.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
@@ -25,26 +24,16 @@ from scrapy.http import Response, TextResponse
 from w3lib.url import canonicalize_url
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
+from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
 from crawler.profiles._utils import join_text, to_int
-from crawler.blogs.feeds import feed_entries
+from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
-
-#: Listing pages (index, feeds, sitemaps) are revisited with conditional GET (crawler/incremental.py).
-LISTING = {"revisit": True}
-
-
-def _row(url: str, said: str | None) -> dict[str, Any]:
-    """What a feed or sitemap says about an article (its dates, comment count), digested: an
-    article whose entry changed is fetched again on a revisit (crawler/incremental.py)."""
-    if not said:
-        return {}
-    return {"revisit_row": [url, hashlib.blake2b(said.encode(), digest_size=8).hexdigest()]}
 
 
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
@@ -110,25 +99,17 @@ class BlogSpider(scrapy.Spider):
             elif urlsplit(url).netloc == self.site:
                 self.crawler.stats.inc_value("blog/discovered/sitemap")
                 yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
-                                     meta=_row(url, entry.get("lastmod")))
+                                     meta=row_meta(url, entry.get("lastmod")))
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised:
             yield from self._feed_article(url, response)
-        for node in response.xpath("//item | //*[local-name()='entry']"):
-            link = node.xpath(
-                "link/text() | *[local-name()='link'][not(@rel) or @rel='alternate']/@href").get()
-            if not link:
-                continue
+        for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
-            url = response.urljoin(link.strip())
-            # the entry's dates and comment count: what changes when the article does
-            said = node.xpath("*[local-name()='pubDate' or local-name()='updated' or "
-                              "local-name()='published' or local-name()='comments']/text()").getall()
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
-                                 meta=_row(url, "|".join(said)))
+                                 meta=row_meta(url, said))
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)

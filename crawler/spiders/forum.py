@@ -24,7 +24,6 @@ knows; for checking the learned fallback on engines that have a profile).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterator
@@ -38,6 +37,7 @@ import scrapy
 from scrapy.http import Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
+from crawler.incremental import LISTING, row_meta
 from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.spiders.arguments import one_site
@@ -102,7 +102,7 @@ class ForumSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         yield scrapy.Request(self.start_url, callback=self.parse_start, dont_filter=True,
-                             meta={"revisit": True})
+                             meta=LISTING)
 
     # -- entry -------------------------------------------------------------------------------
     def parse_start(self, response: Response) -> Iterator[Any]:
@@ -214,7 +214,7 @@ class ForumSpider(scrapy.Spider):
             priority=PRIORITY[kind],
             cb_kwargs=cb_kwargs,
             # listings are revisited with conditional GET (crawler/incremental.py)
-            meta={"revisit": True} if kind in (PageKind.INDEX, PageKind.BOARD) else {},
+            meta=LISTING if kind in (PageKind.INDEX, PageKind.BOARD) else {},
         )
 
 
@@ -224,8 +224,8 @@ def _revisit_meta(page_kind: PageKind, ref: ThreadRef | None, meta: dict[str, An
     from a thread page, the thread's id, carried on to its next pages."""
     if page_kind is not PageKind.THREAD and ref is not None:
         row = {k: v for k, v in ref.as_dict().items() if k != "view_count"}
-        digest = hashlib.blake2b(json.dumps(row, sort_keys=True).encode(), digest_size=8)
-        return {"revisit_row": [ref.thread_id, digest.hexdigest()], "revisit_key": ref.thread_id}
+        return {**row_meta(ref.thread_id, json.dumps(row, sort_keys=True)),
+                "revisit_key": ref.thread_id}
     if page_kind is PageKind.THREAD and (key := meta.get("revisit_key")):
         return {"revisit_key": key}
     return {}
