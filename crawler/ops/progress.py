@@ -202,6 +202,11 @@ class ProgressExtension:
         eta = self.fetch_rate.eta(sample.queued)
         if eta is not None:
             text += f"; ETA ~{duration(eta)}"
+        stats = self.crawler.stats
+        if listings := stats.get_value("revisit/listings"):  # a revisit pass, or watch mode
+            text += (f"; revisits {listings:,} ({stats.get_value('revisit/not_modified', 0):,} "
+                     f"not modified), {stats.get_value('revisit/rows/changed', 0):,} threads "
+                     f"or articles changed")
         return text
 
     def refresh_live(self) -> None:

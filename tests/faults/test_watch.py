@@ -4,6 +4,7 @@ host's owner is killed mid-revisit the other node takes the host and its revisit
 from __future__ import annotations
 
 import json
+import re
 import signal
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,8 @@ from tests.helpers.ops import wait_until
 if TYPE_CHECKING:
     from crawler.testing.redis_server import RedisServer
 
-WATCH = {**COMMON, "DOWNLOAD_DELAY": 0, "CRAWLER_WATCH": 1, "CRAWLER_ITEMS_STREAM": True}
+WATCH = {**COMMON, "DOWNLOAD_DELAY": 0, "CRAWLER_WATCH": 1, "CRAWLER_ITEMS_STREAM": True,
+         "CRAWLER_PROGRESS_INTERVAL": 1}
 NEW = {"99900", "99901", "20350", "20351", "10550", "10050"}
 
 
@@ -69,3 +71,4 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
     assert stats["finish_reason"] == "shutdown"
     assert stats.get("revisit/listings", 0) > 0
     assert "revisit/next_due" in stats
+    assert re.search(r"Progress: .*; revisits \d+ \(\d+ not modified\)", survivor.output())
