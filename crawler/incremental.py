@@ -65,6 +65,10 @@ def row_meta(key: str, said: str | None) -> dict[str, Any]:
     return {"revisit_row": [key, digest(said).hex()]}
 
 
+#: Items whose id is their parent's plus their own (a post of a thread, a comment of an article).
+_CHILDREN = ("post", "comment")
+
+
 class _Component:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -224,10 +228,13 @@ class RevisitPipeline(_Component):
         now = digest(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str))
         host = (urlsplit(adapter.get("url") or adapter.get("article_url") or "").netloc
                 or "-").lower()
-        field = "i" + digest("\x1f".join(item.key())).hex()
+        key = item.key()
+        field = digest("\x1f".join(key))
+        # one small hash per thread or article (its items are read together)
+        bucket = digest("\x1f".join(key[1:-1] if key[0] in _CHILDREN else key[1:]))
         revision = 0
         if revisits.reading:
-            (stored,) = revisits.get(host, [field])
+            (stored,) = revisits.get(host, [field], bucket)
             if stored is None:
                 revisits.count("revisit/items/new")
             elif stored[:8] == now:
@@ -236,7 +243,7 @@ class RevisitPipeline(_Component):
             else:
                 revision = int(stored[8:] or 0) + 1
                 revisits.count("revisit/items/edited")
-        revisits.set(host, field, now + (str(revision).encode() if revision else b""))
+        revisits.set(host, field, now + (str(revision).encode() if revision else b""), bucket)
         if revision:
             return {**adapter.asdict(), "revision": revision}
         return item

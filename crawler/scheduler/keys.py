@@ -41,8 +41,9 @@ key                     type    content
 ``revisit:pass``        string  start (ms) of the current run-again pass: revisits
                                 scheduled before it are due in this pass
 ``rvq:<host>``          zset    the host's revisits: URL fingerprint -> due (ms)
-``rv:<host>``           hash    the host's revisit state, one field per URL, thread
-                                or item (:mod:`crawler.scheduler.revisit`)
+``rv:<host>``           hash    the host's revisit state, one field per listing URL
+                                or thread (:mod:`crawler.scheduler.revisit`)
+``rvi:<host>:<bucket>`` hash    item digests of one thread or article: id -> digest
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
@@ -133,3 +134,6 @@ class Keys:
 
     def revisit_state(self, host: str) -> str:
         return f"{self.prefix}:rv:{host}"
+
+    def revisit_items(self, host: str, bucket: str) -> str:
+        return f"{self.prefix}:rvi:{host}:{bucket}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import threading
 from typing import TYPE_CHECKING
 
 import pytest
@@ -38,7 +39,15 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
         return {i.get("post_id") + ("+" if i.get("revision") else "") for i in items
                 if i.get("post_id")}
 
-    with LoopbackServer(site) as server:
+    requested, owner_dead = threading.Event(), threading.Event()
+
+    def hold_first_revisit(target: str, hit: int) -> None:
+        # the first request of version 2 stays in flight until its node is dead
+        if site.version == 2 and not requested.is_set():
+            requested.set()
+            owner_dead.wait(60)
+
+    with LoopbackServer(site, faults={0: hold_first_revisit}) as server:
         url = server.origins[0] + site.start
         cluster = {name: nodes(name, [url], spider="phpbb", REDIS_URL=redis_server.url, **WATCH)
                    for name in ("w0", "w1")}
@@ -51,12 +60,14 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
         wait_until(lambda: any(r.status == 304 for r in server.recorder.requests), 30,
                    what="a revisit answered 304")
         assert not NEW & posts() and "10512+" not in posts()
-        seen = len(server.recorder.requests)
         site.version = 2
-        wait_until(lambda: len(server.recorder.requests) > seen, 30, what="a revisit of version 2")
-        cluster[owner].kill()
+        assert requested.wait(30), "no revisit of version 2"
+        cluster[owner].kill()  # mid-revisit: its request is in flight
         cluster[owner].wait(10)
-        killed_at = len(server.recorder.requests)
+        held = len(server.recorder.requests)
+        owner_dead.set()  # the held request is answered (to no one) and recorded
+        wait_until(lambda: len(server.recorder.requests) > held, 10, what="the held request")
+        killed_at = held + 1
         wait_until(lambda: NEW | {"10512+"} <= posts(), 60,
                    what="the new and edited posts from the surviving node")
         # the dead owner's host, and its revisits, went on at the survivor
