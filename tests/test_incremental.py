@@ -8,7 +8,6 @@ requests. A fresh crawl of version 2 is the oracle for what is new or edited.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
