@@ -182,9 +182,12 @@ class Revisits:
             self.membership.with_ring(lambda epoch: self._promote(hosts, epoch, now, horizon))
 
     def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> None:
-        # promoted again after the longest interval unless their responses say when; in a
-        # run-again pass, in the next pass (after this pass's horizon)
-        again = now + int(self.max_interval * 1000) if self.watch else max(now, horizon) + 1
+        # Due again unless their responses say when: a safety net for a fetch that fails
+        # for good or dies with its node (ten first intervals: long enough for the host's
+        # queue ahead of it, short enough not to lose the page for long); in a run-again
+        # pass, in the next pass (after this pass's horizon)
+        safety = min(self.max_interval, 10 * self.first_interval)
+        again = now + int(safety * 1000) if self.watch else max(now, horizon) + 1
         keys, args = SPECS["revisit"].bind(
             dict(epoch=self.keys.epoch, totals=self.keys.totals, due=self.keys.revisit_due,
                  ready=self.keys.ready(self.frontier.node)),

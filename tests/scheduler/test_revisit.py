@@ -31,7 +31,7 @@ def test_due_listings_move_into_the_host_queue_and_are_rescheduled(r):
     assert r.zrange(keys.ready("n1"), 0, -1) == [b"a.test"]
     assert r.hget(keys.totals, "queued") == b"1"
     assert r.hget(keys.revisit_state("a.test"), "rthread") == b"12345678"
-    # f1 waits the longest interval (its response sets the real one); f2 is next
+    # f1 waits ten first intervals (its response sets the real one); f2 is next
     assert r.zscore(keys.revisits("a.test"), "f1") >= now + 100_000
     assert r.zscore(keys.revisit_due, "a.test") == pytest.approx(now + 10_000)
     assert v.stats() == {"revisit/promoted": 1}
