@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from crawler.scheduler.scripts import SPECS
@@ -55,6 +56,7 @@ logger = logging.getLogger(__name__)
 #: changed one 20% less.
 INC_RATE, DEC_RATE = 0.4, 0.2
 _PROMOTE_BATCH = 100  # due hosts read per heartbeat
+_BUCKETS = 256  # item buckets (threads, articles) a node keeps after reading them
 
 
 def digest(data: bytes | str) -> bytes:
@@ -105,6 +107,7 @@ class Revisits:
         self.counts: dict[str, int] = {}
         self._fields: dict[str, dict[str | bytes, bytes]] = {}  # key -> field -> value, unsent
         self._due: dict[str, dict[str, float]] = {}  # host -> fingerprint -> due ms, unsent
+        self._buckets: OrderedDict[str, dict] = OrderedDict()  # item buckets read lately
 
     @property
     def reading(self) -> bool:
@@ -138,13 +141,32 @@ class Revisits:
             return []
         key = self._key(host, bucket)
         unsent = self._fields.get(key, {})
-        missing = [f for f in fields if f not in unsent]
-        stored = dict(zip(missing, self.frontier._send("hmget", key, missing))) if missing else {}
-        return [unsent[f] if f in unsent else stored[f] for f in fields]
+        if bucket is not None:
+            stored = self._bucket(key)
+        else:
+            missing = [f for f in fields if f not in unsent]
+            stored = dict(zip(missing, self.frontier._send("hmget", key, missing))) \
+                if missing else {}
+        return [unsent[f] if f in unsent else stored.get(f) for f in fields]
 
     def set(self, host: str, field: str | bytes, value: bytes, bucket: bytes | None = None,
             ) -> None:
-        self._fields.setdefault(self._key(host, bucket), {})[field] = value
+        key = self._key(host, bucket)
+        self._fields.setdefault(key, {})[field] = value
+        if key in self._buckets:
+            self._buckets[key][field] = value
+
+    def _bucket(self, key: str) -> dict:
+        """A whole item bucket (a thread's items), read once for the items of a page
+        and kept for the next ones (an LRU of :data:`_BUCKETS`): one round trip per page."""
+        cached = self._buckets.get(key)
+        if cached is not None:
+            self._buckets.move_to_end(key)
+            return cached
+        cached = self._buckets[key] = self.frontier._send("hgetall", key)
+        if len(self._buckets) > _BUCKETS:
+            self._buckets.popitem(last=False)
+        return cached
 
     def _key(self, host: str, bucket: bytes | None) -> str:
         return self.keys.revisit_state(host) if bucket is None \

@@ -82,3 +82,16 @@ def test_the_interval_adapts_within_its_bounds():
     assert next_interval(100, changed=True, low=10, high=1000) == pytest.approx(80)
     assert next_interval(900, changed=False, low=10, high=1000) == 1000
     assert next_interval(11, changed=True, low=10, high=1000) == 10
+
+
+def test_the_items_of_a_thread_cost_one_read(r):
+    v = _revisits(r)
+    v.set("a.test", b"p1", b"digest-1", bucket=b"thread-7")
+    v.flush()
+    fresh = _revisits(r)
+    before = fresh.frontier.round_trips
+    assert fresh.get("a.test", [b"p1"], bucket=b"thread-7") == [b"digest-1"]
+    assert fresh.get("a.test", [b"p2"], bucket=b"thread-7") == [None]
+    fresh.set("a.test", b"p2", b"digest-2", bucket=b"thread-7")
+    assert fresh.get("a.test", [b"p2"], bucket=b"thread-7") == [b"digest-2"]
+    assert fresh.frontier.round_trips == before + 1
