@@ -75,6 +75,14 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "EXTENSIONS", "crawler.scheduler.middleware.NotAPageFilter", 0
         )
+        # Revisits (crawler/incremental.py): after decompression on the way back (570),
+        # outside HttpErrorMiddleware (50) and after item cleanup (450)
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", "crawler.incremental.RevisitDownloaderMiddleware", 570)
+        settings.setdefault_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", "crawler.incremental.RevisitSpiderMiddleware", 40)
+        settings.setdefault_in_component_priority_dict(
+            "ITEM_PIPELINES", "crawler.incremental.RevisitPipeline", 450)
         # Operations: each turns itself off when its setting is off
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", "crawler.ops.health.HealthExtension", 500)

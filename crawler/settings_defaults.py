@@ -138,6 +138,20 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_PREFETCH", "int", None, "scheduler",
       "Requests leased per refill. `None`: `CONCURRENT_REQUESTS`.", low=1, high=10000,
       none=True),
+    # Revisits (incremental re-crawl)
+    S("CRAWLER_WATCH", "float", 0.0, "scheduler",
+      "Watch mode: the crawl never finishes, and listing pages (forum index, boards, thread "
+      "lists; blog index, feeds, sitemaps) are fetched again this many seconds after their "
+      "first fetch, then on an adaptive interval (shorter after a change, longer after none, "
+      "within the two bounds below). The spider argument `-a watch=<seconds>` sets it too. "
+      "`0`: off (running a finished crawl again is then one incremental pass).",
+      low=0, high=86400 * 365),
+    S("CRAWLER_REVISIT_MAX_INTERVAL", "float", 86400.0, "scheduler",
+      "Longest adaptive revisit interval (s) of a listing page in watch mode.",
+      low=1, high=86400 * 365),
+    S("CRAWLER_REVISIT_MIN_INTERVAL", "float", 60.0, "scheduler",
+      "Shortest adaptive revisit interval (s) of a listing page in watch mode (capped at "
+      "`CRAWLER_WATCH`).", low=0.1, high=86400 * 365),
     # Budgets and trap rules
     S("CRAWLER_DEPTH_LIMIT", "int", None, "scheduler",
       "Deepest link depth queued (`0`: none), filtered and counted as "

@@ -26,6 +26,11 @@ CASES = [
      "error: CRAWLER_NODE_TIMEOUT (1.0) must be more than twice CRAWLER_HEARTBEAT_INTERVAL"),
     (["follow", "-a", "start_urls=http://x", "-s", "CRAWLER_HOST_MAX_INFLIGHT=0"],
      "error: CRAWLER_HOST_MAX_INFLIGHT (0) must be >= 1"),
+    (["phpbb", "-a", "start_urls=http://x", "-a", "watch=soon"],
+     "error: -a watch='soon' must be a number of seconds (0: off)"),
+    (["follow", "-a", "start_urls=http://x", "-s", "CRAWLER_REVISIT_MIN_INTERVAL=600",
+      "-s", "CRAWLER_REVISIT_MAX_INTERVAL=60"],
+     "error: CRAWLER_REVISIT_MAX_INTERVAL (60.0) must be at least CRAWLER_REVISIT_MIN_INTERVAL"),
 ]
 
 

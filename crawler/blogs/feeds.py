@@ -8,13 +8,26 @@ comes first, the feed second. A summary-only feed gives no body and is used for 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from time import strftime
 from typing import Any
 
 import feedparser
 from w3lib.url import canonicalize_url
 
-__all__ = ["feed_entries"]
+__all__ = ["feed_entries", "feed_links"]
+
+
+def feed_links(response: Any) -> Iterator[tuple[str, str]]:
+    """(absolute link, what the entry says of it: its dates and comment count) per RSS item
+    or Atom entry of the feed *response*; the second changes when the article does."""
+    for node in response.xpath("//item | //*[local-name()='entry']"):
+        link = node.xpath(
+            "link/text() | *[local-name()='link'][not(@rel) or @rel='alternate']/@href").get()
+        if link:
+            said = node.xpath("*[local-name()='pubDate' or local-name()='updated' or "
+                              "local-name()='published' or local-name()='comments']/text()")
+            yield response.urljoin(link.strip()), "|".join(said.getall())
 
 
 def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:

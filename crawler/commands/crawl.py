@@ -45,6 +45,8 @@ class Command(ScrapyCrawl):
         super().run(args, opts)
 
     def _check_spider(self, name: str, arguments: dict[str, str]) -> None:
+        from crawler.scheduler.revisit import watch_argument  # noqa: PLC0415
+
         loader = self.crawler_process.spider_loader
         if name not in loader.list():
             raise ValueError(f"unknown spider {name!r}; the spiders are: "
@@ -53,6 +55,8 @@ class Command(ScrapyCrawl):
         # A spider may check its -a arguments up front, so mistakes end in one line
         if hasattr(spidercls, "check_arguments"):
             spidercls.check_arguments(**arguments)
+        if "watch" in arguments:  # any spider: read by the frontier (watch mode)
+            watch_argument(arguments["watch"])
 
     def _preflight(self) -> None:
         """Check what the frontier will run with (project and -s settings)."""

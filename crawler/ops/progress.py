@@ -165,7 +165,8 @@ class ProgressExtension:
                 "%Y-%m-%d %H:%M UTC")
             logger.warning(
                 "Crawl %(crawl)s finished on %(date)s (%(seen)d URLs seen; state: %(where)s). "
-                "This run fetches only URLs it has not seen: usually none. To crawl afresh, "
+                "This run is an incremental pass: it fetches listing pages again (forum and "
+                "blog spiders; conditional GET) and only what changed or is new. To crawl afresh, "
                 "delete the state or pick another -s CRAWLER_CRAWL_ID=...",
                 args, extra={"crawler": self.crawler})
         elif state["seen"]:
@@ -201,6 +202,11 @@ class ProgressExtension:
         eta = self.fetch_rate.eta(sample.queued)
         if eta is not None:
             text += f"; ETA ~{duration(eta)}"
+        stats = self.crawler.stats
+        if listings := stats.get_value("revisit/listings"):  # a revisit pass, or watch mode
+            text += (f"; revisits {listings:,} ({stats.get_value('revisit/not_modified', 0):,} "
+                     f"not modified), {stats.get_value('revisit/rows/changed', 0):,} threads "
+                     f"or articles changed")
         return text
 
     def refresh_live(self) -> None:

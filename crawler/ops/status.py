@@ -38,6 +38,10 @@ def render(status: dict[str, Any], url: str) -> str:
     if templates := status["site_templates"]:
         shown = ", ".join(templates[:5]) + (f" and {len(templates) - 5} more" if len(templates) > 5 else "")
         lines.append(f"learned site templates: {len(templates)} ({shown})")
+    r = status["revisits"]
+    if r["hosts"]:
+        lines.append(f"revisits: listing pages of {r['hosts']} host(s) kept; next due in "
+                     f"{r['next_due_in_s']:g}s")
     outcomes = status["outcomes"]
     if outcomes:
         lines += ["", (f"outcomes: {outcomes.get('discovered', 0)} URLs discovered, "

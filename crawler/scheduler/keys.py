@@ -36,6 +36,14 @@ key                     type    content
 ``templates``           hash    host -> JSON of the site template learned for it
                                 (forums without a profile), shared by every node
 ``events``              stream  ring rebalances: ``epoch``, ``node``, ``away``, ``claimed``
+``revisit:due``         zset    host -> earliest due time (ms) of its revisits; the
+                                one index a node reads to find its due revisits
+``revisit:pass``        string  start (ms) of the current run-again pass: revisits
+                                scheduled before it are due in this pass
+``rvq:<host>``          zset    the host's revisits: URL fingerprint -> due (ms)
+``rv:<host>``           hash    the host's revisit state, one field per listing URL
+                                or thread (:mod:`crawler.scheduler.revisit`)
+``rvi:<host>:<bucket>`` hash    item digests of one thread or article: id -> digest
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
@@ -63,7 +71,8 @@ _CRAWL_KEYS = {"members": "members", "weights": "weights", "epoch": "epoch", "to
                "orphans": "orphans", "outcomes": "outcomes", "failures": "failures",
                "dead_letters": "deadletters",
                "items": "items", "node_stats": "nodestats", "templates": "templates",
-               "events": "events", "control": "control", "bloom": "bloom"}
+               "events": "events", "control": "control", "bloom": "bloom",
+               "revisit_due": "revisit:due", "revisit_pass": "revisit:pass"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,8 @@ class Keys:
     events: str = field(init=False)
     control: str = field(init=False)
     bloom: str = field(init=False)
+    revisit_due: str = field(init=False)
+    revisit_pass: str = field(init=False)
 
     def __post_init__(self) -> None:
         prefix = f"crawler:{{{self.crawl}}}"
@@ -117,3 +128,12 @@ class Keys:
 
     def host(self, host: str) -> str:
         return f"{self.prefix}:host:{host}"
+
+    def revisits(self, host: str) -> str:
+        return f"{self.prefix}:rvq:{host}"
+
+    def revisit_state(self, host: str) -> str:
+        return f"{self.prefix}:rv:{host}"
+
+    def revisit_items(self, host: str, bucket: str) -> str:
+        return f"{self.prefix}:rvi:{host}:{bucket}"

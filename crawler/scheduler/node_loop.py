@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from crawler.scheduler.frontier import Beat, Frontier
     from crawler.scheduler.membership import Membership
     from crawler.scheduler.options import SchedulerOptions
+    from crawler.scheduler.revisit import Revisits
 
 logger = logging.getLogger(__name__)
 
@@ -55,8 +56,9 @@ class NodeLoop:
 
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
                  membership: Membership, exchange: Exchange, dupefilter: BloomDupeFilter,
-                 outage: Outage) -> None:
+                 outage: Outage, revisits: Revisits) -> None:
         self.crawler = crawler
+        self.revisits = revisits
         self.options = options
         self.frontier = frontier
         self.membership = membership
@@ -100,6 +102,7 @@ class NodeLoop:
                 self._rebuild_lost_frontier()
                 self.exchange.flush()
             beat = self.membership.beat(reclaim_dead=self._may_judge_deaths())
+            self.revisits.tick()
             if not beat.alive:
                 # declared dead (a long pause?): our leases went back to the queues, so
                 # requests not yet started must not be fetched here as well; hand them
@@ -143,6 +146,10 @@ class NodeLoop:
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
+        for key, count in self.revisits.stats().items():
+            self.crawler.stats.inc_value(key, count)
+        if self.revisits.watch and self.revisits.next_due is not None:
+            self.crawler.stats.set_value("revisit/next_due", self.revisits.next_due)
         if BLOCKED[0]:
             self.crawler.stats.set_value("netguard/blocked", BLOCKED[0])
 
@@ -242,7 +249,7 @@ class NodeLoop:
         local_work = self.exchange.ready or self.exchange.has_unsent() or self.leases.busy()
         if cluster_work and not local_work:
             cluster_work = self._recount(cluster_work)
-        if cluster_work or local_work:
+        if cluster_work or local_work or self.revisits.watch:  # watching: never done
             self._quiet_since = None
             self.cluster_done = False
             return

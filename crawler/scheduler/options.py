@@ -38,6 +38,9 @@ class SchedulerOptions:
     steal_after: float | None
     dead_letter_after: int
     traps: TrapRules
+    watch: float = 0.0
+    revisit_min_interval: float = 60.0
+    revisit_max_interval: float = 86400.0
 
     @classmethod
     def from_settings(cls, s: BaseSettings) -> SchedulerOptions:
@@ -74,6 +77,9 @@ class SchedulerOptions:
             traps=TrapRules(max_url_length=int(number_setting(s, "URLLENGTH_LIMIT", 0)),
                             max_repeated_segment=get("CRAWLER_TRAP_MAX_REPEATED_SEGMENT"),
                             max_query_params=get("CRAWLER_TRAP_MAX_QUERY_PARAMS")),
+            watch=get("CRAWLER_WATCH"),
+            revisit_min_interval=get("CRAWLER_REVISIT_MIN_INTERVAL"),
+            revisit_max_interval=get("CRAWLER_REVISIT_MAX_INTERVAL"),
         )
         options._validate()
         return options
@@ -100,6 +106,9 @@ class SchedulerOptions:
               f"at least CRAWLER_BACKOFF_BASE ({self.backoff_base!r})")
         check(self.steal_after is None or self.steal_after >= 0, "CRAWLER_STEAL_AFTER",
               self.steal_after, ">= 0 (or None: never steal)")
+        check(self.revisit_max_interval >= self.revisit_min_interval,
+              "CRAWLER_REVISIT_MAX_INTERVAL", self.revisit_max_interval,
+              f"at least CRAWLER_REVISIT_MIN_INTERVAL ({self.revisit_min_interval!r})")
         check(self.vnodes >= 1, "CRAWLER_RING_VNODES", self.vnodes, ">= 1")
         check(self.bloom_capacity >= 1000, "CRAWLER_BLOOM_CAPACITY", self.bloom_capacity, ">= 1000")
         check(0 < self.bloom_error_rate < 0.1, "CRAWLER_BLOOM_ERROR_RATE", self.bloom_error_rate,

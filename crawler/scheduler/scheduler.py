@@ -35,6 +35,7 @@ from crawler.scheduler.node_loop import NodeLoop, Outage
 from crawler.scheduler.options import SchedulerOptions
 from crawler.scheduler.outcomes import Outcomes
 from crawler.scheduler.politeness import Politeness
+from crawler.scheduler.revisit import Revisits, watch_argument
 from crawler.scheduler.traps import strip_session_ids
 
 if TYPE_CHECKING:
@@ -98,9 +99,14 @@ class Scheduler(BaseScheduler):
                                      max_delay=o.backoff_max)
         self.exchange = Exchange(crawler, o, self.frontier, self.membership, self.leases,
                                  self.politeness, self.df, self.outage)
-        self.loop = NodeLoop(crawler, o, self.frontier, self.membership, self.exchange, self.df,
-                             self.outage)
         self.membership.join()
+        self.revisits = Revisits(self.frontier, self.membership, self.outcomes,
+                                 watch=self._watch(spider),
+                                 min_interval=o.revisit_min_interval,
+                                 max_interval=o.revisit_max_interval)
+        self.revisits.open(self._finished_at())
+        self.loop = NodeLoop(crawler, o, self.frontier, self.membership, self.exchange, self.df,
+                             self.outage, self.revisits)
         self.df.open()
         connect = crawler.signals.connect
         connect(self.leases.request_scheduled, signal=signals.request_scheduled)
@@ -110,6 +116,15 @@ class Scheduler(BaseScheduler):
         self._say_what_the_addon_adds()
         self.loop.start()
 
+    def _watch(self, spider: Spider) -> float:
+        """:setting:`CRAWLER_WATCH`, or the spider argument ``-a watch=<seconds>``."""
+        raw = getattr(spider, "watch", None)
+        return self.options.watch if raw in (None, "") else watch_argument(raw)
+
+    def _finished_at(self) -> int | None:
+        finished = self.frontier._send("hget", self.frontier.keys.control, "finished_at")
+        return int(finished) if finished else None
+
     def close(self, reason: str) -> None:
         self.loop.stop()
         self.exchange.waker.cancel()
@@ -117,6 +132,7 @@ class Scheduler(BaseScheduler):
         while True:  # hand back everything, waiting out a short Redis outage
             try:
                 self.exchange.flush()
+                self.revisits.flush()
                 self.membership.leave()
                 break
             except TRANSIENT as exc:

@@ -95,6 +95,7 @@ SPECS = {spec.name: spec for spec in (
                            "dead_letters"),
                ("node", "now", "older_than", "remove", "max_attempts")),
     ScriptSpec("sweep", ("epoch", "source"), ("epoch",)),
+    ScriptSpec("revisit", ("epoch", "totals", "due", "ready"), ("epoch", "now", "horizon", "again")),
 )}
 
 

@@ -35,8 +35,12 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
     pipe.xlen(keys.failures)
     pipe.xrevrange(keys.events, count=5)
     pipe.hkeys(keys.templates)
+    pipe.zcard(keys.revisit_due)
+    pipe.zrange(keys.revisit_due, 0, 0, withscores=True)
+    pipe.get(keys.revisit_pass)
     (sec, usec), members, weights, totals, control, bloom, node_stats, outcomes, epoch, \
-        orphans, items, failures, events, templates = pipe.execute()
+        orphans, items, failures, events, templates, revisit_hosts, first_due, revisit_pass \
+        = pipe.execute()
     now_ms = sec * 1000 + usec // 1000
     control = _decode(control)
     nodes = _nodes(client, keys, members, _decode(weights), control, _decode(node_stats), now_ms,
@@ -65,6 +69,12 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
         "outcomes": sum_outcomes(_decode(outcomes)),
         "failures": failures,
         "site_templates": sorted(host.decode() for host in templates),
+        "revisits": {
+            "hosts": revisit_hosts,
+            # negative: overdue (or, without watch mode, revisited by the next run)
+            "next_due_in_s": round((first_due[0][1] - now_ms) / 1000, 1) if first_due else None,
+            "pass_started_ms": int(revisit_pass) if revisit_pass else None,
+        },
     }
 
 def _nodes(client: redis.Redis, keys: Keys, members: list, weights: dict[str, str], control: dict[str, str],

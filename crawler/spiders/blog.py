@@ -24,9 +24,10 @@ from scrapy.http import Response, TextResponse
 from w3lib.url import canonicalize_url
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
+from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
 from crawler.profiles._utils import join_text, to_int
-from crawler.blogs.feeds import feed_entries
+from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
@@ -60,7 +61,8 @@ class BlogSpider(scrapy.Spider):
         check_timezone(timezone)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.start_url, callback=self.parse_listing, dont_filter=True)
+        yield scrapy.Request(self.start_url, callback=self.parse_listing, dont_filter=True,
+                             meta=LISTING)
         yield scrapy.Request(
             urljoin(self.start_url, "/robots.txt"), callback=self.parse_robots, errback=self.no_robots
         )
@@ -72,11 +74,13 @@ class BlogSpider(scrapy.Spider):
         )
         sitemaps = list(sitemap_urls_from_robots(text, base_url=response.url))
         for url in sitemaps or [urljoin(response.url, "/sitemap.xml")]:
-            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.no_sitemap)
+            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.no_sitemap,
+                                 meta=LISTING)
 
     def no_robots(self, failure: Any) -> Iterator[scrapy.Request]:
         yield scrapy.Request(
-            urljoin(self.start_url, "/sitemap.xml"), callback=self.parse_sitemap, errback=self.no_sitemap
+            urljoin(self.start_url, "/sitemap.xml"), callback=self.parse_sitemap, errback=self.no_sitemap,
+            meta=LISTING,
         )
 
     def no_sitemap(self, failure: Any) -> None:
@@ -91,25 +95,21 @@ class BlogSpider(scrapy.Spider):
         for entry in sitemap:
             url = response.urljoin(entry["loc"])
             if sitemap.type == "sitemapindex":
-                yield scrapy.Request(url, callback=self.parse_sitemap)
+                yield scrapy.Request(url, callback=self.parse_sitemap, meta=LISTING)
             elif urlsplit(url).netloc == self.site:
                 self.crawler.stats.inc_value("blog/discovered/sitemap")
-                yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
+                yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
+                                     meta=row_meta(url, entry.get("lastmod")))
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised:
             yield from self._feed_article(url, response)
-        links = response.xpath(
-            "//item/link/text()"
-            " | //*[local-name()='entry']/*[local-name()='link'][not(@rel) or @rel='alternate']/@href"
-        ).getall()
-        for link in links:
+        for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
-            yield scrapy.Request(
-                response.urljoin(link.strip()), callback=self.parse_page, cb_kwargs={"listing": False}
-            )
+            yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
+                                 meta=row_meta(url, said))
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
@@ -133,13 +133,13 @@ class BlogSpider(scrapy.Spider):
             self.unrecognised.add(url)
             return
         for feed in page.feeds():
-            yield scrapy.Request(feed, callback=self.parse_feed)
+            yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
         nxt = page.next_page()
         if nxt:
-            yield scrapy.Request(nxt, callback=self.parse_listing)
+            yield scrapy.Request(nxt, callback=self.parse_listing, meta=LISTING)
 
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()

@@ -24,6 +24,7 @@ knows; for checking the learned fallback on engines that have a profile).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
@@ -36,6 +37,7 @@ import scrapy
 from scrapy.http import Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
+from crawler.incremental import LISTING, row_meta
 from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.spiders.arguments import one_site
@@ -99,7 +101,8 @@ class ForumSpider(scrapy.Spider):
             cls.registry.named_fallback(name)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.start_url, callback=self.parse_start, dont_filter=True)
+        yield scrapy.Request(self.start_url, callback=self.parse_start, dont_filter=True,
+                             meta=LISTING)
 
     # -- entry -------------------------------------------------------------------------------
     def parse_start(self, response: Response) -> Iterator[Any]:
@@ -186,6 +189,9 @@ class ForumSpider(scrapy.Spider):
             yield post.to_item(site=self.site, engine=profile.name, crawled_at=crawled_at)
         for follow in page.follow:
             request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
+            if follow.kind is PageKind.THREAD:
+                meta = response.request.meta if response.request is not None else {}
+                request.meta.update(_revisit_meta(page_kind, follow.ref, meta))
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
@@ -207,7 +213,22 @@ class ForumSpider(scrapy.Spider):
             callback=self.parse_page,
             priority=PRIORITY[kind],
             cb_kwargs=cb_kwargs,
+            # listings are revisited with conditional GET (crawler/incremental.py)
+            meta=LISTING if kind in (PageKind.INDEX, PageKind.BOARD) else {},
         )
+
+
+def _revisit_meta(page_kind: PageKind, ref: ThreadRef | None, meta: dict[str, Any]) -> dict[str, Any]:
+    """What crawler/incremental.py needs of a thread request: from a thread list, the
+    thread's id and a digest of its row (what changes when replies come: not the views);
+    from a thread page, the thread's id, carried on to its next pages."""
+    if page_kind is not PageKind.THREAD and ref is not None:
+        row = {k: v for k, v in ref.as_dict().items() if k != "view_count"}
+        return {**row_meta(ref.thread_id, json.dumps(row, sort_keys=True)),
+                "revisit_key": ref.thread_id}
+    if page_kind is PageKind.THREAD and (key := meta.get("revisit_key")):
+        return {"revisit_key": key}
+    return {}
 
 
 def _names(value: str | None) -> tuple[str, ...] | None:

@@ -28,8 +28,10 @@ import scrapy
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
-from crawler.items import Article, Comment
+from crawler.blogs.feeds import feed_links
 from crawler.blogs.wordpress import WordPress
+from crawler.incremental import LISTING, row_meta
+from crawler.items import Article, Comment
 from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
 
@@ -74,7 +76,8 @@ class WordPressSpider(scrapy.Spider):
             )
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.start_url, callback=self.parse_home, dont_filter=True)
+        yield scrapy.Request(self.start_url, callback=self.parse_home, dont_filter=True,
+                             meta=LISTING)
 
     def parse_home(self, response: Response) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
@@ -88,7 +91,7 @@ class WordPressSpider(scrapy.Spider):
             callback=self.parse_api_posts,
             errback=self.api_refused,
             cb_kwargs={"root": root, "page": 1},
-            meta={"home": response.url},
+            meta={"home": response.url, **LISTING},
         )
 
     # -- API mode ------------------------------------------------------------------------------
@@ -115,13 +118,15 @@ class WordPressSpider(scrapy.Spider):
                     "page": 1,
                     "article": article,
                 },
+                # an edited post comes back (the API gives no comment count to watch)
+                meta=row_meta(str(post["id"]), post.get("modified_gmt") or post.get("modified")),
             )
         if page < self.wp.total_pages(response):
             yield scrapy.Request(
                 self.wp.posts_url(root, page + 1),
                 callback=self.parse_api_posts,
                 cb_kwargs={"root": root, "page": page + 1},
-                meta={"home": response.meta["home"]},
+                meta={"home": response.meta["home"], **LISTING},
             )
 
     def parse_api_comments(
@@ -169,7 +174,7 @@ class WordPressSpider(scrapy.Spider):
             "WordPress REST API unusable at %(home)s (%(reason)s); reading HTML",
             {"home": home, "reason": reason},
         )
-        yield scrapy.Request(home, callback=self.parse_index, dont_filter=True)
+        yield scrapy.Request(home, callback=self.parse_index, dont_filter=True, meta=LISTING)
 
     # -- HTML mode -----------------------------------------------------------------------------
     def _html_mode(self, response: TextResponse) -> Iterator[Any]:
@@ -185,16 +190,14 @@ class WordPressSpider(scrapy.Spider):
             yield scrapy.Request(url, callback=self.parse_article)
         nxt = self.wp.next_index_page(response)
         if nxt:
-            yield scrapy.Request(nxt, callback=self.parse_index)
+            yield scrapy.Request(nxt, callback=self.parse_index, meta=LISTING)
         feed = self.wp.feed_url(response)
         if not links and feed:
-            yield scrapy.Request(feed, callback=self.parse_feed)
+            yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
-        for link in response.xpath(
-            "//item/link/text() | //*[local-name()='entry']/*[local-name()='link']/@href"
-        ).getall():
-            yield scrapy.Request(response.urljoin(link.strip()), callback=self.parse_article)
+        for url, said in feed_links(response):  # dates and comment count: changed articles come back
+            yield scrapy.Request(url, callback=self.parse_article, meta=row_meta(url, said))
 
     def parse_article(
         self, response: Response, article: dict[str, Any] | None = None, parts: list[str] | None = None

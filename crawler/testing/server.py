@@ -306,7 +306,7 @@ class _Handler(BaseHTTPRequestHandler):
                                        start, time.monotonic(), size))
 
         try:
-            response = server.respond(host, target)
+            response = _conditional(server.respond(host, target), self.headers)
             server.delay(host)
             status, size = response.status, len(response.body) if send_body else 0
             self.send_response_only(status)  # buffered until end_headers()
@@ -324,6 +324,21 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             if not recorded:
                 record()
+
+
+def _conditional(response: Response, request: Any) -> Response:
+    """304 Not Modified when the request's validators match the response's (RFC 9110 13.1:
+    ``If-None-Match`` first; an exact ``Last-Modified`` match is enough for test sites)."""
+    etag, modified = response.headers.get("ETag"), response.headers.get("Last-Modified")
+    if response.status != 200 or not (etag or modified):
+        return response
+    if_none_match, if_modified = request.get("If-None-Match"), request.get("If-Modified-Since")
+    fresh = (if_none_match == etag) if if_none_match is not None and etag \
+        else (if_modified is not None and if_modified == modified)
+    if not fresh:
+        return response
+    kept = {k: v for k, v in response.headers.items() if k in ("ETag", "Last-Modified", "Date")}
+    return Response(304, response.content_type, b"", kept)
 
 
 def _shutdown(conn: socket.socket) -> None:

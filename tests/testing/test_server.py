@@ -200,3 +200,27 @@ def _quietly(netloc: str) -> None:
         get(netloc, "/")
     except OSError:  # the server may cut the connection while stopping
         pass
+
+
+class Validated:
+    hosts = 1
+
+    def respond(self, host: int, target: str, origins: Sequence[str]) -> Response:
+        return Response(200, "text/html", b"v1", {"ETag": '"abc"', "Last-Modified": FIXED_DATE})
+
+
+def test_a_matching_conditional_get_is_answered_304() -> None:
+    def status(**headers: str) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection(server.netlocs[0], timeout=5)
+        conn.request("GET", "/", headers=headers)
+        resp = conn.getresponse()
+        result = resp.status, resp.read()
+        conn.close()
+        return result
+
+    with LoopbackServer(Validated()) as server:
+        assert status() == (200, b"v1")
+        assert status(**{"If-None-Match": '"abc"'}) == (304, b"")
+        assert status(**{"If-None-Match": '"old"', "If-Modified-Since": FIXED_DATE}) == (200, b"v1")
+        assert status(**{"If-Modified-Since": FIXED_DATE}) == (304, b"")
+        assert [r.status for r in server.recorder.requests] == [200, 304, 200, 304]

@@ -1,0 +1,249 @@
+"""Incremental re-crawl as Scrapy components: conditional GET, changed-row refetch, new items.
+
+Spiders opt in through request meta (the forum and blog spiders do):
+
+- ``meta["revisit"] = True`` on a *listing* page (forum index, board, thread list; blog
+  index, feed, sitemap). :class:`RevisitDownloaderMiddleware` keeps it for revisits with
+  its validators, sends ``If-None-Match`` / ``If-Modified-Since`` when it comes back, and
+  a ``304`` (or a ``200`` with the same body) is not parsed: stats
+  ``revisit/not_modified``, ``revisit/unchanged``, ``revisit/changed``.
+- ``meta["revisit_row"] = [key, digest]`` on a request a listing links to (a thread, an
+  article), *digest* summing up what the listing says about it (reply count, last post;
+  ``lastmod``). On a revisit pass :class:`RevisitSpiderMiddleware` lets a new key through,
+  and a changed one is fetched again from its last known page (``dont_filter``); an
+  unchanged one goes on to the frontier, whose Bloom filter drops it as seen.
+- ``meta["revisit_key"] = key`` on every page of that item: the last one fetched is its
+  last known page.
+
+:class:`RevisitPipeline` emits on a revisit pass only new items and edited ones (their
+digest changed), the latter as dicts with a ``revision`` field (docs/items.md).
+
+All state is kept by :class:`crawler.scheduler.revisit.Revisits` (the frontier's Redis);
+without the frontier scheduler these components do nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import urlsplit
+
+from itemadapter import ItemAdapter
+from scrapy import Request
+from scrapy.exceptions import DropItem
+
+from crawler.scheduler import codec
+from crawler.scheduler.keys import host_of
+from crawler.scheduler.revisit import digest, next_interval
+from crawler.scheduler.scheduler import frontier_scheduler
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from crawler.scheduler.revisit import Revisits
+
+logger = logging.getLogger(__name__)
+
+#: Item fields that change without the item being edited (counters, fetch time).
+VOLATILE = frozenset({"crawled_at", "reply_count", "view_count", "last_post_at",
+                      "last_post_at_raw", "comment_count", "revision"})
+
+
+#: The meta of a listing request: revisited with conditional GET.
+LISTING: dict[str, Any] = {"revisit": True}
+
+
+def row_meta(key: str, said: str | None) -> dict[str, Any]:
+    """The meta of a request a listing links to, from what the listing says of it (*said*:
+    its row, dates, comment count): on a revisit it is fetched again when that changed."""
+    if not said:
+        return {}
+    return {"revisit_row": [key, digest(said).hex()]}
+
+
+#: Items whose id is their parent's plus their own (a post of a thread, a comment of an article).
+_CHILDREN = ("post", "comment")
+
+
+class _Component:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        return cls(crawler)
+
+    @property
+    def revisits(self) -> Revisits | None:
+        scheduler = frontier_scheduler(self.crawler)
+        return scheduler.revisits if scheduler is not None else None
+
+    def _stored(self, request: Request, meta: dict[str, Any]) -> bytes:
+        """*request* as kept for a revisit: plain, ``dont_filter``, with *meta* only."""
+        plain = Request(request.url, callback=request.callback, errback=request.errback,
+                        cb_kwargs=request.cb_kwargs, priority=request.priority,
+                        dont_filter=True, meta=meta)
+        return codec.encode(plain, self.crawler.spider, host_of(request))
+
+
+class RevisitDownloaderMiddleware(_Component):
+    """Conditional GET for listing pages, and their revisit schedule."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        info = request.meta.get("revisit")
+        if isinstance(info, dict):
+            if info.get("etag"):
+                request.headers.setdefault(b"If-None-Match", info["etag"])
+            if info.get("modified"):
+                request.headers.setdefault(b"If-Modified-Since", info["modified"])
+
+    def process_response(self, request: Request, response: Response,
+                         spider: Any = None) -> Response:
+        revisits = self.revisits
+        if not request.meta.get("revisit") or response.status not in (200, 304) \
+                or revisits is None:
+            return response
+        info = request.meta["revisit"] if isinstance(request.meta["revisit"], dict) else {}
+        again = "interval" in info  # a revisit, not the first fetch
+        if response.status == 304:
+            changed, body = False, info.get("digest")
+            revisits.count("revisit/not_modified")
+        else:
+            body = digest(response.body).hex()
+            changed = body != info.get("digest")
+            if again:
+                revisits.count("revisit/changed" if changed else "revisit/unchanged")
+        if again:
+            revisits.count("revisit/listings")
+            interval = next_interval(info["interval"], changed, revisits.min_interval,
+                                     revisits.max_interval)
+            if not changed:  # nothing new to read: the spider skips it
+                request.meta["revisit_unchanged"] = True
+        else:
+            interval = revisits.first_interval
+        kept = {"digest": body, "interval": round(interval, 1)}
+        for name, header in (("etag", b"ETag"), ("modified", b"Last-Modified")):
+            # a 304 may leave out what did not change: keep the validators sent
+            value = response.headers.get(header)
+            value = value.decode("latin-1") if value else \
+                info.get(name) if response.status == 304 else None
+            if value:
+                kept[name] = value
+        meta = {"revisit": kept, "handle_httpstatus_list": [304]}
+        try:
+            payload = self._stored(request, meta)
+        except codec.EncodeError:
+            revisits.count("revisit/unencodable")
+            return response
+        fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
+        revisits.schedule(host_of(request), fingerprint, payload,
+                          revisits.frontier.now_ms(), interval)
+        return response
+
+
+class RevisitSpiderMiddleware(_Component):
+    """Skips unchanged listings, refetches changed items from their last known page, and
+    records each item's last page."""
+
+    async def process_spider_output(self, response: Response, result: AsyncIterator[Any],
+                                    spider: Any = None):
+        revisits = self.revisits
+        if revisits is None:
+            async for out in result:
+                yield out
+            return
+        if response.meta.get("revisit_unchanged"):
+            return  # 304 or the same body: the callback never runs
+        request = response.request
+        if (key := response.meta.get("revisit_key")) and response.status == 200:
+            try:
+                revisits.set(host_of(request), "l" + key,
+                             self._stored(request, {"revisit_key": key}))
+            except codec.EncodeError:
+                revisits.count("revisit/unencodable")
+        if not request.meta.get("revisit"):
+            async for out in result:
+                yield out
+            return
+        outputs = [out async for out in result]
+        for out in self._rows(revisits, outputs):
+            yield out
+
+    def _rows(self, revisits: Revisits, outputs: list[Any]) -> list[Any]:
+        rows = [(i, out) for i, out in enumerate(outputs)
+                if isinstance(out, Request) and "revisit_row" in out.meta]
+        if not rows:
+            return outputs
+        if revisits.reading:
+            by_host: dict[str, list[int]] = {}
+            for n, (_, out) in enumerate(rows):
+                by_host.setdefault(host_of(out), []).append(n)
+            stored: list[tuple[bytes | None, bytes | None]] = [(None, None)] * len(rows)
+            for host, ns in by_host.items():
+                keys = [rows[n][1].meta["revisit_row"][0] for n in ns]
+                values = revisits.get(host, [f"{p}{k}" for k in keys for p in "rl"])
+                for j, n in enumerate(ns):
+                    stored[n] = (values[2 * j], values[2 * j + 1])
+            for n, (i, out) in enumerate(rows):
+                outputs[i] = self._compare(revisits, out, *stored[n])
+        for _, out in rows:
+            key, row = out.meta["revisit_row"]
+            revisits.set(host_of(out), "r" + key, bytes.fromhex(row))
+        return outputs
+
+    def _compare(self, revisits: Revisits, request: Request, row: bytes | None,
+                 last: bytes | None) -> Request:
+        key, now = request.meta["revisit_row"]
+        if row is None:
+            revisits.count("revisit/rows/new")
+            return request
+        if row.hex() == now:
+            revisits.count("revisit/rows/unchanged")
+            return request  # dropped by the Bloom filter, as seen
+        revisits.count("revisit/rows/changed")
+        if last is None:
+            return request.replace(dont_filter=True)
+        resume = codec.decode(last, self.crawler.spider, host_of(request))
+        # what the listing says now (the row) replaces what it said then
+        cb_kwargs = {**resume.cb_kwargs, **{k: v for k, v in request.cb_kwargs.items()
+                                             if k in resume.cb_kwargs and k != "cursor"}}
+        return resume.replace(cb_kwargs=cb_kwargs, meta={**resume.meta, **request.meta})
+
+
+class RevisitPipeline(_Component):
+    """On a revisit pass, drops items seen before unchanged (``items/dropped/unchanged``);
+    an edited one is emitted as a dict with ``revision`` (1, 2, ...). Every item's digest
+    is kept, so the next pass can tell."""
+
+    def process_item(self, item: Any) -> Any:
+        revisits = self.revisits
+        if revisits is None or not hasattr(item, "key"):
+            return item
+        adapter = ItemAdapter(item)
+        data = {k: v for k, v in adapter.asdict().items() if k not in VOLATILE}
+        now = digest(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str))
+        host = (urlsplit(adapter.get("url") or adapter.get("article_url") or "").netloc
+                or "-").lower()
+        key = item.key()
+        field = digest("\x1f".join(key))
+        # one small hash per thread or article (its items are read together)
+        bucket = digest("\x1f".join(key[1:-1] if key[0] in _CHILDREN else key[1:]))
+        revision = 0
+        if revisits.reading:
+            (stored,) = revisits.get(host, [field], bucket)
+            if stored is None:
+                revisits.count("revisit/items/new")
+            elif stored[:8] == now:
+                revisits.count("items/dropped/unchanged")
+                raise DropItem("unchanged", log_level="DEBUG")
+            else:
+                revision = int(stored[8:] or 0) + 1
+                revisits.count("revisit/items/edited")
+        revisits.set(host, field, now + (str(revision).encode() if revision else b""), bucket)
+        if revision:
+            return {**adapter.asdict(), "revision": revision}
+        return item

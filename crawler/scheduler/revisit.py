@@ -1,0 +1,245 @@
+"""Revisits: the state that makes running a crawl again an incremental pass, and watch mode.
+
+Three kinds of per-host state live in one hash per host, ``rv:<host>`` (one field each,
+small values, written in batches at each heartbeat and at close):
+
+=====================  ===============================================================
+field                  value
+=====================  ===============================================================
+``p<fingerprint>``     a listing page (forum index, board, thread list; blog index,
+                       feed, sitemap) as an encoded request whose meta ``revisit``
+                       holds its validators (ETag, Last-Modified), body digest and
+                       revisit interval; its due time is in ``rvq:<host>``
+``r<key>``             digest (8 bytes) of what a listing says about an item it links
+                       to (a thread-list row: reply count, last post...; a sitemap
+                       ``lastmod``): a different digest means the item changed
+``l<key>``             the encoded request of the last page seen of that item (a
+                       thread's last known page), where a changed item is read from
+=====================  ===============================================================
+
+Item digests live apart, one small hash per thread (per article for blogs),
+``rvi:<host>:<bucket>``: field = 8-byte digest of the item's id, value = 8-byte digest of
+its fields, then its revision. Small hashes stay in Redis' compact listpack encoding:
+about 25 bytes per item, against about 90 in one big hash per host.
+
+Listing revisits wait in ``rvq:<host>`` (fingerprint -> due ms) and the cluster's
+``revisit:due`` (host -> earliest due) so a node finds its due hosts without scanning:
+the owner of a host promotes its due listings into the host's normal queue
+(``revisit.lua``), where leases and politeness apply as to any request. Nothing moves on
+a rebalance: the keys are per host and the new owner promotes them.
+
+When is a listing due? In watch mode (:setting:`CRAWLER_WATCH`), at its fetch time plus
+its interval, which adapts as in Nutch's AdaptiveFetchSchedule: shrunk by
+:data:`DEC_RATE` when the page changed, grown by :data:`INC_RATE` when not, within
+:setting:`CRAWLER_REVISIT_MIN_INTERVAL` and :setting:`CRAWLER_REVISIT_MAX_INTERVAL`.
+Otherwise a run of a crawl that finished before starts a *pass*: every listing fetched
+before the pass started is due once in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from crawler.scheduler.scripts import SPECS
+
+if TYPE_CHECKING:
+    from crawler.scheduler.frontier import Frontier
+    from crawler.scheduler.membership import Membership
+    from crawler.scheduler.outcomes import Outcomes
+
+logger = logging.getLogger(__name__)
+
+#: Nutch's AdaptiveFetchSchedule rates: an unchanged page waits 40% longer next time, a
+#: changed one 20% less.
+INC_RATE, DEC_RATE = 0.4, 0.2
+_PROMOTE_BATCH = 100  # due hosts read per heartbeat
+_BUCKETS = 256  # item buckets (threads, articles) a node keeps after reading them
+
+
+def digest(data: bytes | str) -> bytes:
+    """An 8-byte digest: 1e-19 odds of a missed change per comparison."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return hashlib.blake2b(data, digest_size=8).digest()
+
+
+def watch_argument(raw: object) -> float:
+    """The spider argument ``-a watch=<seconds>``, or a one-line ``ValueError``."""
+    try:
+        seconds = float(raw)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"-a watch={raw!r} must be a number of seconds (0: off)") from None
+    if not 0 <= seconds < float("inf"):
+        raise ValueError(f"-a watch={raw!r} must be a number of seconds >= 0 (0: off)")
+    return seconds
+
+
+def next_interval(interval: float, changed: bool, low: float, high: float) -> float:
+    """The adaptive revisit interval after a fetch that found the page *changed* or not."""
+    interval *= (1 - DEC_RATE) if changed else (1 + INC_RATE)
+    return min(max(interval, low), high)
+
+
+class Revisits:
+    """One node's view of the revisit state (see the module docstring for the keys).
+
+    Reads settings through :class:`crawler.scheduler.options.SchedulerOptions`: *watch*
+    (:setting:`CRAWLER_WATCH`, seconds, 0: off) and the interval bounds. Writes are
+    buffered and sent at each heartbeat (:meth:`tick`), so recording costs no round trip
+    per page; reads happen only while :attr:`reading` (a revisit pass or watch mode),
+    when there is something to compare with.
+    """
+
+    def __init__(self, frontier: Frontier, membership: Membership, outcomes: Outcomes, *,
+                 watch: float, min_interval: float, max_interval: float) -> None:
+        self.frontier = frontier
+        self.outcomes = outcomes
+        self.keys = frontier.keys
+        self.membership = membership
+        self.watch = watch
+        self.min_interval = min_interval if not watch else min(min_interval, watch)
+        self.max_interval = max(max_interval, self.min_interval)
+        self.pass_start: int | None = None  # ms; None: the crawl's first pass
+        self.next_due: int | None = None
+        self.counts: dict[str, int] = {}
+        self._fields: dict[str, dict[str | bytes, bytes]] = {}  # key -> field -> value, unsent
+        self._due: dict[str, dict[str, float]] = {}  # host -> fingerprint -> due ms, unsent
+        self._buckets: OrderedDict[str, dict] = OrderedDict()  # item buckets read lately
+
+    @property
+    def reading(self) -> bool:
+        """Whether stored state can tell new from changed (not on a crawl's first pass)."""
+        return bool(self.watch) or self.pass_start is not None
+
+    @property
+    def first_interval(self) -> float:
+        """Seconds a listing waits after its first fetch."""
+        return self.watch or self.min_interval
+
+    def open(self, finished_at: int | None) -> None:
+        """Decide the pass: a run of a crawl that finished at *finished_at* (ms) revisits
+        every listing once; a run that finds an unfinished pass resumes it."""
+        begun = self.frontier._send("get", self.keys.revisit_pass)
+        begun = int(begun) if begun else None
+        if finished_at is not None and (begun is None or finished_at > begun):
+            begun = self.frontier.now_ms()
+            self.frontier._send("set", self.keys.revisit_pass, begun)
+            logger.info("Revisiting: the crawl finished before, so this run fetches its "
+                        "listing pages again (conditional GET) and only what changed")
+        self.pass_start = begun
+
+    # -- state -----------------------------------------------------------------------
+
+    def get(self, host: str, fields: list[str | bytes], bucket: bytes | None = None,
+            ) -> list[bytes | None]:
+        """Stored values of *fields* of *host* (of its item *bucket*, if given; unsent
+        writes first), in one round trip."""
+        if not fields:
+            return []
+        key = self._key(host, bucket)
+        unsent = self._fields.get(key, {})
+        if bucket is not None:
+            stored = self._bucket(key)
+        else:
+            missing = [f for f in fields if f not in unsent]
+            stored = dict(zip(missing, self.frontier._send("hmget", key, missing))) \
+                if missing else {}
+        return [unsent[f] if f in unsent else stored.get(f) for f in fields]
+
+    def set(self, host: str, field: str | bytes, value: bytes, bucket: bytes | None = None,
+            ) -> None:
+        key = self._key(host, bucket)
+        self._fields.setdefault(key, {})[field] = value
+        if key in self._buckets:
+            self._buckets[key][field] = value
+
+    def _bucket(self, key: str) -> dict:
+        """A whole item bucket (a thread's items), read once for the items of a page
+        and kept for the next ones (an LRU of :data:`_BUCKETS`): one round trip per page."""
+        cached = self._buckets.get(key)
+        if cached is not None:
+            self._buckets.move_to_end(key)
+            return cached
+        cached = self._buckets[key] = self.frontier._send("hgetall", key)
+        if len(self._buckets) > _BUCKETS:
+            self._buckets.popitem(last=False)
+        return cached
+
+    def _key(self, host: str, bucket: bytes | None) -> str:
+        return self.keys.revisit_state(host) if bucket is None \
+            else self.keys.revisit_items(host, bucket.hex())
+
+    def schedule(self, host: str, fingerprint: str, payload: bytes, fetched_ms: int,
+                 interval: float) -> None:
+        """Keep listing *fingerprint* of *host* (*payload*: its request) for revisits."""
+        self.set(host, "p" + fingerprint, payload)
+        # a run-again pass revisits what was fetched before it began: not this
+        due = fetched_ms + interval * 1000 if self.watch else max(fetched_ms, (self.pass_start or 0) + 1)
+        self._due.setdefault(host, {})[fingerprint] = due
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    # -- every heartbeat ------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Send buffered state, then promote this node's due listings."""
+        self.flush()
+        if not self.reading:
+            return
+        now = self.frontier.now_ms()
+        horizon = now if self.watch else self.pass_start
+        due, first = self.frontier._pipeline(lambda pipe: (
+            pipe.zrangebyscore(self.keys.revisit_due, "-inf", horizon, start=0,
+                               num=_PROMOTE_BATCH),
+            pipe.zrange(self.keys.revisit_due, 0, 0, withscores=True)))
+        self.next_due = int(first[0][1]) if first else None
+        mine = self.keys.ready(self.frontier.node)
+        hosts = [h.decode() for h in due]
+        hosts = [h for h in hosts if self.membership.ready_key(h) == mine]
+        if hosts:
+            self.membership.with_ring(lambda epoch: self._promote(hosts, epoch, now, horizon))
+
+    def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> None:
+        # Due again unless their responses say when: a safety net for a fetch that fails
+        # for good or dies with its node (ten first intervals: long enough for the host's
+        # queue ahead of it, short enough not to lose the page for long); in a run-again
+        # pass, in the next pass (after this pass's horizon)
+        safety = min(self.max_interval, 10 * self.first_interval)
+        again = now + int(safety * 1000) if self.watch else max(now, horizon) + 1
+        keys, args = SPECS["revisit"].bind(
+            dict(epoch=self.keys.epoch, totals=self.keys.totals, due=self.keys.revisit_due,
+                 ready=self.keys.ready(self.frontier.node)),
+            dict(epoch=epoch, now=now, horizon=horizon, again=again))
+        for host in hosts:
+            keys += [self.keys.revisits(host), self.keys.revisit_state(host),
+                     self.keys.queue(host), self.keys.host(host)]
+        _, promoted = self.frontier._call("revisit", keys, [*args, *hosts])
+        if promoted:
+            self.count("revisit/promoted", promoted)
+            for _ in range(promoted):  # each ends in one outcome, as a discovered URL does
+                self.outcomes.record("discovered")
+
+    def flush(self) -> None:
+        """Send the buffered writes in one round trip (kept for the next try if it fails)."""
+        if not self._fields and not self._due:
+            return
+        fields, due = self._fields, self._due
+
+        def build(pipe: Any) -> None:
+            for key, values in fields.items():
+                pipe.hset(key, mapping=values)
+            for host, entries in due.items():
+                pipe.zadd(self.keys.revisits(host), entries)
+                # LT: an earlier due time wins; a later one is corrected by revisit.lua
+                pipe.zadd(self.keys.revisit_due, {host: min(entries.values())}, lt=True)
+
+        self.frontier._pipeline(build)
+        self._fields, self._due = {}, {}
+
+    def stats(self) -> dict[str, Any]:
+        counts, self.counts = self.counts, {}
+        return counts

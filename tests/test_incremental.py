@@ -1,0 +1,112 @@
+"""Run again = an incremental pass, end to end on a phpBB forum that changes between runs.
+
+One crawl of version 1, then the same command on version 2 (same crawl state): the second
+run must emit exactly the new and edited items and fetch at most 15% of the first run's
+requests. A fresh crawl of version 2 is the oracle for what is new or edited.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from crawler.incremental import VOLATILE
+from crawler.testing.crawl import CrawlResult, run_crawl
+from crawler.testing.server import LoopbackServer
+from tests.helpers.changing_blog import ChangingBlog
+from tests.helpers.changing_forum import ChangingForum
+
+
+def _key(item: dict[str, Any]) -> tuple:
+    return item["item_type"], item["thread_id"], item.get("post_id")
+
+
+def _content(item: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in item.items() if k not in VOLATILE}, sort_keys=True)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    site, tmp = ChangingForum(), tmp_path_factory.mktemp("incremental")
+    with LoopbackServer(site) as server:
+        url = server.origins[0] + site.start
+        first = run_crawl("phpbb", url, tmp / "first.jl")
+        n_first = len(server.recorder.requests)
+        site.version = 2
+        again = run_crawl("phpbb", url, tmp / "again.jl")
+        revisit = server.recorder.requests[n_first:]
+        fresh_dir = tmp / "fresh"
+        fresh_dir.mkdir()
+        fresh = run_crawl("phpbb", url, fresh_dir / "fresh.jl")
+    return {"first": first, "again": again, "fresh": fresh, "n_first": n_first,
+            "revisit": revisit}
+
+
+def test_the_second_run_emits_exactly_the_new_and_edited_items(runs):
+    first: CrawlResult = runs["first"]
+    seen = {_key(i): _content(i) for i in first.items}
+    fresh = {_key(i): i for i in runs["fresh"].items}
+    wanted = {k for k, i in fresh.items() if seen.get(k) != _content(i)}
+    got = {_key(i): i for i in runs["again"].items}
+    assert len(got) == len(runs["again"].items)
+    assert set(got) == wanted
+    # what the fixture changed: a new thread with 2 posts, 4 replies, 1 edited post
+    assert sum(1 for k in got if k[0] == "thread") == 1
+    assert sum(1 for k in got if k[0] == "post") == 7
+    edited = [i for i in got.values() if i.get("revision")]
+    assert [(i["post_id"], i["revision"]) for i in edited] == [("10512", 1)]
+    for key, item in got.items():  # the same content as a full crawl reads
+        assert _content(item) == _content(fresh[key])
+    # the page of the reply that spilled over was found, with the right floor
+    assert got[("post", "100", "10050")]["position"] == 16
+
+
+def test_the_second_run_fetches_listings_conditionally_and_little_else(runs):
+    revisit, n_first = runs["revisit"], runs["n_first"]
+    assert len(revisit) <= 0.15 * n_first, [r.url for r in revisit]
+    assert sum(1 for r in revisit if r.status == 304) >= 3  # unchanged board pages
+    stats = runs["again"].stats
+    assert stats["revisit/not_modified"] == stats["outcomes/fetched/304"]
+    assert stats["revisit/rows/changed"] == 3 and stats["revisit/rows/new"] == 1
+    assert stats["revisit/items/edited"] == 1
+    # every URL, revisits included, ends in exactly one outcome
+    assert stats["outcomes/discovered"] == \
+        stats["outcomes/fetched"] + stats.get("outcomes/filtered", 0) + stats.get("outcomes/failed", 0)
+    assert "Revisiting" in runs["again"].log
+    assert "revisit/rows/changed" not in runs["first"].stats  # nothing to compare with
+
+
+@pytest.fixture(scope="module")
+def blog_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    site, tmp = ChangingBlog(), tmp_path_factory.mktemp("incremental-blog")
+    args = {"timezone": "Asia/Shanghai"}
+    with LoopbackServer(site) as server:
+        url = server.origins[0] + site.start
+        first = run_crawl("blog", url, tmp / "first.jl", args=args)
+        n_first = len(server.recorder.requests)
+        site.version = 2
+        again = run_crawl("blog", url, tmp / "again.jl", args=args)
+        origin = server.origins[0]
+    return {"first": first, "again": again, "n_first": n_first, "origin": origin,
+            "revisit": server.recorder.requests[n_first:]}
+
+
+def test_a_blog_revisit_emits_the_new_article_new_comments_and_the_edited_article(blog_runs):
+    origin = blog_runs["origin"]
+    got = {(i["item_type"], i.get("url") or i["article_url"], i.get("comment_id")): i
+           for i in blog_runs["again"].items}
+    assert set(got) == {
+        ("article", f"{origin}/2024/02/post-new/", None),
+        ("article", f"{origin}/2024/01/post-02/", None),  # edited
+        ("comment", f"{origin}/2024/02/post-06/", "1760"),
+        ("comment", f"{origin}/2024/02/post-06/", "1761"),
+        ("comment", f"{origin}/2024/01/post-04/", "1740"),
+    }
+    assert got[("article", f"{origin}/2024/01/post-02/", None)]["revision"] == 1
+    assert "Edited: a correction." in got[("article", f"{origin}/2024/01/post-02/", None)]["body_text"]
+    # listings, plus the articles whose sitemap lastmod changed, and the new one
+    fetched = {r.url.removeprefix(origin) for r in blog_runs["revisit"]}
+    assert fetched - {"/robots.txt", "/", "/page/2/", "/page/3/", "/sitemap.xml"} == {
+        "/2024/02/post-new/", "/2024/02/post-06/", "/2024/01/post-04/", "/2024/01/post-02/"}
