@@ -7,9 +7,10 @@ now and then a page of another host), and sends the new links and the acks back,
 dropped before Redis, as the node's seen cache drops them. The command counts are
 deterministic; CPU is Redis' own (``INFO cpu``).
 
-Two passes over the same crawl: one plain (commands and Redis CPU per page), one with
-``INFO commandstats`` read between the scripts (commands per page of each script, by
-command type; the INFO calls are left out of the counts).
+Passes over the same crawl: plain ones (commands and Redis CPU per page; CPU is the
+median of --repeat passes, single passes vary by 30% here), then one with ``INFO
+commandstats`` read between the scripts (commands per page of each script, by command
+type, and the time inside each script; the INFO calls are left out of the counts).
 
     python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 6]
 """
@@ -22,7 +23,7 @@ import random
 import time
 from collections import Counter
 
-from common import ExternalRedis, save
+from common import ExternalRedis, median, save
 
 PAYLOAD = b"x" * 86  # the mean size of a follow request encoded by our codec
 
@@ -51,13 +52,19 @@ def pending(host: str, i: int):
     return Pending(host, hashlib.sha1(url.encode()).hexdigest(), payload, url)
 
 
-def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bool) -> dict:
+def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bool,
+          aof: bool = False) -> dict:
     """Crawl *site* to the end, *want* requests in flight, *batch* of them done per
     refill; with *attribute*, read commandstats around each script."""
     from crawler.scheduler.frontier import Ack, Frontier  # noqa: PLC0415
     from crawler.scheduler.keys import Keys  # noqa: PLC0415
 
     client = redis.client()
+    if aof:
+        client.config_set("appendfsync", "everysec")
+        client.config_set("appendonly", "yes")
+        while client.info("persistence")["aof_rewrite_in_progress"]:
+            time.sleep(0.05)  # the switch rewrites the (empty) AOF first
     keys = Keys("profile")
     f = Frontier(client, keys, "n1", delay_ms=0, max_inflight=1, host_limit=0,
                  bloom_capacity=1_000_000, bloom_error_rate=1e-4)
@@ -73,8 +80,11 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     per_script: dict[str, Counter] = {"push": Counter(), "ack": Counter(), "lease": Counter()}
 
     def stats() -> Counter:
-        return Counter({k.removeprefix("cmdstat_"): v["calls"]
-                        for k, v in client.info("commandstats").items()})
+        counts = Counter()
+        for k, v in client.info("commandstats").items():
+            counts[k.removeprefix("cmdstat_")] = v["calls"]
+            counts["usec " + k.removeprefix("cmdstat_")] = v["usec"]
+        return counts
 
     def step(name: str, call):
         if not attribute:
@@ -83,7 +93,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
         out = call()
         after = stats()
         after.subtract(before)
-        after["info"] = 0
+        after["info"] = after["usec info"] = 0
         per_script[name].update(+after)
         return out
 
@@ -116,16 +126,26 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     calls = Counter(after["calls"])
     calls.subtract(before["calls"])
     calls["info"] = 0
+    usec = Counter(after["usec"])
+    usec.subtract(before["usec"])
+    usec["info"] = 0
     out = {"pages": pages, "refills": cycles, "seconds": took,
            "round_trips_per_page": (f.round_trips - trips) / pages,
            "commands_per_page": (commands - (calls["info"] if attribute else 0)) / pages,
            "redis_cpu_per_1000": 1000 * (after["cpu"] - before["cpu"]) / pages,
-           "calls_per_page": {k: v / pages for k, v in sorted((+calls).items())}}
+           "aof_bytes_per_page": client.info("persistence").get("aof_current_size", 0) / pages
+           if aof else None,
+           "calls_per_page": {k: v / pages for k, v in sorted((+calls).items())},
+           # time Redis measured inside each command, per page (EVALSHA's includes the
+           # commands its script ran, which are also listed on their own)
+           "usec_per_page": {k: v / pages for k, v in (+usec).most_common()}}
     if attribute:
         out["commands_per_page"] = sum((+calls).values()) / pages
-        out["per_script"] = {name: {"total": sum(c.values()) / pages,
-                                    **{k: v / pages for k, v in c.most_common()}}
-                             for name, c in per_script.items()}
+        out["per_script"] = {
+            name: {"total": sum(v for k, v in c.items() if not k.startswith("usec")) / pages,
+                   "evalsha_usec": c["usec evalsha"] / pages,
+                   **{k: v / pages for k, v in c.most_common() if not k.startswith("usec")}}
+            for name, c in per_script.items()}
     return out
 
 
@@ -136,22 +156,40 @@ def main() -> None:
     parser.add_argument("--want", type=int, default=16, help="requests in flight")
     parser.add_argument("--batch", type=int, default=6,
                         help="pages done per refill (the bench crawl's: about 6)")
+    parser.add_argument("--aof", action="store_true",
+                        help="Redis with appendonly yes, appendfsync everysec (the embedded "
+                             "default's persistence)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="plain passes (CPU: the median; this machine is noisy)")
     parser.add_argument("--name", default="profile_redis", help="results file name")
     args = parser.parse_args()
     result = {"hosts": args.hosts, "pages_per_host": args.pages, "want": args.want,
-              "batch": args.batch}
-    for mode in ("plain", "attributed"):
-        with ExternalRedis(f"profile-{mode}") as redis:
-            result[mode] = crawl(redis, Site(args.hosts, args.pages), args.want,
-                                 args.batch, mode == "attributed")
-    plain, attributed = result["plain"], result["attributed"]
+              "batch": args.batch, "aof": args.aof}
+    passes = []
+    for i in range(args.repeat):
+        with ExternalRedis(f"profile-plain-{i}") as redis:
+            passes.append(crawl(redis, Site(args.hosts, args.pages), args.want, args.batch, False,
+                                args.aof))
+    with ExternalRedis("profile-attributed") as redis:
+        result["attributed"] = crawl(redis, Site(args.hosts, args.pages), args.want, args.batch,
+                                     True)
+    cpu = sorted(p["redis_cpu_per_1000"] for p in passes)
+    plain = result["plain"] = {**passes[0], "redis_cpu_per_1000": median(cpu),
+                               "redis_cpu_per_1000_runs": cpu}
+    attributed = result["attributed"]
     print(f"{plain['pages']} pages in {plain['refills']} refills: "
           f"{plain['commands_per_page']:.2f} Redis commands/page, "
-          f"{plain['redis_cpu_per_1000']:.3f} Redis CPU s/1000 pages, "
-          f"{plain['round_trips_per_page']:.3f} round trips/page, {plain['seconds']:.1f} s")
+          f"{plain['redis_cpu_per_1000']:.3f} Redis CPU s/1000 pages (median; "
+          f"{', '.join(f'{c:.3f}' for c in cpu)}), "
+          f"{plain['round_trips_per_page']:.3f} round trips/page, {plain['seconds']:.1f} s"
+          + (f", {plain['aof_bytes_per_page']:.0f} AOF bytes/page" if args.aof else ""))
+    print("  usec/page inside commands:", ", ".join(
+        f"{k} {v:.1f}" for k, v in list(plain["usec_per_page"].items())[:8]))
     for name, counts in attributed["per_script"].items():
-        top = ", ".join(f"{k} {v:.2f}" for k, v in counts.items() if k != "total")
-        print(f"  {name}: {counts['total']:.2f}/page ({top})")
+        top = ", ".join(f"{k} {v:.2f}" for k, v in counts.items()
+                        if k not in ("total", "evalsha_usec"))
+        print(f"  {name}: {counts['total']:.2f}/page, {counts['evalsha_usec']:.1f} usec/page "
+              f"in its script ({top})")
     save(args.name, result)
 
 
