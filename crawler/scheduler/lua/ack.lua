@@ -52,49 +52,54 @@ local ids = {}
 for i = 7, #ARGV, 4 do ids[#ids + 1] = ARGV[i] end
 if #ids == 0 then return 0 end
 local held = call_chunked('HMGET', KEYS[3], ids)
-local settled, once, k = {}, {}, 5
+local settled, once = {}, {}
 for j, id in ipairs(ids) do
-  local i = 7 + (j - 1) * 4
-  local state, queue, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
-  k = k + 3
   if held[j] and not once[id] then  -- an id twice in one call settles once
-    settled[#settled + 1], once[id] = id, true
-    local s = redis.call('HMGET', state, 'n', 't', 'd', 'b', 'e')
-    local n = math.max(0, tonumber(s[1] or '1') - 1)
-    local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-    local t = math.max(tonumber(s[2] or '0'), done + math.max(delay, tonumber(s[3] or '0')))
-    local b = 0
-    if backoff ~= 0 then
-      b = tonumber(s[4] or '0') + 1
-      local wait = backoff
-      if backoff < 0 then wait = math.min(cap, base * 2 ^ (b - 1)) end
-      t = math.max(t, done + wait)
-    end
-    -- 'e' = '1' while the state has an expiry (set below), so that only then a
-    -- host with work again needs a PERSIST
-    n, t, b = int(n), int(t), int(b)
-    if redis.call('LLEN', queue) > 0 then
-      if s[5] == '1' then
-        redis.call('HSET', state, 'n', n, 't', t, 'b', b, 'e', '0')
-        redis.call('PERSIST', state)
-      else
-        redis.call('HSET', state, 'n', n, 't', t, 'b', b)
-      end
-      redis.call('ZADD', ready, int(math.max(tonumber(t), now)), ARGV[i + 1])
-    elseif n == '0' then
-      -- an idle host's state (gap, backoff, Crawl-delay, admitted count) goes after a
-      -- week without work, so hosts seen once do not stay in Redis for ever
-      redis.call('HSET', state, 'n', n, 't', t, 'b', b, 'e', '1')
-      redis.call('PEXPIRE', state, '604800000')
-      redis.call('ZREM', ready, ARGV[i + 1])
-    else
-      redis.call('HSET', state, 'n', n, 't', t, 'b', b)
-      redis.call('ZREM', ready, ARGV[i + 1])
-    end
+    settled[#settled + 1], once[id] = j, true
   end
 end
-if #settled > 0 then
-  call_chunked('HDEL', KEYS[3], settled)
-  redis.call('HINCRBY', KEYS[2], 'leased', int(-#settled))
+if #settled == 0 then return 0 end
+-- Deleted first: the first write of a script decides whether a Redis over maxmemory
+-- refuses it, and HDEL (frees memory) is allowed where HSET is not, so acks (and
+-- with them leases) go on while Redis refuses writes that grow it.
+local gone = {}
+for n, j in ipairs(settled) do gone[n] = ids[j] end
+call_chunked('HDEL', KEYS[3], gone)
+redis.call('HINCRBY', KEYS[2], 'leased', int(-#settled))
+for _, j in ipairs(settled) do
+  local i, k = 7 + (j - 1) * 4, 5 + (j - 1) * 3
+  local state, queue, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  local s = redis.call('HMGET', state, 'n', 't', 'd', 'b', 'e')
+  local n = math.max(0, tonumber(s[1] or '1') - 1)
+  local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+  local t = math.max(tonumber(s[2] or '0'), done + math.max(delay, tonumber(s[3] or '0')))
+  local b = 0
+  if backoff ~= 0 then
+    b = tonumber(s[4] or '0') + 1
+    local wait = backoff
+    if backoff < 0 then wait = math.min(cap, base * 2 ^ (b - 1)) end
+    t = math.max(t, done + wait)
+  end
+  -- 'e' = '1' while the state has an expiry (set below), so that only then a
+  -- host with work again needs a PERSIST
+  n, t, b = int(n), int(t), int(b)
+  if redis.call('LLEN', queue) > 0 then
+    if s[5] == '1' then
+      redis.call('HSET', state, 'n', n, 't', t, 'b', b, 'e', '0')
+      redis.call('PERSIST', state)
+    else
+      redis.call('HSET', state, 'n', n, 't', t, 'b', b)
+    end
+    redis.call('ZADD', ready, int(math.max(tonumber(t), now)), ARGV[i + 1])
+  elseif n == '0' then
+    -- an idle host's state (gap, backoff, Crawl-delay, admitted count) goes after a
+    -- week without work, so hosts seen once do not stay in Redis for ever
+    redis.call('HSET', state, 'n', n, 't', t, 'b', b, 'e', '1')
+    redis.call('PEXPIRE', state, '604800000')
+    redis.call('ZREM', ready, ARGV[i + 1])
+  else
+    redis.call('HSET', state, 'n', n, 't', t, 'b', b)
+    redis.call('ZREM', ready, ARGV[i + 1])
+  end
 end
 return #settled
