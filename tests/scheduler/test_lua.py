@@ -280,7 +280,10 @@ def test_an_idle_node_takes_only_hosts_overdue_at_their_owner(r):
     assert r.hget(busy.keys.host("flight.test"), "n") == b"1"
     assert r.zscore(busy.keys.ready("n1"), "late.test") > now + 30_000
     # the thief's ack re-arms the host at its owner, which leases it next
-    idle.flush([], [Ack(leased[0].lease_id, "late.test", idle.now_ms())], epoch, ready_of("n1"))
+    # (its response came back a second ago: each node's clock offset to Redis is its own
+    # estimate, and the two may differ by a few ms)
+    done = idle.now_ms() - 1000
+    idle.flush([], [Ack(leased[0].lease_id, "late.test", done)], epoch, ready_of("n1"))
     assert r.hget(busy.keys.host("late.test"), "n") == b"0"
     mine, _ = busy.lease(10, epoch)
     assert {(x.host, x.payload, x.stolen) for x in mine} >= {("late.test", b"2late.test", False)}
