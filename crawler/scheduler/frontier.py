@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
+SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
 
 __all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "Leased",
            "Pending", "StaleEpoch"]
@@ -365,12 +366,17 @@ class Frontier(RedisLink):
         return [h.decode() for h in self._send("zrange", zset_key, 0, -1)]
 
     def sweep(self, source_key: str, moves: dict[str, str], epoch: int) -> int:
-        """Move *moves* (host -> destination ready key) out of *source_key*."""
-        if not moves:
-            return 0
+        """Move *moves* (host -> destination ready key) out of *source_key*.
+
+        In calls of :data:`SWEEP_CHUNK` hosts: one call over a million hosts would
+        hold Redis for seconds, past its clients' socket timeouts."""
         keys, args = SPECS["sweep"].bind(dict(epoch=self.keys.epoch, source=source_key),
                                          dict(epoch=epoch))
-        return self._call("sweep", [*keys, *moves.values()], [*args, *moves])
+        hosts, moved = list(moves), 0
+        for start in range(0, len(hosts), SWEEP_CHUNK):
+            chunk = hosts[start:start + SWEEP_CHUNK]
+            moved += self._call("sweep", [*keys, *(moves[h] for h in chunk)], [*args, *chunk])
+        return moved
 
 
 def _group(pushes: Sequence[Pending]) -> list[tuple[str, list[tuple[int, Pending]]]]:

@@ -451,3 +451,17 @@ def test_an_idle_ring_refresh_does_not_read_every_host(r):
     r.config_resetstat()
     membership.refresh()
     assert r.info("commandstats")["cmdstat_zrange"]["calls"] == 2
+
+
+def test_a_sweep_moves_many_hosts_in_chunks(r, monkeypatch):
+    from crawler.scheduler import frontier  # noqa: PLC0415
+
+    monkeypatch.setattr(frontier, "SWEEP_CHUNK", 3)
+    f = make_frontier(r)
+    epoch = f.join(1)
+    r.zadd(f.keys.ready("n1"), {f"h{i}.test": i for i in range(7)})
+    r.config_resetstat()
+    moves = {f"h{i}.test": f.keys.ready("n2") for i in range(7)}
+    assert f.sweep(f.keys.ready("n1"), moves, epoch) == 7
+    assert r.info("commandstats")["cmdstat_evalsha"]["calls"] == 3
+    assert r.zcard(f.keys.ready("n2")) == 7 and not r.exists(f.keys.ready("n1"))
