@@ -186,8 +186,10 @@ class ExternalRedis:
         """CPU seconds and per-command call counts so far."""
         c = self.client()
         cpu = c.info("cpu")
-        calls = {k.removeprefix("cmdstat_"): v["calls"] for k, v in c.info("commandstats").items()}
-        return {"cpu": cpu["used_cpu_user"] + cpu["used_cpu_sys"], "calls": calls,
+        stats = c.info("commandstats")
+        calls = {k.removeprefix("cmdstat_"): v["calls"] for k, v in stats.items()}
+        usec = {k.removeprefix("cmdstat_"): v["usec"] for k, v in stats.items()}
+        return {"cpu": cpu["used_cpu_user"] + cpu["used_cpu_sys"], "calls": calls, "usec": usec,
                 "commands": c.info("stats")["total_commands_processed"]}
 
 

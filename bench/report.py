@@ -214,6 +214,14 @@ def targets() -> list[str]:
             sr = c.get("scrapy-redis", {}).get("round_trips_per_page", float("nan"))
             rows.append(("Redis round trips per page", f"{sr:.1f} (scrapy-redis, measured)",
                          "<= 0.5", f"{rtt:.2f}", rtt <= 0.5))
+            ext = c["ours (external Redis)"]
+            if ext.get("redis_commands_per_page"):
+                cmds = ext["redis_commands_per_page"]
+                rows.append(("Redis commands per page (Lua-internal included)", "33 (issue 14)",
+                             "<= 15", f"{cmds:.1f}", cmds <= 15))
+            cpu = ext["redis_cpu_per_1000"]
+            rows.append(("Redis CPU s per 1,000 pages (external Redis)", "0.15 (issue 14)",
+                         "<= 0.05", f"{cpu:.3f}", cpu <= 0.05))
     if r := load("redis_cost"):
         o, s = r["ours"][-1], r["scrapy_redis_dedup"][-1]
         rows.append((f"dedup bytes per seen URL ({o['urls']:,}, p=1e-4)",
@@ -239,12 +247,60 @@ def targets() -> list[str]:
             rows.append((f"speedup at {x['nodes']} nodes (latency-bound)",
                          "1.85x / 4.40x (WebGather)", f">= {0.9 * x['nodes']:.1f}x",
                          f"{sp:.2f}x", sp >= 0.9 * x["nodes"]))
+    if sc := load("scale_cost"):
+        small, large = sc["sizes"][0], sc["sizes"][-1]
+        worst = max(large[op]["commands"] / max(small[op]["commands"], 1)
+                    for op in SCALE_OPS)
+        rows.append((f"frontier cost, {small['hosts']:,} -> {large['hosts']:,} hosts "
+                     f"({large['queued']:,} queued), worst ratio of Redis commands",
+                     "work_left 6.75 s at 200,000 hosts (issue 14)", "flat (within 2x)",
+                     f"{worst:.2f}x", worst <= 2))
     if not rows:
         return []
     out = ["## Targets (from `../shared/docs/brief.md`)", "",
            "| figure | baseline | target | ours, this run | met |", "|---|---|---|---|---|"]
     out += [f"| {a} | {b} | {c} | {d} | {'yes' if ok else '**no**'} |" for a, b, c, d, ok in rows]
     return out + [""]
+
+
+SCALE_OPS = ("refill", "work_left", "heartbeat", "ring_refresh", "status")
+
+
+def scale_cost(d: dict) -> list[str]:
+    sizes = d["sizes"]
+    head = " | ".join(f"{x['hosts']:,} hosts ({x['queued']:,} queued)" for x in sizes)
+    lines = ["## 6. Cost as the frontier grows", "",
+             "A redis-server filled with the frontier's key layout "
+             f"({d['per_host']} queued requests per host, every host due), then each "
+             "operation timed through `Frontier` (`bench/scale_cost.py`): a refill is a flush "
+             "(16 new links, 16 acks) and a lease of 16; work_left is the idle path's recount; "
+             "a ring refresh with nothing changed is the idle heartbeat's; status is "
+             "`python -m crawler status`'s read.", "",
+             f"| operation | {head} |", "|---|" + "---|" * len(sizes)]
+    for op in SCALE_OPS:
+        cells = " | ".join(f"{x[op]['ms_median']:.2f} ms, {x[op]['commands']:.0f} commands, "
+                           f"{x[op].get('redis_cpu_ms', float('nan')):.2f} ms Redis CPU"
+                           for x in sizes)
+        lines.append(f"| {op} | {cells} |")
+    lines += ["", "Median wall time per call (this machine is shared and noisy); Redis commands "
+              "and CPU per call from `INFO`. Flat means the same commands at every size.", ""]
+    return lines
+
+
+def profile(d: dict) -> list[str]:
+    p, a = d["plain"], d["attributed"]
+    lines = ["## 7. Redis' cost per page, per script", "",
+             f"`bench/profile_redis.py`: a synthetic follow crawl of {d['hosts']} hosts x "
+             f"{d['pages_per_host']} pages through `Frontier`, {d['want']} in flight, "
+             f"{d['batch']} pages done per refill" + (", AOF everysec" if d.get("aof") else "")
+             + f": {p['pages']:,} pages, {p['commands_per_page']:.1f} Redis commands per page, "
+             f"{p['redis_cpu_per_1000']:.3f} s Redis CPU per 1,000 pages (median of "
+             + ", ".join(f"{c:.3f}" for c in p.get("redis_cpu_per_1000_runs", [])) + ").", "",
+             "| script | commands / page | us / page inside it | by command |", "|---|---|---|---|"]
+    for name, c in a["per_script"].items():
+        top = ", ".join(f"{k} {v:.2f}" for k, v in c.items() if k not in ("total", "evalsha_usec"))
+        lines.append(f"| {name}.lua | {c['total']:.2f} | {c['evalsha_usec']:.0f} | {top} |")
+    return lines + [""]
 
 
 def main() -> None:
@@ -276,7 +332,8 @@ def main() -> None:
         if sweep:
             sweep["requests_total"] = cost["ours"][-1]["urls"]
         lines += moves(d, sweep)
-    for name, render in (("scaleout", scaleout), ("politeness", politeness)):
+    for name, render in (("scaleout", scaleout), ("politeness", politeness),
+                         ("scale_cost", scale_cost), ("profile_redis", profile)):
         if (d := load(name)) is not None:
             lines += render(d)
     analysis = BENCH / "ANALYSIS.md"

@@ -26,7 +26,9 @@ def render(status: dict[str, Any], url: str) -> str:
         lines.append("(no nodes)")
     if status["drain_requested"]:
         lines.append(f"drain requested: {', '.join(status['drain_requested'])}")
-    lines += ["", "biggest host queues:"]
+    sampled = status.get("top_hosts_sampled")
+    lines += ["", "biggest host queues:" if sampled is None
+              else f"biggest host queues (of {sampled} hosts sampled at random):"]
     lines += [f"  {h['queued']:>8}  {h['host']}" for h in status["top_hosts"]] or ["  (none)"]
     b = status["bloom"]
     if b["layers"]:

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
+SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
 
 __all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "Leased",
            "Pending", "StaleEpoch"]
@@ -185,7 +186,7 @@ class Frontier(RedisLink):
                  push_log=self.keys.push_log(self.node)),
             dict(epoch=epoch, now=now, filters=len(layers), capacity=last.capacity,
                  host_limit=self.host_limit, batch=batch,
-                 size_bits=last.slices * last.bits_per_slice))
+                 size_bits=last.slices * last.bits_per_slice, max_in_flight=self.max_inflight))
         keys += [self.keys.bloom_bits(layer.index) for layer in layers]
         args += [layer.slices for layer in layers]
         for host, items in groups:
@@ -231,16 +232,16 @@ class Frontier(RedisLink):
             now = self.now_ms()
             reads = self._pipeline(lambda pipe: self._read_due(
                 pipe, now, want, tuple(steal_from), steal_after_ms))
-        due, first, *overdue = reads
+        head, *overdue = reads
         now = self.now_ms()
-        candidates = {h.decode(): ready for h in due}
+        candidates = {h.decode(): ready for h, score in head if score <= now}
         for _, host, key in sorted((score, host.decode(), key) for key, hosts in
                                    zip(victims, overdue) for host, score in hosts):
             if len(candidates) >= want:
                 break
             candidates.setdefault(host, key)
         if not candidates:
-            return [], int(first[0][1]) if first else None
+            return [], int(head[0][1]) if head else None
         keys, args = SPECS["lease"].bind(
             dict(epoch=self.keys.epoch, totals=self.keys.totals, ready=ready,
                  leases=self.keys.leases(self.node)),
@@ -258,9 +259,8 @@ class Frontier(RedisLink):
 
     def _read_due(self, pipe: Pipeline, now: int, want: int, steal_from: tuple[str, ...],
                   steal_after_ms: int) -> None:
-        ready = self.keys.ready(self.node)
-        pipe.zrangebyscore(ready, "-inf", now, start=0, num=want)
-        pipe.zrange(ready, 0, 0, withscores=True)
+        # the first *want* hosts by due time: the due ones, or else the next due
+        pipe.zrange(self.keys.ready(self.node), 0, want - 1, withscores=True)
         for node in steal_from:
             pipe.zrangebyscore(self.keys.ready(node), "-inf", now - steal_after_ms, start=0,
                                num=want, withscores=True)
@@ -370,12 +370,17 @@ class Frontier(RedisLink):
         return [h.decode() for h in self._send("zrange", zset_key, 0, -1)]
 
     def sweep(self, source_key: str, moves: dict[str, str], epoch: int) -> int:
-        """Move *moves* (host -> destination ready key) out of *source_key*."""
-        if not moves:
-            return 0
+        """Move *moves* (host -> destination ready key) out of *source_key*.
+
+        In calls of :data:`SWEEP_CHUNK` hosts: one call over a million hosts would
+        hold Redis for seconds, past its clients' socket timeouts."""
         keys, args = SPECS["sweep"].bind(dict(epoch=self.keys.epoch, source=source_key),
                                          dict(epoch=epoch))
-        return self._call("sweep", [*keys, *moves.values()], [*args, *moves])
+        hosts, moved = list(moves), 0
+        for start in range(0, len(hosts), SWEEP_CHUNK):
+            chunk = hosts[start:start + SWEEP_CHUNK]
+            moved += self._call("sweep", [*keys, *(moves[h] for h in chunk)], [*args, *chunk])
+        return moved
 
 
 def _group(pushes: Sequence[Pending]) -> list[tuple[str, list[tuple[int, Pending]]]]:

@@ -14,15 +14,20 @@ key                     type    content
 ``totals``              hash    ``queued``, ``leased`` (cluster totals), ``seq``
                                 (lease id counter)
 ``ready:<node>``        zset    host -> time (ms) its next request may start;
-                                the hosts with queued work that a node owns
+                                the hosts with queued work that a node owns (a
+                                host in flight to its limit is parked a minute
+                                ahead; its ack re-arms it or takes it out)
 ``orphans``             zset    hosts with queued work whose owner died or left
 ``pushlog:<node>``      string  id and result codes of the node's last push batch
 ``leases:<node>``       hash    lease id -> ``host\\n<encoded request>``
 ``q:<host>``            list    encoded requests of a host, FIFO (breadth-first)
 ``host:<host>``         hash    ``n`` in flight, ``t`` next start (ms), ``d`` delay
-                                (ms, robots.txt Crawl-delay), ``a`` admitted
+                                (ms, robots.txt Crawl-delay), ``a`` admitted, ``b``
+                                consecutive backoffs, ``e`` '1' while the hash has
+                                its idle expiry (a week)
 ``bloom``               hash    Bloom filter meta: ``capacity``, ``error_rate``,
-                                ``n`` filters, ``c<i>`` items in filter *i*
+                                ``n`` filters, ``c<i>`` items in filter *i*, ``m<i>``
+                                filter *i*'s string made at its full size
 ``bloom:<i>``           string  bits of filter *i*
 ``outcomes``            hash    ``<node>@<run start ms>/<outcome>`` -> count; every
                                 node's outcome counters, summed by the status command

@@ -42,6 +42,7 @@ class Membership:
         self.epoch = -1
         self.ring = Ring({}, vnodes)
         self._owners: dict[str, str] = {}
+        self._swept_epoch = -1  # the epoch this node's ready set was last checked at
 
     def ready_key(self, host: str) -> str:
         """Where a host's work is announced: its owner's ready set, or orphans."""
@@ -71,6 +72,7 @@ class Membership:
                 self.epoch = epoch
                 self.ring = Ring({n: w for n, w in weights.items() if w > 0}, self.vnodes)
                 self._owners.clear()
+                self._swept_epoch = -1
             try:
                 self._sweep()
                 return
@@ -79,14 +81,22 @@ class Membership:
         raise RingUnstable("membership kept changing during 5 consecutive sweeps")
 
     def _sweep(self) -> None:
+        """Move away the hosts this node no longer owns, and claim its orphans.
+
+        Its own ready set is read only when the epoch changed: within an epoch, every
+        write that adds a host to it (push, ack, sweep) is fenced by that epoch and
+        routed by its ring, so an idle node's refresh does not scan all its hosts."""
         keys = self.frontier.keys
         mine = keys.ready(self.node)
-        away = {h: self.ready_key(h) for h in self.frontier.hosts_in(mine)}
-        away = {h: k for h, k in away.items() if k != mine}
+        away: dict[str, str] = {}
+        if self.epoch != self._swept_epoch:
+            away = {h: self.ready_key(h) for h in self.frontier.hosts_in(mine)}
+            away = {h: k for h, k in away.items() if k != mine}
         claims = {h: mine for h in self.frontier.hosts_in(keys.orphans)
-                  if self.ready_key(h) == mine}
+                  if self.ready_key(h) == mine} if self.ring else {}
         moved = self.frontier.sweep(mine, away, self.epoch)
         moved += self.frontier.sweep(keys.orphans, claims, self.epoch)
+        self._swept_epoch = self.epoch
         if moved:
             self.counts["frontier/hosts_moved"] += moved
             self.frontier.ledger.record_rebalance(self.epoch, len(away), len(claims))

@@ -85,7 +85,8 @@ class ScriptSpec:
 
 SPECS = {spec.name: spec for spec in (
     ScriptSpec("push", ("epoch", "totals", "bloom_meta", "push_log"),
-               ("epoch", "now", "filters", "capacity", "host_limit", "batch", "size_bits")),
+               ("epoch", "now", "filters", "capacity", "host_limit", "batch", "size_bits",
+                "max_in_flight")),
     ScriptSpec("lease", ("epoch", "totals", "ready", "leases"),
                ("epoch", "now", "delay", "max_in_flight", "park")),
     ScriptSpec("ack", ("epoch", "totals", "leases", "push_log"),

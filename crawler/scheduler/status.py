@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
     from crawler.scheduler.keys import Keys
 
-_CHUNK = 1000  # commands per pipeline when asking about every host
+_CHUNK = 1000  # commands per pipeline when asking about many hosts
+_SAMPLE = 10_000  # hosts looked at for the biggest queues: all of them, up to this many
 
 
 def _decode(mapping: dict[bytes, bytes]) -> dict[str, str]:
@@ -47,6 +48,7 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
                    node_timeout)
     totals = _decode(totals)
     filter_ = BloomFilter.from_meta(_decode(bloom))
+    top_hosts, sampled = _top_hosts(client, keys, [n["node"] for n in nodes], top)
     return {
         "crawl": keys.crawl,
         "ring_epoch": int(epoch or 0),
@@ -62,7 +64,8 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
             "pages_per_s": round(sum(n["pages_per_s"] or 0 for n in nodes
                                      if n["state"] != "dead"), 2),
         },
-        "top_hosts": _top_hosts(client, keys, [n["node"] for n in nodes], top),
+        "top_hosts": top_hosts,
+        "top_hosts_sampled": sampled,  # hosts looked at, or None when all were
         "bloom": filter_.summary() if filter_ else {"layers": []},
         "items_stream": items,
         "rebalances": [{"id": eid.decode(), **_decode(f)} for eid, f in events],
@@ -104,11 +107,25 @@ def _nodes(client: redis.Redis, keys: Keys, members: list, weights: dict[str, st
         })
     return nodes
 
-def _top_hosts(client: redis.Redis, keys: Keys, nodes: list[str], top: int) -> list[dict[str, Any]]:
-    hosts: set[str] = set()
-    for zset in [keys.orphans, *(keys.ready(n) for n in nodes)]:
-        hosts.update(h.decode() for h in client.zrange(zset, 0, -1))
-    ordered = sorted(hosts)
+def _top_hosts(client: redis.Redis, keys: Keys, nodes: list[str], top: int
+               ) -> tuple[list[dict[str, Any]], int | None]:
+    """The biggest host queues, and the sample size they were found in (None: all hosts).
+
+    Past :data:`_SAMPLE` hosts, a random sample of that many (``ZRANDMEMBER``, from each
+    ready set in proportion to its size), so the status costs the same at any size."""
+    zsets = [keys.orphans, *(keys.ready(n) for n in nodes)]
+    pipe = client.pipeline(transaction=False)
+    for zset in zsets:
+        pipe.zcard(zset)
+    counts = pipe.execute()
+    total = sum(counts)
+    pipe = client.pipeline(transaction=False)
+    for zset, count in zip(zsets, counts):
+        if total <= _SAMPLE:
+            pipe.zrange(zset, 0, -1)
+        elif count:
+            pipe.zrandmember(zset, max(1, round(_SAMPLE * count / total)))
+    ordered = sorted({h.decode() for hosts in pipe.execute() for h in hosts or ()})
     sizes: list[int] = []
     for start in range(0, len(ordered), _CHUNK):
         pipe = client.pipeline(transaction=False)
@@ -116,7 +133,8 @@ def _top_hosts(client: redis.Redis, keys: Keys, nodes: list[str], top: int) -> l
             pipe.llen(keys.queue(host))
         sizes += pipe.execute()
     biggest = sorted(zip(ordered, sizes), key=lambda hs: (-hs[1], hs[0]))[:top]
-    return [{"host": h, "queued": s} for h, s in biggest]
+    return [{"host": h, "queued": s} for h, s in biggest], (len(ordered) if total > _SAMPLE
+                                                            else None)
 
 
 def sum_outcomes(per_run: dict[str, str]) -> dict[str, int]:

@@ -103,9 +103,12 @@ def test_lease_honours_crawl_delay_and_removes_empty_hosts(r):
     f.set_crawl_delays({"a.test": 5000})
     leased, _ = f.lease(10, epoch)
     assert len(leased) == 1
-    assert not r.zscore(f.keys.ready("n1"), "a.test")  # queue empty: host leaves ready
+    # at its in-flight limit the host is parked, queue unread; its ack, finding the
+    # queue empty, takes it out of the ready set
+    assert r.zscore(f.keys.ready("n1"), "a.test") > f.now_ms() + 30_000
     f.flush([], [Ack(leased[0].lease_id, "a.test", 1000)], epoch, ready_of("n1"))
     assert int(r.hget(f.keys.host("a.test"), "t")) >= 6000
+    assert not r.zscore(f.keys.ready("n1"), "a.test")
 
 
 def test_ack_of_a_reclaimed_lease_changes_nothing(r):
@@ -277,7 +280,10 @@ def test_an_idle_node_takes_only_hosts_overdue_at_their_owner(r):
     assert r.hget(busy.keys.host("flight.test"), "n") == b"1"
     assert r.zscore(busy.keys.ready("n1"), "late.test") > now + 30_000
     # the thief's ack re-arms the host at its owner, which leases it next
-    idle.flush([], [Ack(leased[0].lease_id, "late.test", idle.now_ms())], epoch, ready_of("n1"))
+    # (its response came back a second ago: each node's clock offset to Redis is its own
+    # estimate, and the two may differ by a few ms)
+    done = idle.now_ms() - 1000
+    idle.flush([], [Ack(leased[0].lease_id, "late.test", done)], epoch, ready_of("n1"))
     assert r.hget(busy.keys.host("late.test"), "n") == b"0"
     mine, _ = busy.lease(10, epoch)
     assert {(x.host, x.payload, x.stolen) for x in mine} >= {("late.test", b"2late.test", False)}
@@ -374,3 +380,88 @@ def test_redis_does_not_keep_what_no_one_needs(r):
     r.hset(g.keys.node_stats, "n2", "{}")
     assert f.reclaim("n2", dead_before_ms=None, remove=True) == 0
     assert not r.hexists(f.keys.node_stats, "n2") and not r.exists(f.keys.push_log("n2"))
+
+
+def test_a_host_in_flight_to_its_limit_is_rearmed_by_its_ack_not_by_a_push(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", epoch=epoch)
+    [lease], _ = f.lease(10, epoch)
+    r.zrem(f.keys.ready("n1"), "a.test")  # out of the ready set while in flight
+    _queue(f, r, "a.test", b"p2", epoch=epoch)
+    assert r.zscore(f.keys.ready("n1"), "a.test") is None, "announced while at its limit"
+    f.flush([], [Ack(lease.lease_id, "a.test", f.now_ms())], epoch, ready_of("n1"))
+    assert r.zscore(f.keys.ready("n1"), "a.test") is not None
+    assert [x.payload for x in f.lease(10, epoch)[0]] == [b"p2"]
+
+
+def test_one_lease_call_hands_out_distinct_ids_and_an_id_acked_twice_settles_once(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    for host in ("a.test", "b.test", "c.test"):
+        _queue(f, r, host, b"1" + host.encode(), b"2" + host.encode(), epoch=epoch)
+    leased, _ = f.lease(10, epoch)
+    assert len({x.lease_id for x in leased}) == 3 == r.hlen(f.keys.leases("n1"))
+    first = leased[0]
+    twice = [Ack(first.lease_id, first.host, f.now_ms())] * 2
+    f.flush([], twice, epoch, ready_of("n1"))
+    assert r.hget(f.keys.host(first.host), "n") == b"0"
+    assert r.hget(f.keys.totals, "leased") == b"2"
+
+
+def test_a_page_costs_redis_at_most_15_commands(r):
+    """The hot path's Redis cost, in commands per page (Lua-internal ones included):
+    push its links, ack it, lease the next (bench/profile_redis.py measures the same)."""
+    f = make_frontier(r)
+    epoch = f.join(1)
+    hosts = [f"h{i}.test" for i in range(20)]
+    _queue(f, r, hosts[0], b"seed", epoch=epoch)
+    r.config_resetstat()
+    pages, serial, acks, links = 0, 0, [], []
+    while True:
+        f.flush(links, acks, epoch, ready_of("n1"), peek=(16, (), 0))
+        leased, _ = f.lease(16, epoch)
+        if not leased:
+            break
+        pages += len(leased)
+        links, acks = [], [Ack(x.lease_id, x.host, f.now_ms()) for x in leased]
+        for x in leased:  # two new links per page, one on another host, until 200 pages
+            for host in (x.host, hosts[serial % 20]) if serial < 200 else ():
+                serial += 1
+                links.append(Pending(host, f"{serial:040x}", b"p"))
+    assert pages == 201
+    used = sum(s["calls"] for name, s in r.info("commandstats").items()
+               if name != "cmdstat_config")
+    assert used / pages <= 15, r.info("commandstats")
+
+
+def test_an_idle_ring_refresh_does_not_read_every_host(r):
+    from crawler.scheduler.membership import Membership  # noqa: PLC0415
+
+    f = make_frontier(r)
+    membership = Membership(f, weight=1, vnodes=10, timeout_ms=60_000)
+    membership.join()
+    for i in range(500):
+        _queue(f, r, f"h{i}.test", b"p", epoch=membership.epoch)
+    r.config_resetstat()
+    membership.refresh()  # nothing changed: a node's idle heartbeat path
+    calls = {name: s["calls"] for name, s in r.info("commandstats").items()}
+    assert "cmdstat_zrange" in calls and calls["cmdstat_zrange"] == 1, calls  # the orphans
+    f.join(1)  # a new epoch: now its hosts are checked
+    r.config_resetstat()
+    membership.refresh()
+    assert r.info("commandstats")["cmdstat_zrange"]["calls"] == 2
+
+
+def test_a_sweep_moves_many_hosts_in_chunks(r, monkeypatch):
+    from crawler.scheduler import frontier  # noqa: PLC0415
+
+    monkeypatch.setattr(frontier, "SWEEP_CHUNK", 3)
+    f = make_frontier(r)
+    epoch = f.join(1)
+    r.zadd(f.keys.ready("n1"), {f"h{i}.test": i for i in range(7)})
+    r.config_resetstat()
+    moves = {f"h{i}.test": f.keys.ready("n2") for i in range(7)}
+    assert f.sweep(f.keys.ready("n1"), moves, epoch) == 7
+    assert r.info("commandstats")["cmdstat_evalsha"]["calls"] == 3
+    assert r.zcard(f.keys.ready("n2")) == 7 and not r.exists(f.keys.ready("n1"))

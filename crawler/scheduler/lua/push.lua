@@ -7,6 +7,12 @@
   a retry of the same batch (its reply was lost to a Redis stall) gets the same
   codes back, so no URL is counted both queued and duplicate.
 
+  Cost: a few commands per batch (the Bloom bits of all its URLs included: one
+  BITFIELD per filter) and three per host: one read of its state, one RPUSH, one
+  ZADD unless it is in flight to its limit (bench/ANALYSIS.md). Numbers go to
+  Redis as %d strings: a Lua number is formatted as %.17g, which costs more than
+  the command it is an argument of.
+
   KEYS[1] epoch   KEYS[2] totals   KEYS[3] bloom meta   KEYS[4] node's push log
   KEYS[5 .. 4+F]  bloom bit strings, oldest first
   then per host group: queue (list), host state (hash), owner's ready (zset)
@@ -15,7 +21,9 @@
   ARGV[5] host page limit (0: none)              ARGV[6] batch id
   ARGV[7] size of filter F in bits (its string is created at that size: grown
   bit by bit, Redis would over-allocate by up to half)
-  ARGV[8 .. 7+F] slices (bit positions per URL) of each filter
+  ARGV[8] max in flight per host: a host at it is not announced as ready (the ack
+  of a request in flight re-arms it)
+  ARGV[9 .. 8+F] slices (bit positions per URL) of each filter
   then per group: host, count, and per request: check ('1'; '0': dont_filter, no
   dedup; '2': a retry, neither dedup nor host budget), payload, and when check
   is '1' its bit offsets in every filter, oldest first, packed as little-endian
@@ -26,8 +34,11 @@
   epoch, {-2} stale filter count;
   code 0 duplicate, 1 queued, 2 over the host page limit.
 ]]
--- luacheck: globals KEYS ARGV redis struct
-local logged = redis.call('GET', KEYS[4])
+-- luacheck: globals KEYS ARGV redis struct unpack
+local function int(x) return string.format('%d', x) end
+
+local strings = redis.call('MGET', KEYS[4], KEYS[1])
+local logged = strings[1]
 if logged and string.sub(logged, 1, #ARGV[6] + 1) == ARGV[6] .. '|' then
   local codes = {}
   for code in string.gmatch(string.sub(logged, #ARGV[6] + 2), '-?%d+') do
@@ -35,83 +46,124 @@ if logged and string.sub(logged, 1, #ARGV[6] + 1) == ARGV[6] .. '|' then
   end
   return codes
 end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+if strings[2] ~= ARGV[1] then return {-1} end
 local F = tonumber(ARGV[3])
-if tonumber(redis.call('HGET', KEYS[3], 'n') or '0') ~= F then return {-2} end
+local meta = redis.call('HMGET', KEYS[3], 'n', 'm' .. int(F - 1))
+if tonumber(meta[1] or '0') ~= F then return {-2} end
 local now, capacity, limit = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local max_inflight = tonumber(ARGV[8])
 local slices = {}
-for f = 1, F do slices[f] = tonumber(ARGV[7 + f]) end
-if redis.call('EXISTS', KEYS[4 + F]) == 0 then
-  redis.call('SETBIT', KEYS[4 + F], tonumber(ARGV[7]) - 1, 0)
+for f = 1, F do slices[f] = tonumber(ARGV[8 + f]) end
+if not meta[2] then  -- 'm<i>': filter i's string was made at its size
+  if redis.call('EXISTS', KEYS[4 + F]) == 0 then
+    redis.call('SETBIT', KEYS[4 + F], int(tonumber(ARGV[7]) - 1), '0')
+  end
+  redis.call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
 end
 
-local function seen_before(bits)
-  -- bits: the packed offsets; returns seen, position of the last filter's offsets
-  local seen, pos = false, 1
-  for f = 1, F do
-    if not seen then
-      seen = true
-      for j = 0, slices[f] - 1 do
-        local offset = struct.unpack('<I4', bits, pos + 4 * j)
-        if redis.call('GETBIT', KEYS[4 + f], offset) == 0 then seen = false break end
+-- Bloom, for the whole batch at once, in the batch's order (a URL twice in one
+-- batch is a duplicate, as it would be in the next): one BITFIELD GET per older
+-- filter, one BITFIELD SET (check-and-set: it returns the old bits) on filter F.
+local function bitfield(key, args, width)
+  local out, step = {}, width * 1000  -- unpack() has a stack limit
+  for s = 1, #args, step do
+    local bits = redis.call('BITFIELD', key, unpack(args, s, math.min(#args, s + step - 1)))
+    for _, bit in ipairs(bits) do out[#out + 1] = bit end
+  end
+  return out
+end
+
+local checked = {}  -- packed offsets of every URL to check, in batch order
+do
+  local a, k = 9 + F, 5 + F
+  while k <= #KEYS do
+    local count = tonumber(ARGV[a + 1])
+    a, k = a + 2, k + 3
+    for _ = 1, count do
+      if ARGV[a] == '1' then
+        checked[#checked + 1] = ARGV[a + 2]
+        a = a + 3
+      else
+        a = a + 2
       end
     end
-    if f < F then pos = pos + 4 * slices[f] end
   end
-  return seen, pos
+end
+local seen, pos = {}, 1  -- seen[u]: URL u is a duplicate; pos: filter f's offsets
+for f = 1, F do
+  local last, k = f == F, slices[f]
+  local args, asked = {}, {}
+  for u, bits in ipairs(checked) do
+    if not seen[u] then
+      asked[#asked + 1] = u
+      for j = 0, k - 1 do
+        local n = #args
+        args[n + 1], args[n + 2] = last and 'SET' or 'GET', 'u1'
+        args[n + 3] = int(struct.unpack('<I4', bits, pos + 4 * j))
+        if last then args[n + 4] = '1' end
+      end
+    end
+  end
+  if #asked > 0 then
+    local bits = bitfield(KEYS[4 + f], args, last and 4 or 3)
+    for i, u in ipairs(asked) do
+      local all = true
+      for j = (i - 1) * k + 1, i * k do
+        if bits[j] == 0 then all = false break end
+      end
+      seen[u] = all
+    end
+  end
+  pos = pos + 4 * k
 end
 
-local codes, added, queued = {0}, 0, 0
-local a, k = 8 + F, 5 + F
+local codes, logged_codes, added, queued = {0}, {'0'}, 0, 0
+local CODE = {[0] = '0', '1', '2'}
+local u = 0  -- checked URLs so far
+local a, k = 9 + F, 5 + F
 while k <= #KEYS do
   local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
   local host, count = ARGV[a], tonumber(ARGV[a + 1])
   a, k = a + 2, k + 3
-  local admitted = tonumber(redis.call('HGET', state, 'a') or '0')
-  local pushed, budgeted = 0, 0
+  local s = redis.call('HMGET', state, 'a', 't', 'n')
+  local admitted = tonumber(s[1] or '0')
+  local payloads, budgeted = {}, 0
   for _ = 1, count do
     local check, payload = ARGV[a], ARGV[a + 1]
     a = a + 2
     local code = 1
     if check == '1' then
-      local bits = ARGV[a]
-      local seen, last = seen_before(bits)
-      if seen then
-        code = 0
-      else
-        for j = 0, slices[F] - 1 do
-          redis.call('SETBIT', KEYS[4 + F], struct.unpack('<I4', bits, last + 4 * j), 1)
-        end
-        added = added + 1
-      end
+      u = u + 1
+      if seen[u] then code = 0 else added = added + 1 end
       a = a + 1
     end
     -- a retry ('2') was admitted the first time: it neither meets nor uses the budget
     if code == 1 and check ~= '2' then
       if limit > 0 and admitted + budgeted >= limit then code = 2 else budgeted = budgeted + 1 end
     end
-    if code == 1 then
-      redis.call('RPUSH', queue, payload)
-      pushed = pushed + 1
-    end
-    codes[#codes + 1] = code
+    if code == 1 then payloads[#payloads + 1] = payload end
+    codes[#codes + 1], logged_codes[#codes + 1] = code, CODE[code]
   end
-  if budgeted > 0 then redis.call('HINCRBY', state, 'a', budgeted) end
-  if pushed > 0 then
-    local t = tonumber(redis.call('HGET', state, 't') or '0')
-    redis.call('ZADD', ready, 'NX', math.max(t, now), host)
-    queued = queued + pushed
+  if budgeted > 0 then redis.call('HINCRBY', state, 'a', int(budgeted)) end
+  if #payloads > 0 then
+    for p = 1, #payloads, 1000 do  -- unpack() has a stack limit
+      redis.call('RPUSH', queue, unpack(payloads, p, math.min(#payloads, p + 999)))
+    end
+    if tonumber(s[3] or '0') < max_inflight then
+      redis.call('ZADD', ready, 'NX', int(math.max(tonumber(s[2] or '0'), now)), host)
+    end
+    queued = queued + #payloads
   end
 end
-if queued > 0 then redis.call('HINCRBY', KEYS[2], 'queued', queued) end
+if queued > 0 then redis.call('HINCRBY', KEYS[2], 'queued', int(queued)) end
 if added > 0 then
-  local count = redis.call('HINCRBY', KEYS[3], 'c' .. (F - 1), added)
+  local count = redis.call('HINCRBY', KEYS[3], 'c' .. int(F - 1), int(added))
   if count >= capacity then
-    redis.call('HSET', KEYS[3], 'n', F + 1)
-    codes[1] = 1
+    redis.call('HSET', KEYS[3], 'n', int(F + 1))
+    codes[1], logged_codes[1] = 1, '1'
   end
 end
 -- kept a day: a retry of a batch whose reply was lost comes within seconds, and a
 -- node id that never returns leaves nothing behind
-redis.call('SET', KEYS[4], ARGV[6] .. '|' .. table.concat(codes, ','), 'EX', 86400)
+redis.call('SET', KEYS[4], ARGV[6] .. '|' .. table.concat(logged_codes, ','), 'EX', '86400')
 return codes
