@@ -13,7 +13,7 @@ version 1, then the site switches to version 2 and the same command runs again:
   skips every request that yielded items before.
 
 Prints a Markdown table and writes ``bench/work/results/incremental.json``.
-Run: ``.venv/bin/python bench/incremental.py [--threads 60]`` (installs scrapy-deltafetch
+Run: ``.venv/bin/python bench/recrawl.py [--threads 60]`` (installs scrapy-deltafetch
 into the venv when missing; says so when it cannot).
 """
 
