@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from crawler.incremental import VOLATILE
+from crawler.pipelines import ITEM_PIPELINES
 from crawler.testing.crawl import CrawlResult, run_crawl
 from crawler.testing.server import LoopbackServer
 from tests.helpers.changing_blog import ChangingBlog
@@ -27,15 +28,23 @@ def _content(item: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in item.items() if k not in VOLATILE}, sort_keys=True)
 
 
+#: The first run loses post 20312 after RevisitPipeline (on the last page of a thread that
+#: gets replies, so read again): it must come out of the second run, as new. Both runs
+#: write to the Redis item stream too, whose writes the item digests wait for.
+_LOSE = {"ITEM_PIPELINES": json.dumps({**ITEM_PIPELINES, "tests.helpers.pipelines.LosePosts": 800}),
+         "TEST_LOSE_POSTS": "20312", "CRAWLER_ITEMS_STREAM": "True"}
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     site, tmp = ChangingForum(), tmp_path_factory.mktemp("incremental")
     with LoopbackServer(site) as server:
         url = server.origins[0] + site.start
-        first = run_crawl("phpbb", url, tmp / "first.jl")
+        first = run_crawl("phpbb", url, tmp / "first.jl", settings=_LOSE)
         n_first = len(server.recorder.requests)
         site.version = 2
-        again = run_crawl("phpbb", url, tmp / "again.jl")
+        again = run_crawl("phpbb", url, tmp / "again.jl",
+                          settings={"CRAWLER_ITEMS_STREAM": "True"})
         revisit = server.recorder.requests[n_first:]
         fresh_dir = tmp / "fresh"
         fresh_dir.mkdir()
@@ -52,9 +61,11 @@ def test_the_second_run_emits_exactly_the_new_and_edited_items(runs):
     got = {_key(i): i for i in runs["again"].items}
     assert len(got) == len(runs["again"].items)
     assert set(got) == wanted
-    # what the fixture changed: a new thread with 2 posts, 4 replies, 1 edited post
+    # what the fixture changed: a new thread with 2 posts, 4 replies, 1 edited post; and
+    # the post the first run lost
+    assert ("post", "203", "20312") in got and "revision" not in got[("post", "203", "20312")]
     assert sum(1 for k in got if k[0] == "thread") == 1
-    assert sum(1 for k in got if k[0] == "post") == 7
+    assert sum(1 for k in got if k[0] == "post") == 8
     edited = [i for i in got.values() if i.get("revision")]
     assert [(i["post_id"], i["revision"]) for i in edited] == [("10512", 1)]
     for key, item in got.items():  # the same content as a full crawl reads
