@@ -108,8 +108,15 @@ class RevisitDownloaderMiddleware(_Component):
     def process_response(self, request: Request, response: Response,
                          spider: Any = None) -> Response:
         revisits = self.revisits
-        if not request.meta.get("revisit") or response.status not in (200, 304) \
-                or revisits is None:
+        if revisits is None:
+            return response
+        if not request.meta.get("revisit"):
+            if revisits.listed:  # a page this run took for a listing, now read as a thread
+                fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
+                if fingerprint in revisits.listed:
+                    revisits.unschedule(host_of(request), fingerprint)
+            return response
+        if response.status not in (200, 304):
             return response
         info = request.meta["revisit"] if isinstance(request.meta["revisit"], dict) else {}
         again = "interval" in info  # a revisit, not the first fetch

@@ -121,3 +121,30 @@ def test_a_blog_revisit_emits_the_new_article_new_comments_and_the_edited_articl
     fetched = {r.url.removeprefix(origin) for r in blog_runs["revisit"]}
     assert fetched - {"/robots.txt", "/", "/page/2/", "/page/3/", "/sitemap.xml"} == {
         "/2024/02/post-new/", "/2024/02/post-06/", "/2024/01/post-04/", "/2024/01/post-02/"}
+
+
+@pytest.fixture(scope="module")
+def learned_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    site, tmp = ChangingForum(), tmp_path_factory.mktemp("incremental-learned")
+    args = {"profile": "none", "fallback": "learned"}  # no phpBB profile: learn the site
+    with LoopbackServer(site) as server:
+        url = server.origins[0] + site.start
+        first = run_crawl("forum", url, tmp / "first.jl", args=args)
+        n_first = len(server.recorder.requests)
+        site.version = 2
+        again = run_crawl("forum", url, tmp / "again.jl", args=args)
+    return {"first": first, "again": again, "n_first": n_first,
+            "revisit": server.recorder.requests[n_first:]}
+
+
+def test_the_learned_fallback_marks_listings_and_rows_too(learned_runs):
+    got = {_key(i): i.get("revision") for i in learned_runs["again"].items}
+    # the same changes the phpBB profile finds: a new thread with 2 posts, 4 replies, an edit
+    assert got == {("thread", "999", None): None, ("post", "999", "99900"): None,
+                   ("post", "999", "99901"): None, ("post", "203", "20350"): None,
+                   ("post", "203", "20351"): None, ("post", "100", "10050"): None,
+                   ("post", "105", "10550"): None, ("post", "105", "10512"): 1}
+    revisit = learned_runs["revisit"]
+    assert len(revisit) <= 0.2 * learned_runs["n_first"], [r.url for r in revisit]
+    stats = learned_runs["again"].stats
+    assert stats["revisit/rows/changed"] >= 1 and stats["revisit/not_modified"] >= 3
