@@ -33,11 +33,13 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-import report  # noqa: E402  (bench/, this script's directory)
-
 from crawler.testing.crawl import run_crawl  # noqa: E402
 from crawler.testing.server import LoopbackServer  # noqa: E402
 from tests.helpers.changing_forum import ChangingForum  # noqa: E402
+
+# imported last: report's `common` puts bench/work/code first on sys.path, whose
+# snapshot has neither tests/ nor bench/ for the crawl subprocesses
+import report  # noqa: E402, I001
 
 WANTED = 8  # items version 2 adds or edits: a thread, 6 new posts, 1 edited post
 DELTAFETCH = {"ADDONS": "{}", "DELTAFETCH_ENABLED": "True",

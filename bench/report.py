@@ -308,8 +308,10 @@ def incremental(d: dict) -> list[str]:
     lines = ["## 8. Incremental re-crawl", "",
              f"`bench/incremental.py`: the changing phpBB test forum (2 boards x {d['threads']} "
              "threads x 5 pages, ETag and 304 from the project's test server) crawled, then "
-             f"changed (version 2 adds or edits {d.get('wanted', 8)} items: a new thread, 6 "
-             "replies, an edited post) and crawled again by each configuration.", "",
+             f"changed (version 2 adds or edits {d.get('wanted', 8)} items: a new thread of 2 "
+             "posts, 4 replies, one of them on a new page, and an edit) and crawled again "
+             "by each configuration. Crawl s is Scrapy's `elapsed_time_seconds`; wall s "
+             "the whole command.", "",
              "| configuration | first run: requests | second run: requests | of the first | "
              "304s | second run: crawl s (wall s) | items emitted (wanted: "
              f"{d.get('wanted', 8)}) |", "|---|---|---|---|---|---|---|"]
