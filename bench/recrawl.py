@@ -12,8 +12,9 @@ version 1, then the site switches to version 2 and the same command runs again:
   (``bench/deltafetch_async.py`` adapts it to Scrapy 2.19's async spider output), which
   skips every request that yielded items before.
 
-Prints a Markdown table and writes ``bench/work/results/incremental.json``.
-Run: ``.venv/bin/python bench/recrawl.py [--threads 60]`` (installs scrapy-deltafetch
+Prints a Markdown table (:func:`report.incremental`, RESULTS.md's section) and writes
+``bench/work/results/incremental.json``.
+Run: ``bench/run recrawl [--threads 60]`` (installs scrapy-deltafetch
 into the venv when missing; says so when it cannot).
 """
 
@@ -35,6 +36,10 @@ sys.path.insert(0, str(ROOT))
 from crawler.testing.crawl import run_crawl  # noqa: E402
 from crawler.testing.server import LoopbackServer  # noqa: E402
 from tests.helpers.changing_forum import ChangingForum  # noqa: E402
+
+# imported last: report's `common` puts bench/work/code first on sys.path, whose
+# snapshot has neither tests/ nor bench/ for the crawl subprocesses
+import report  # noqa: E402, I001
 
 WANTED = 8  # items version 2 adds or edits: a thread, 6 new posts, 1 edited post
 DELTAFETCH = {"ADDONS": "{}", "DELTAFETCH_ENABLED": "True",
@@ -90,20 +95,11 @@ def main() -> None:
         if deltafetch_available():
             df = {**DELTAFETCH, "DELTAFETCH_DIR": str(tmp / "deltafetch")}
             runs.append(configuration("Scrapy + scrapy-deltafetch", args.threads, df, df, tmp))
-    print(f"Forum: 2 boards x {args.threads} threads x 5 pages; version 2 adds or edits "
-          f"{WANTED} items.\n")
-    print("| configuration | first run: requests | second run: requests | of the first | "
-          "304s | second run: crawl s (wall s) | items emitted (wanted: 8) |")
-    print("|---|---|---|---|---|---|---|")
-    for run in runs:
-        one, two = run["first"], run["second"]
-        print(f"| {run['configuration']} | {one['requests']} | {two['requests']} | "
-              f"{two['requests'] / one['requests']:.1%} | {two['not_modified']} | "
-              f"{two['crawl_s']} ({two['wall_s']}) | {two['items']} |")
+    data = {"threads": args.threads, "wanted": WANTED, "runs": runs}
+    print("\n".join(report.incremental(data)))
     results = BENCH / "work" / "results"
     results.mkdir(parents=True, exist_ok=True)
-    (results / "incremental.json").write_text(json.dumps(
-        {"threads": args.threads, "runs": runs}, indent=1))
+    (results / "incremental.json").write_text(json.dumps(data, indent=1))
 
 
 if __name__ == "__main__":

@@ -303,6 +303,26 @@ def profile(d: dict) -> list[str]:
     return lines + [""]
 
 
+def incremental(d: dict) -> list[str]:
+    """The incremental re-crawl table (``bench/recrawl.py``, which prints it too)."""
+    lines = ["## 8. Incremental re-crawl", "",
+             f"`bench/recrawl.py`: the changing phpBB test forum (2 boards x {d['threads']} "
+             "threads x 5 pages, ETag and 304 from the project's test server) crawled, then "
+             f"changed (version 2 adds or edits {d.get('wanted', 8)} items: a new thread of 2 "
+             "posts, 4 replies, one of them on a new page, and an edit) and crawled again "
+             "by each configuration. Crawl s is Scrapy's `elapsed_time_seconds`; wall s "
+             "the whole command.", "",
+             "| configuration | first run: requests | second run: requests | of the first | "
+             "304s | second run: crawl s (wall s) | items emitted (wanted: "
+             f"{d.get('wanted', 8)}) |", "|---|---|---|---|---|---|---|"]
+    for run in d["runs"]:
+        one, two = run["first"], run["second"]
+        lines.append(f"| {run['configuration']} | {one['requests']} | {two['requests']} | "
+                     f"{two['requests'] / one['requests']:.1%} | {two['not_modified']} | "
+                     f"{two['crawl_s']} ({two['wall_s']}) | {two['items']} |")
+    return lines + [""]
+
+
 def main() -> None:
     PLOTS.mkdir(exist_ok=True)
     lines = [f"# Benchmarks ({time.strftime('%Y-%m-%d')})", "",
@@ -312,8 +332,9 @@ def main() -> None:
     if commit.exists():
         lines += [f"Code under test: commit `{commit.read_text().strip()}` (a `git archive` "
                   "snapshot in bench/work/code, so edits made during a run do not mix in).", ""]
-    site = json.loads((BENCH / "work" / "site" / "manifest.json").read_text())
-    lines += [f"Site: {site['total_pages']:,} static forum pages on {site['hosts']} hosts "
+    manifest = BENCH / "work" / "site" / "manifest.json"
+    site = json.loads(manifest.read_text()) if manifest.exists() else None
+    lines += [] if site is None else [f"Site: {site['total_pages']:,} static forum pages on {site['hosts']} hosts "
               f"(127.0.x.y, one nginx with a listening socket per address), pages "
               f"{site['bytes_min'] / 1000:.1f}-{site['bytes_max'] / 1000:.1f} KB (mean "
               f"{site['bytes_mean'] / 1000:.1f} KB), paginated boards and threads, 30% of "
@@ -333,7 +354,8 @@ def main() -> None:
             sweep["requests_total"] = cost["ours"][-1]["urls"]
         lines += moves(d, sweep)
     for name, render in (("scaleout", scaleout), ("politeness", politeness),
-                         ("scale_cost", scale_cost), ("profile_redis", profile)):
+                         ("scale_cost", scale_cost), ("profile_redis", profile),
+                         ("incremental", incremental)):
         if (d := load(name)) is not None:
             lines += render(d)
     analysis = BENCH / "ANALYSIS.md"

@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
 from itemadapter import ItemAdapter
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.exceptions import DropItem
 
+from crawler.ops.sink import RedisStreamSink, items_streamed
 from crawler.scheduler import codec
 from crawler.scheduler.keys import host_of
 from crawler.scheduler.revisit import digest, next_interval
@@ -64,6 +65,9 @@ def row_meta(key: str, said: str | None) -> dict[str, Any]:
         return {}
     return {"revisit_row": [key, digest(said).hex()]}
 
+
+#: A pending item digest: host, field, value, bucket (:meth:`Revisits.set`).
+_Write = tuple[str, bytes, bytes, bytes]
 
 #: Items whose id is their parent's plus their own (a post of a thread, a comment of an article).
 _CHILDREN = ("post", "comment")
@@ -104,8 +108,15 @@ class RevisitDownloaderMiddleware(_Component):
     def process_response(self, request: Request, response: Response,
                          spider: Any = None) -> Response:
         revisits = self.revisits
-        if not request.meta.get("revisit") or response.status not in (200, 304) \
-                or revisits is None:
+        if revisits is None:
+            return response
+        if not request.meta.get("revisit"):
+            if revisits.listed:  # a page this run took for a listing, now read as a thread
+                fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
+                if fingerprint in revisits.listed:
+                    revisits.unschedule(host_of(request), fingerprint)
+            return response
+        if response.status not in (200, 304):
             return response
         info = request.meta["revisit"] if isinstance(request.meta["revisit"], dict) else {}
         again = "interval" in info  # a revisit, not the first fetch
@@ -217,7 +228,34 @@ class RevisitSpiderMiddleware(_Component):
 class RevisitPipeline(_Component):
     """On a revisit pass, drops items seen before unchanged (``items/dropped/unchanged``);
     an edited one is emitted as a dict with ``revision`` (1, 2, ...). Every item's digest
-    is kept, so the next pass can tell."""
+    is kept, so the next pass can tell.
+
+    A digest is kept only once its item is output, so a crash never loses an item (at
+    worst the next pass emits it again): it waits for Scrapy's ``item_scraped`` (after
+    every pipeline and the feed exporter) and, with the Redis item stream on, for the
+    stream's write of it (:data:`crawler.ops.sink.items_streamed`). Then it joins the
+    revisit state buffered for the next heartbeat: no round trip of its own.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self._unscraped: dict[int, _Write] = {}  # id(item) -> its digest, until scraped
+        self._unstreamed: list[_Write] = []  # scraped, until the item stream has them
+        self._stream = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        pipeline = cls(crawler)
+        connect = crawler.signals.connect
+        connect(pipeline.item_scraped, signal=signals.item_scraped)
+        connect(pipeline.item_lost, signal=signals.item_dropped)
+        connect(pipeline.item_lost, signal=signals.item_error)
+        connect(pipeline.items_streamed, signal=items_streamed)
+        return pipeline
+
+    def open_spider(self) -> None:
+        pipelines = self.crawler.engine.scraper.itemproc.middlewares
+        self._stream = any(isinstance(p, RedisStreamSink) for p in pipelines)
 
     def process_item(self, item: Any) -> Any:
         revisits = self.revisits
@@ -243,7 +281,26 @@ class RevisitPipeline(_Component):
             else:
                 revision = int(stored[8:] or 0) + 1
                 revisits.count("revisit/items/edited")
-        revisits.set(host, field, now + (str(revision).encode() if revision else b""), bucket)
-        if revision:
-            return {**adapter.asdict(), "revision": revision}
-        return item
+        out = {**adapter.asdict(), "revision": revision} if revision else item
+        self._unscraped[id(out)] = \
+            (host, field, now + (str(revision).encode() if revision else b""), bucket)
+        return out
+
+    def item_scraped(self, item: Any) -> None:
+        write = self._unscraped.pop(id(item), None)
+        if write is None:
+            return
+        if self._stream:
+            self._unstreamed.append(write)  # in the stream's buffer, not yet in Redis
+        elif (revisits := self.revisits) is not None:
+            revisits.set(*write)
+
+    def item_lost(self, item: Any) -> None:
+        self._unscraped.pop(id(item), None)  # not output: the next pass emits it again
+
+    def items_streamed(self) -> None:
+        # every scraped item was buffered by the stream before its item_scraped: all sent
+        writes, self._unstreamed = self._unstreamed, []
+        if (revisits := self.revisits) is not None:
+            for write in writes:
+                revisits.set(*write)

@@ -23,6 +23,10 @@ logger = logging.getLogger(__name__)
 _BATCH = 100  # items per XADD pipeline
 _FLUSH_INTERVAL = 1.0  # seconds; bounds what a SIGKILL can lose
 
+#: Sent after a batch of items reached the stream (``count``): what waits for items to be
+#: stored (their digests, :class:`crawler.incremental.RevisitPipeline`) may be written now.
+items_streamed = object()
+
 
 class RedisStreamSink:
     """Appends every item, as one JSON object, to the crawl's stream ``crawler:{<crawl>}:items``.
@@ -55,7 +59,6 @@ class RedisStreamSink:
             raise disabled(cls, "CRAWLER_ITEMS_STREAM is off")
         sink = cls(crawler)
         crawler.signals.connect(sink.spider_opened, signal=signals.spider_opened)
-        crawler.signals.connect(sink.spider_closed, signal=signals.spider_closed)
         return sink
 
     def spider_opened(self) -> None:
@@ -66,7 +69,8 @@ class RedisStreamSink:
         self._ticker = create_looping_call(self.flush)
         self._ticker.start(_FLUSH_INTERVAL, now=False)
 
-    def spider_closed(self) -> None:
+    def close_spider(self) -> None:
+        # as a pipeline, before the scheduler closes and writes the last revisit state
         if self._ticker is not None and self._ticker.running:
             self._ticker.stop()
         self.flush()
@@ -91,3 +95,4 @@ class RedisStreamSink:
                            extra={"crawler": self.crawler})
             return
         self.crawler.stats.inc_value("items/streamed", len(batch))
+        self.crawler.signals.send_catch_log(items_streamed, count=len(batch))

@@ -107,6 +107,8 @@ class Revisits:
         self.counts: dict[str, int] = {}
         self._fields: dict[str, dict[str | bytes, bytes]] = {}  # key -> field -> value, unsent
         self._due: dict[str, dict[str, float]] = {}  # host -> fingerprint -> due ms, unsent
+        self._dropped: dict[str, set[str]] = {}  # host -> listings no more, unsent
+        self.listed: set[str] = set()  # fingerprints this run kept as listings
         self._buckets: OrderedDict[str, dict] = OrderedDict()  # item buckets read lately
 
     @property
@@ -179,6 +181,17 @@ class Revisits:
         # a run-again pass revisits what was fetched before it began: not this
         due = fetched_ms + interval * 1000 if self.watch else max(fetched_ms, (self.pass_start or 0) + 1)
         self._due.setdefault(host, {})[fingerprint] = due
+        self.listed.add(fingerprint)
+        self._dropped.get(host, set()).discard(fingerprint)
+
+    def unschedule(self, host: str, fingerprint: str) -> None:
+        """Revisit listing *fingerprint* no more: a page of unknown role (a fallback's,
+        taken for a listing) turned out to be a thread's. ``revisit.lua`` drops its due
+        time once its request is gone."""
+        self.listed.discard(fingerprint)
+        self._fields.get(self.keys.revisit_state(host), {}).pop("p" + fingerprint, None)
+        self._due.get(host, {}).pop(fingerprint, None)
+        self._dropped.setdefault(host, set()).add(fingerprint)
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -225,20 +238,23 @@ class Revisits:
 
     def flush(self) -> None:
         """Send the buffered writes in one round trip (kept for the next try if it fails)."""
-        if not self._fields and not self._due:
+        if not self._fields and not self._due and not self._dropped:
             return
-        fields, due = self._fields, self._due
+        fields, due, dropped = self._fields, self._due, self._dropped
 
         def build(pipe: Any) -> None:
             for key, values in fields.items():
                 pipe.hset(key, mapping=values)
             for host, entries in due.items():
-                pipe.zadd(self.keys.revisits(host), entries)
-                # LT: an earlier due time wins; a later one is corrected by revisit.lua
-                pipe.zadd(self.keys.revisit_due, {host: min(entries.values())}, lt=True)
+                if entries:
+                    pipe.zadd(self.keys.revisits(host), entries)
+                    # LT: an earlier due time wins; a later one is corrected by revisit.lua
+                    pipe.zadd(self.keys.revisit_due, {host: min(entries.values())}, lt=True)
+            for host, fingerprints in dropped.items():
+                pipe.hdel(self.keys.revisit_state(host), *("p" + f for f in fingerprints))
 
         self.frontier._pipeline(build)
-        self._fields, self._due = {}, {}
+        self._fields, self._due, self._dropped = {}, {}, {}
 
     def stats(self) -> dict[str, Any]:
         counts, self.counts = self.counts, {}

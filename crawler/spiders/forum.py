@@ -38,8 +38,10 @@ from scrapy.http import Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
 from crawler.incremental import LISTING, row_meta
+from crawler.learn.rows import ROW_FIELDS
 from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
+from crawler.profiles.records import Follow
 from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
@@ -191,7 +193,7 @@ class ForumSpider(scrapy.Spider):
             request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
             if follow.kind is PageKind.THREAD:
                 meta = response.request.meta if response.request is not None else {}
-                request.meta.update(_revisit_meta(page_kind, follow.ref, meta))
+                request.meta.update(_revisit_meta(page_kind, follow, meta))
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
@@ -213,20 +215,28 @@ class ForumSpider(scrapy.Spider):
             callback=self.parse_page,
             priority=PRIORITY[kind],
             cb_kwargs=cb_kwargs,
-            # listings are revisited with conditional GET (crawler/incremental.py)
-            meta=LISTING if kind in (PageKind.INDEX, PageKind.BOARD) else {},
+            # listings are revisited with conditional GET (crawler/incremental.py); so is a
+            # fallback's page of unknown role, which may be one
+            meta=LISTING if kind in (PageKind.INDEX, PageKind.BOARD, PageKind.PAGE) else {},
         )
 
 
-def _revisit_meta(page_kind: PageKind, ref: ThreadRef | None, meta: dict[str, Any]) -> dict[str, Any]:
+def _revisit_meta(page_kind: PageKind, follow: Follow, meta: dict[str, Any]) -> dict[str, Any]:
     """What crawler/incremental.py needs of a thread request: from a thread list, the
-    thread's id and a digest of its row (what changes when replies come: not the views);
-    from a thread page, the thread's id, carried on to its next pages."""
-    if page_kind is not PageKind.THREAD and ref is not None:
-        row = {k: v for k, v in ref.as_dict().items() if k != "view_count"}
-        return {**row_meta(ref.thread_id, json.dumps(row, sort_keys=True)),
-                "revisit_key": ref.thread_id}
-    if page_kind is PageKind.THREAD and (key := meta.get("revisit_key")):
+    thread's key and a digest of its row (what changes when replies come: not the views),
+    from the profile's :class:`ThreadRef` or the row a fallback read (its cursor, keyed by
+    the thread's URL: :data:`crawler.learn.rows.ROW_FIELDS`); from a thread page, the
+    thread's key, carried on to its next pages."""
+    if page_kind is not PageKind.THREAD:
+        if follow.ref is not None:
+            key, row = follow.ref.thread_id, follow.ref.as_dict()
+        else:
+            key = follow.cursor.url
+            row = {k: v for k in ROW_FIELDS if (v := follow.cursor.extra.get(k)) is not None}
+        row.pop("view_count", None)
+        said = json.dumps(row, sort_keys=True) if row else None
+        return {**row_meta(key, said), "revisit_key": key}
+    if key := meta.get("revisit_key"):
         return {"revisit_key": key}
     return {}
 

@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from scrapy import signals
+from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
+from crawler.incremental import RevisitPipeline
+from crawler.items import Post
+from crawler.ops.sink import RedisStreamSink
+from crawler.scheduler.cluster import Cluster
 from crawler.scheduler.membership import Membership
 from crawler.scheduler.outcomes import Outcomes
 from crawler.scheduler.revisit import Revisits, next_interval
@@ -95,3 +101,46 @@ def test_the_items_of_a_thread_cost_one_read(r):
     fresh.set("a.test", b"p2", b"digest-2", bucket=b"thread-7")
     assert fresh.get("a.test", [b"p2"], bucket=b"thread-7") == [b"digest-2"]
     assert fresh.frontier.round_trips == before + 1
+
+
+class _Pipeline(RevisitPipeline):
+    """RevisitPipeline on given revisit state, without a running crawl's scheduler."""
+
+    state: Revisits | None = None
+
+    @property
+    def revisits(self) -> Revisits | None:
+        return self.state
+
+
+def test_an_item_digest_is_kept_only_after_the_item_stream_wrote_the_item(r):
+    crawler = get_crawler()
+    pipeline, sink = _Pipeline.from_crawler(crawler), RedisStreamSink(crawler)
+    pipeline.state, pipeline._stream = _revisits(r), True
+    sink._cluster = Cluster(r, "t")
+    post = Post(site="s", engine="e", thread_id="7", post_id="70", url="http://a.test/t7")
+    out = sink.process_item(pipeline.process_item(post))
+    crawler.signals.send_catch_log(signals.item_scraped, item=out, response=None, spider=None)
+    pipeline.state.flush()  # a heartbeat before the stream's flush
+    assert not r.keys("*:rvi:*")  # a crash now: the next pass emits the post again
+    sink.flush()
+    assert r.xlen(Cluster(r, "t").keys.items) == 1
+    pipeline.state.flush()
+    assert r.keys("*:rvi:a.test:*")
+    pipeline.state = again = _revisits(r)  # the next pass (watch mode: reading)
+    with pytest.raises(DropItem):
+        pipeline.process_item(post)
+    assert again.stats() == {"items/dropped/unchanged": 1}
+
+
+def test_a_page_taken_for_a_listing_and_then_read_as_a_thread_is_not_revisited(r):
+    v = _revisits(r)
+    now = v.frontier.now_ms()
+    v.schedule("a.test", "page", b"2{page}", now - 20_000, 10)
+    v.schedule("a.test", "board", b"2{board}", now - 20_000, 10)
+    v.flush()
+    v.unschedule("a.test", "page")
+    v.tick()
+    assert r.lrange(v.keys.queue("a.test"), 0, -1) == [b"2{board}"]
+    assert r.zrange(v.keys.revisits("a.test"), 0, -1) == [b"board"]
+    assert v.listed == {"board"}
