@@ -270,6 +270,20 @@ class Frontier(RedisLink):
         self._pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
                                      for host, delay in delays_ms.items()])
 
+    def promote_revisits(self, hosts: Sequence[str], epoch: int, now: int, horizon: int,
+                         again: int) -> int:
+        """Move *hosts*' listings due by *horizon* into their queues (``revisit.lua``);
+        each is due again at *again* unless its response reschedules it. How many moved."""
+        keys, args = SPECS["revisit"].bind(
+            dict(epoch=self.keys.epoch, totals=self.keys.totals, due=self.keys.revisit_due,
+                 ready=self.keys.ready(self.node)),
+            dict(epoch=epoch, now=now, horizon=horizon, again=again))
+        for host in hosts:
+            keys += [self.keys.revisits(host), self.keys.revisit_state(host),
+                     self.keys.queue(host), self.keys.host(host)]
+        _, promoted = self._call("revisit", keys, [*args, *hosts])
+        return promoted
+
     # -- membership -------------------------------------------------------------
 
     def join(self, weight: int) -> int:

@@ -43,8 +43,6 @@ import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from crawler.scheduler.scripts import SPECS
-
 if TYPE_CHECKING:
     from crawler.scheduler.frontier import Frontier
     from crawler.scheduler.membership import Membership
@@ -223,14 +221,7 @@ class Revisits:
         # pass, in the next pass (after this pass's horizon)
         safety = min(self.max_interval, 10 * self.first_interval)
         again = now + int(safety * 1000) if self.watch else max(now, horizon) + 1
-        keys, args = SPECS["revisit"].bind(
-            dict(epoch=self.keys.epoch, totals=self.keys.totals, due=self.keys.revisit_due,
-                 ready=self.keys.ready(self.frontier.node)),
-            dict(epoch=epoch, now=now, horizon=horizon, again=again))
-        for host in hosts:
-            keys += [self.keys.revisits(host), self.keys.revisit_state(host),
-                     self.keys.queue(host), self.keys.host(host)]
-        _, promoted = self.frontier._call("revisit", keys, [*args, *hosts])
+        promoted = self.frontier.promote_revisits(hosts, epoch, now, horizon, again)
         if promoted:
             self.count("revisit/promoted", promoted)
             for _ in range(promoted):  # each ends in one outcome, as a discovered URL does
