@@ -28,6 +28,8 @@ def test_a_drain_that_failed_is_tried_again(redis_server: RedisServer, nodes) ->
         node = nodes("n0", site.base_urls, REDIS_URL=redis_server.url,
                      **{**COMMON, "DOWNLOAD_DELAY": 0.05})
         wait_until(lambda: client.hget(keys.weights, "n0") == b"1", 30, what="the join")
+        # mid-crawl, not while the node still starts (a broken key then stops the start)
+        assert site.wait_fetched(1, timeout=60)
         # the drain's own writes fail (WRONGTYPE) while the heartbeat that reads the
         # operator's switch still works
         weights = client.hgetall(keys.weights)
