@@ -57,7 +57,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
           aof: bool = False) -> dict:
     """Crawl *site* to the end, *want* requests in flight, *batch* of them done per
     refill; with *attribute*, read commandstats around each script."""
-    from crawler.scheduler.frontier import Ack, Frontier  # noqa: PLC0415
+    from crawler.scheduler.frontier import Ack, Frontier, LeaseAsk  # noqa: PLC0415
     from crawler.scheduler.keys import Keys  # noqa: PLC0415
 
     client = redis.client()
@@ -102,11 +102,15 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     trips = f.round_trips
     in_flight: list = []
     while True:
-        if outbox:
-            step("push", lambda: f.flush(outbox, [], epoch, ready))
-        if acks:
-            step("ack", lambda: f.flush([], acks, epoch, ready))
-        leased, _ = step("lease", lambda: f.lease(want - len(in_flight), epoch))
+        if attribute:  # each script on its own, commandstats read around it
+            if outbox:
+                step("push", lambda: f.flush(outbox, [], epoch, ready))
+            if acks:
+                step("ack", lambda: f.flush([], acks, epoch, ready))
+            leased, _ = step("lease", lambda: f.lease(want - len(in_flight), epoch))
+        else:  # as a node refills: one round trip
+            _, (leased, _) = f.send(outbox, acks, epoch, ready,
+                                    lease=LeaseAsk(want - len(in_flight)))
         in_flight += leased
         if not in_flight:
             break

@@ -76,7 +76,7 @@ def timed(client, operation, repeat: int) -> dict:
 
 
 def measure(hosts: int, per_host: int, cycles: int) -> dict:
-    from crawler.scheduler.frontier import Ack, Frontier, Pending  # noqa: PLC0415
+    from crawler.scheduler.frontier import Ack, Frontier, LeaseAsk, Pending  # noqa: PLC0415
     from crawler.scheduler.keys import Keys  # noqa: PLC0415
     from crawler.scheduler.membership import Membership  # noqa: PLC0415
     from crawler.scheduler.status import read_status  # noqa: PLC0415
@@ -104,8 +104,7 @@ def measure(hosts: int, per_host: int, cycles: int) -> dict:
                 url = f"http://{host}/new/{serial[0]}"
                 links.append(Pending(host, hashlib.sha1(url.encode()).hexdigest(),
                                      PAYLOAD.encode(), url))
-            f.flush(links, acks, membership.epoch, ready, peek=(16, (), 0))
-            leased, _ = f.lease(16, membership.epoch)
+            _, (leased, _) = f.send(links, acks, membership.epoch, ready, lease=LeaseAsk(16))
             acks[:] = [Ack(x.lease_id, x.host, f.now_ms()) for x in leased]
 
         out = {"hosts": hosts, "queued": hosts * per_host, "fill_s": took,

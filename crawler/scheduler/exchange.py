@@ -2,7 +2,7 @@
 
 Discovered requests and settled leases go out together in batches (one round trip);
 leased requests come back into a small local buffer that the engine drains. A
-refill is two round trips: the flush also reads the due hosts for the lease after it.
+refill is one round trip: the pushes, the acks and the lease, in that order.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from scrapy.utils.asyncio import call_later
 
 from crawler.redis import FAILED
 from crawler.scheduler import codec
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, FrontierLost
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, FrontierLost, LeaseAsk
 from crawler.scheduler.membership import RingUnstable
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 # A Redis that fails or refuses, or a ring that churns: keep local work, retry later
 TRANSIENT = (*FAILED, RingUnstable, FrontierLost)
+UNLEASED_MAX = 4096  # pushed requests kept to skip their decode when leased here (oldest go)
 
 
 class Waker:
@@ -94,6 +95,9 @@ class Exchange:
         self.waker = Waker(crawler)
         self.ready: deque[Request] = deque()
         self.outbox: list[Pending] = []
+        # requests this node pushed, by host and payload: leased back here, they need no
+        # decode (equal payloads of one host are equal requests; a payload holds no host)
+        self.unleased: dict[tuple[str, bytes], Request] = {}
         # a batch whose reply was lost is retried as it was, under its id, so that
         # Redis can answer with its first result (see push.lua)
         self.unconfirmed: tuple[str, list[Pending]] | None = None
@@ -102,8 +106,12 @@ class Exchange:
     def has_unsent(self) -> bool:
         return bool(self.outbox or self.unconfirmed)
 
-    def push(self, pending: Pending) -> None:
+    def push(self, pending: Pending, request: Request | None = None) -> None:
         self.outbox.append(pending)
+        if request is not None:
+            self.unleased[pending.host, pending.payload] = request
+            if len(self.unleased) > UNLEASED_MAX:
+                del self.unleased[next(iter(self.unleased))]
         self.outcomes.counts["frontier/enqueued"] += 1
         self.waker.expedite()
         if len(self.outbox) >= self.options.flush_size and not self.outage.down:
@@ -145,8 +153,9 @@ class Exchange:
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
 
-    def flush(self, peek: bool = False) -> None:
-        """Send what is buffered; with *peek*, also read the due hosts for a lease."""
+    def flush(self, lease: bool = False) -> tuple[list[Leased], int | None]:
+        """Send what is buffered; with *lease*, lease in the same round trip and
+        return what :meth:`Frontier.lease` returns (nothing leased otherwise)."""
         self.release_acks()
         if self.unconfirmed is None and self.outbox:
             self._batches += 1
@@ -157,23 +166,27 @@ class Exchange:
         batch, pushes = self.unconfirmed or ("", [])
         # acks go with (after) the pushes of every request discovered before them
         acks = [] if self.outbox else self.leases.take_acks()
-        if not (pushes or acks):
-            return
+        lease_now = lease and not self.outbox  # a retried batch first, then the rest and the lease
+        if not (pushes or acks or lease_now):
+            return [], None
         try:
-            codes = self.membership.with_ring(lambda epoch: self.frontier.flush(
+            codes, leased = self.membership.with_ring(lambda epoch: self.frontier.send(
                 pushes, acks, epoch, self.membership.ready_key, batch,
-                peek=self._lease_arguments() if peek and not self.outbox else None))
+                lease=self._lease_ask() if lease_now else None))
         except TRANSIENT:
             self.leases.restore_acks(acks)
             raise
         self.unconfirmed = None
         self._count(pushes, codes)
-        if self.outbox:  # a retried batch went first; now the rest
-            self.flush(peek)
+        if self.outbox:
+            return self.flush(lease)
+        return leased
 
     def _count(self, pushes: list[Pending], codes: list[int]) -> None:
         admitted = 0
         for pending, code in zip(pushes, codes):
+            if code != QUEUED:
+                self.unleased.pop((pending.host, pending.payload), None)
             if code == DUPLICATE:
                 self.outcomes.counts["dupefilter/filtered"] += 1
                 self.outcomes.record("filtered/duplicate")
@@ -188,10 +201,7 @@ class Exchange:
         if not self.waker.due():
             return
         try:
-            self.flush(peek=True)
-            want, steal_from, steal_after_ms = self._lease_arguments()
-            leased, next_due = self.membership.with_ring(
-                lambda epoch: self.frontier.lease(want, epoch, steal_from, steal_after_ms))
+            leased, next_due = self.flush(lease=True)
         except TRANSIENT as exc:
             self.outage.failed(exc)
             self.waker.wait(self.options.idle_backoff_max)
@@ -220,7 +230,11 @@ class Exchange:
         bad = []
         for lease in leased:
             try:
-                request = codec.decode(lease.payload, spider, lease.host)
+                request = self.unleased.pop((lease.host, lease.payload), None)
+                if request is None:
+                    request = codec.decode(lease.payload, spider, lease.host)
+                else:
+                    self.outcomes.counts["frontier/decode_skipped"] += 1
             except Exception as exc:  # noqa: BLE001 - any payload must not stop the engine
                 bad.append((lease.host, lease.payload, f"undecodable: {exc}"))
                 self.leases.refuse(lease.lease_id, lease.host, "undecodable")
@@ -236,9 +250,9 @@ class Exchange:
             except TRANSIENT as exc:
                 self.outage.failed(exc)
 
-    def _lease_arguments(self) -> tuple[int, tuple[str, ...], int]:
+    def _lease_ask(self) -> LeaseAsk:
         """How many to lease, and from whose hosts a node short of work may steal."""
         if self.options.steal_after is None:
-            return self.options.prefetch, (), 0
+            return LeaseAsk(self.options.prefetch)
         others = tuple(node for node in self.membership.ring.weights if node != self.options.node)
-        return self.options.prefetch, others, int(self.options.steal_after * 1000)
+        return LeaseAsk(self.options.prefetch, others, int(self.options.steal_after * 1000))

@@ -32,8 +32,8 @@ logger = logging.getLogger(__name__)
 DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
 SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
 
-__all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "Leased",
-           "Pending", "StaleEpoch"]
+__all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "LeaseAsk",
+           "Leased", "Pending", "StaleEpoch"]
 
 
 
@@ -75,10 +75,12 @@ class Beat(NamedTuple):
     control: dict[str, str]
 
 
-class _Peek(NamedTuple):
-    arguments: tuple  # of the lease it was read for: want, steal_from, steal_after_ms
-    reads: list  # the due-host reads' replies
-    at: float  # time.monotonic() when read
+class LeaseAsk(NamedTuple):
+    """What a lease asks for: see :meth:`Frontier.lease`."""
+
+    want: int
+    steal_from: tuple[str, ...] = ()
+    steal_after_ms: int = 0
 
 
 class Frontier(RedisLink):
@@ -100,7 +102,6 @@ class Frontier(RedisLink):
         self.backoff_base_ms = backoff_base_ms
         self.backoff_max_ms = backoff_max_ms
         self.park_ms = 60_000
-        self._peeked: _Peek | None = None  # due hosts read by the last flush, for lease
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
         self._bloom_sizing = (bloom_capacity, bloom_error_rate)
         self.ledger = Ledger(self, keys, node)
@@ -130,16 +131,35 @@ class Frontier(RedisLink):
     # -- data path --------------------------------------------------------------
 
     def flush(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int,
-              ready_key, batch: str = "", peek: tuple | None = None) -> list[int]:
+              ready_key, batch: str = "") -> list[int]:
         """Push new requests, then settle leases, in one round trip.
 
-        Pushes go first so a settled page's discovered links are stored before
-        its lease disappears. Returns one code per push (:data:`QUEUED`, ...).
-        Retrying a *batch* whose reply was lost returns the first result.
-        *peek* (the arguments of the :meth:`lease` that follows: want, steal_from,
-        steal_after_ms) makes the same round trip read the due hosts for it.
+        Returns one code per push (:data:`QUEUED`, ...); see :meth:`send`.
         """
-        self._peeked = None
+        return self.send(pushes, acks, epoch, ready_key, batch)[0]
+
+    def lease(self, want: int, epoch: int, steal_from: Sequence[str] = (),
+              steal_after_ms: int = 0) -> tuple[list[Leased], int | None]:
+        """Lease up to *want* requests from due hosts; also return the next due time.
+
+        Short of due hosts of its own, the node takes hosts that have waited over
+        *steal_after_ms* past their due time in the ready sets of *steal_from*
+        (other nodes), most overdue first: their owners are too busy for them.
+        """
+        return self.send([], [], epoch, None, lease=LeaseAsk(want, tuple(steal_from),
+                                                             steal_after_ms))[1]
+
+    def send(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int, ready_key,
+             batch: str = "", lease: LeaseAsk | None = None
+             ) -> tuple[list[int], tuple[list[Leased], int | None]]:
+        """Push new requests, settle leases, then lease (if *lease*), in one round trip.
+
+        Pushes go first so a settled page's discovered links are stored before
+        its lease disappears, and the acks before the lease, so the hosts they
+        free can be leased again at once. Returns one code per push (:data:`QUEUED`,
+        ...) and what :meth:`lease` returns (nothing leased if not asked).
+        Retrying a *batch* whose reply was lost returns the first result.
+        """
         now = self.now_ms()
         groups = _group(pushes)
         batch = batch or (f"{self.node}:{time.time_ns()}" if pushes else "")
@@ -148,25 +168,20 @@ class Frontier(RedisLink):
             calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key, batch)))
         if acks:
             calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key, batch)))
-        def build(pipe: Pipeline) -> None:
-            for call in calls:
-                self._eval(pipe, *call)
-            if peek is not None:  # the next lease's read, after the acks: one round trip less
-                self._read_due(pipe, now, *peek)
-
-        results = self._pipeline(build)
-        if peek is not None:
-            self._peeked = _Peek(tuple(peek), results[len(calls):], time.monotonic())
-        try:  # the push's refusal first: the acks after it are refused for its sake
+        if lease is not None:
+            calls.append(("lease", *self._lease_arguments(lease, epoch, now, batch)))
+        results = self._pipeline(lambda pipe: [self._eval(pipe, *call) for call in calls])
+        try:  # in call order: a push's refusal refuses the acks and the lease after it
             replies = [scripts.check(call[0], reply) for call, reply in zip(calls, results)]
-        except StaleBloom:  # another node started a new Bloom layer: both go again
+        except StaleBloom:  # another node started a new Bloom layer: all go again
             layers = self._send("hget", self.keys.bloom, "n")
             if layers is None:
                 raise FrontierLost("the Bloom filter's header is gone")
             self.bloom.grow_to(int(layers))
-            return self.flush(pushes, acks, epoch, ready_key, batch)
+            return self.send(pushes, acks, epoch, ready_key, batch, lease)
+        leased = self._leased(replies[-1]) if lease is not None else ([], None)
         if not pushes:
-            return []
+            return [], leased
         status, codes = replies[0][0], replies[0][1:]
         # codes come back in group order; map them to the callers' order
         ordered = [0] * len(pushes)
@@ -176,7 +191,7 @@ class Frontier(RedisLink):
                                      if c != DUPLICATE and p.fingerprint)
         if status == 1:  # the last layer is full: the next push starts a new one
             self.bloom.grow_to(len(self.bloom.layers) + 1)
-        return ordered
+        return ordered, leased
 
     def _push_arguments(self, groups, epoch: int, now: int, ready_key, batch: str):
         layers = self.bloom.layers
@@ -214,56 +229,20 @@ class Frontier(RedisLink):
             args += [ack.lease_id, ack.host, ack.done_ms, ack.backoff_ms]
         return keys, args
 
-    def lease(self, want: int, epoch: int, steal_from: tuple[str, ...] = (),
-              steal_after_ms: int = 0) -> tuple[list[Leased], int | None]:
-        """Lease up to *want* requests from due hosts; also return the next due time.
-
-        Short of due hosts of its own, the node takes hosts that have waited over
-        *steal_after_ms* past their due time in the ready sets of *steal_from*
-        (other nodes), most overdue first: their owners are too busy for them.
-        """
-        ready = self.keys.ready(self.node)
-        victims = [self.keys.ready(node) for node in steal_from]
-        peeked, self._peeked = self._peeked, None
-        if peeked is not None and peeked.arguments == (want, tuple(steal_from), steal_after_ms) \
-                and time.monotonic() - peeked.at < 0.05:  # read for this very lease
-            reads = peeked.reads
-        else:
-            now = self.now_ms()
-            reads = self._pipeline(lambda pipe: self._read_due(
-                pipe, now, want, tuple(steal_from), steal_after_ms))
-        head, *overdue = reads
-        now = self.now_ms()
-        candidates = {h.decode(): ready for h, score in head if score <= now}
-        for _, host, key in sorted((score, host.decode(), key) for key, hosts in
-                                   zip(victims, overdue) for host, score in hosts):
-            if len(candidates) >= want:
-                break
-            candidates.setdefault(host, key)
-        if not candidates:
-            return [], int(head[0][1]) if head else None
+    def _lease_arguments(self, ask: LeaseAsk, epoch: int, now: int, batch: str):
         keys, args = SPECS["lease"].bind(
-            dict(epoch=self.keys.epoch, totals=self.keys.totals, ready=ready,
-                 leases=self.keys.leases(self.node)),
+            dict(epoch=self.keys.epoch, totals=self.keys.totals, ready=self.keys.ready(self.node),
+                 leases=self.keys.leases(self.node), push_log=self.keys.push_log(self.node)),
             dict(epoch=epoch, now=now, delay=self.delay_ms, max_in_flight=self.max_inflight,
-                 park=self.park_ms))
-        for host, ready_key in candidates.items():
-            keys += [self.keys.queue(host), self.keys.host(host), ready_key]
-        out = self._call("lease", keys, [*args, *candidates])
-        hosts = list(candidates.items())
-        leased = []
-        for i in range(2, len(out), 3):
-            host, ready_key = hosts[out[i + 1] - 1]
-            leased.append(Leased(out[i].decode(), host, out[i + 2], ready_key != ready))
-        return leased, (None if out[1] == -1 else int(out[1]))
+                 park=self.park_ms, want=ask.want, steal_after=ask.steal_after_ms,
+                 prefix=self.keys.prefix, batch=batch))
+        return keys + [self.keys.ready(node) for node in ask.steal_from], args
 
-    def _read_due(self, pipe: Pipeline, now: int, want: int, steal_from: tuple[str, ...],
-                  steal_after_ms: int) -> None:
-        # the first *want* hosts by due time: the due ones, or else the next due
-        pipe.zrange(self.keys.ready(self.node), 0, want - 1, withscores=True)
-        for node in steal_from:
-            pipe.zrangebyscore(self.keys.ready(node), "-inf", now - steal_after_ms, start=0,
-                               num=want, withscores=True)
+    @staticmethod
+    def _leased(reply: list) -> tuple[list[Leased], int | None]:
+        leased = [Leased(reply[i].decode(), reply[i + 1].decode(), reply[i + 2], reply[i + 3] == 1)
+                  for i in range(2, len(reply), 4)]
+        return leased, (None if reply[1] == -1 else int(reply[1]))
 
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""

@@ -188,7 +188,7 @@ class Scheduler(BaseScheduler):
                          "URL, callback name, JSON-able meta and cb_kwargs)",
                          {"request": request, "exc": exc}, extra={"spider": self.spider})
             return False
-        self.exchange.push(Pending(host, fingerprint, payload, request.url, retry))
+        self.exchange.push(Pending(host, fingerprint, payload, request.url, retry), request)
         return True
 
     def next_request(self) -> Request | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, Ack, Pending, StaleEpoch
+from crawler.scheduler.frontier import (DUPLICATE, OVER_HOST_LIMIT, QUEUED, Ack, LeaseAsk, Pending,
+                                       StaleEpoch)
 from tests.helpers.frontier import make_frontier, ready_of
 
 FP = "ab" * 20
@@ -301,22 +302,37 @@ def test_a_dead_thief_hands_its_stolen_lease_back_to_the_owner(r):
     assert r.zscore(busy.keys.orphans, "a.test") is not None  # its owner claims it back
 
 
-def test_a_flush_reads_the_due_hosts_for_the_lease_that_follows(r):
+def test_a_refill_pushes_acks_and_leases_in_one_round_trip(r):
+    f = make_frontier(r)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
+    [first], _ = f.lease(1, epoch)
+    before = f.round_trips
+    codes, (leased, _) = f.send([Pending("b.test", None, b"q1")],
+                                [Ack(first.lease_id, "a.test", f.now_ms() - 1000)],
+                                epoch, ready_of("n1"), lease=LeaseAsk(10))
+    assert f.round_trips == before + 1
+    assert codes == [QUEUED]
+    # the host the ack freed and the host the push added are both leased
+    assert {x.payload for x in leased} == {b"p2", b"q1"}
+
+
+def test_a_lease_after_a_refused_push_leases_nothing(r):
     f = make_frontier(r)
     epoch = f.join(1)
     _queue(f, r, "a.test", b"p1", epoch=epoch)
-    f.flush([Pending("b.test", None, b"q1")], [], epoch, ready_of("n1"), peek=(10, (), 0))
-    before = f.round_trips
-    leased, _ = f.lease(10, epoch)
-    assert f.round_trips == before + 1, "the lease read the due hosts again"
-    assert {x.payload for x in leased} == {b"p1", b"q1"}  # b.test, pushed by that flush
-    # a read made for other lease arguments is not used
-    _queue(f, r, "c.test", b"s1", epoch=epoch)
-    f.flush([Pending("d.test", None, b"t1")], [], epoch, ready_of("n1"), peek=(1, (), 0))
-    before = f.round_trips
-    leased, _ = f.lease(10, epoch)
-    assert f.round_trips == before + 2
-    assert {x.payload for x in leased} == {b"s1", b"t1"}
+    r.hset(f.keys.bloom, "n", 2)  # another node started a second Bloom layer
+    # the push is refused (stale filter count), so its batch is not applied: a lease
+    # in the same round trip must not run, or it would lease before the links are stored
+    reply = f._pipeline(lambda pipe: f._eval(pipe, "lease", *f._lease_arguments(
+        LeaseAsk(10), epoch, f.now_ms(), "n1:unapplied")))
+    assert reply == [[-3]]
+    assert r.llen(f.keys.queue("a.test")) == 1
+    # through send, the push learns the new layer and goes again, and the lease with it
+    codes, (leased, _) = f.send([Pending("b.test", "e" * 40, b"q1")], [], epoch,
+                                ready_of("n1"), lease=LeaseAsk(10))
+    assert codes == [QUEUED] and len(f.bloom.layers) == 2
+    assert {x.payload for x in leased} == {b"p1", b"q1"}
 
 
 def test_a_request_that_nodes_keep_dying_with_is_dead_lettered(r):
@@ -419,8 +435,7 @@ def test_a_page_costs_redis_at_most_15_commands(r):
     r.config_resetstat()
     pages, serial, acks, links = 0, 0, [], []
     while True:
-        f.flush(links, acks, epoch, ready_of("n1"), peek=(16, (), 0))
-        leased, _ = f.lease(16, epoch)
+        _, (leased, _) = f.send(links, acks, epoch, ready_of("n1"), lease=LeaseAsk(16))
         if not leased:
             break
         pages += len(leased)
