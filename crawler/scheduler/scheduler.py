@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy import signals
 from scrapy.core.scheduler import BaseScheduler
+from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.redis import client_from_crawler, crawl_id
 from crawler.scheduler import codec
@@ -199,7 +200,7 @@ class Scheduler(BaseScheduler):
     def _filter_reason(self, request: Request) -> str | None:
         if self.options.depth_limit and request.meta.get("depth", 0) > self.options.depth_limit:
             return "depth"
-        if reason := self.options.traps.reason(request.url):
+        if reason := self.options.traps.reason(request.url, urlparse_cached(request)):
             return f"trap/{reason}"
         return None
 

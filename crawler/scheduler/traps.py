@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import ParseResult, SplitResult, parse_qsl, urlsplit
 
 from w3lib.url import url_query_cleaner
 
@@ -41,11 +41,13 @@ class TrapRules:
         self.max_repeated_segment = max_repeated_segment
         self.max_query_params = max_query_params
 
-    def reason(self, url: str) -> str | None:
+    def reason(self, url: str, parts: SplitResult | ParseResult | None = None) -> str | None:
+        """Why *url* looks like a trap, if it does; *parts*: its parse, if already made
+        (the scheduler passes Scrapy's cached one: a parse per link costs)."""
         # cheap counts first: the exact ones (Counter, parse_qsl) only for suspects
         if self.max_url_length and len(url) > self.max_url_length:
             return "url_length"
-        parts = urlsplit(url)
+        parts = parts or urlsplit(url)
         segments = [s for s in parts.path.split("/") if s]
         if self.max_repeated_segment and len(segments) > len(set(segments)) and \
                 max(Counter(segments).values()) > self.max_repeated_segment:
