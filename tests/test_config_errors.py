@@ -102,3 +102,24 @@ def test_the_redis_password_is_never_shown() -> None:
     assert "s3cret-pw" not in result.stderr + result.stdout  # ...without the password
     assert result.stderr.strip().splitlines()[-1].startswith(
         "error: cannot reach Redis at REDIS_URL ('redis://:***@127.0.0.1:9/0')")
+
+
+@pytest.mark.parametrize("break_redis", ["maxmemory", "wrong_type"])
+def test_a_redis_that_refuses_the_crawls_start_is_one_line_and_exit_2(redis_server,
+                                                                      break_redis) -> None:
+    client = redis_server.client()
+    if break_redis == "maxmemory":  # every write is refused (OOM)
+        client.config_set("maxmemory", 1)
+    else:  # a key of the crawl holds another type (another program's, or a broken one)
+        client.rpush("crawler:{follow}:bloom", "x")
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "scrapy", "crawl", "follow", "-a",
+             "start_urls=http://127.0.0.1:9/", "-s", f"REDIS_URL={redis_server.url}"],
+            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    finally:
+        client.config_set("maxmemory", 0)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "error: Redis refused to start the crawl's frontier (")

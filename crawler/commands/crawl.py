@@ -17,6 +17,7 @@ from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
 from crawler.redis import RedisUnavailable, connect
+from crawler.scheduler.scheduler import REFUSED_STAT
 from crawler.state import crawl_state_dir, is_crawl_state
 
 if TYPE_CHECKING:
@@ -43,6 +44,14 @@ class Command(ScrapyCrawl):
             self.exitcode = 2
             return
         super().run(args, opts)
+        crawler = getattr(self, "_crawler", None)
+        if crawler is not None and (refused := crawler.stats.get_value(REFUSED_STAT)):
+            print(f"error: {refused}", file=sys.stderr)
+            self.exitcode = 2
+
+    def _create_crawler(self, spider: str):
+        self._crawler = super()._create_crawler(spider)  # its stats say how it ended
+        return self._crawler
 
     def _check_spider(self, name: str, arguments: dict[str, str]) -> None:
         from crawler.scheduler.revisit import watch_argument  # noqa: PLC0415

@@ -24,7 +24,7 @@ from scrapy import signals
 from scrapy.core.scheduler import BaseScheduler
 from scrapy.utils.httpobj import urlparse_cached
 
-from crawler.redis import client_from_crawler, crawl_id
+from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler import codec
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import TRANSIENT, Exchange
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
+
+REFUSED_STAT = "frontier/refused"  # why Redis refused the start (read by `scrapy crawl`)
 
 
 class Scheduler(BaseScheduler):
@@ -85,6 +87,23 @@ class Scheduler(BaseScheduler):
     # -- lifecycle --------------------------------------------------------------
 
     def open(self, spider: Spider) -> None:
+        try:
+            self._open(spider)
+        except FAILED as exc:  # Redis took the connection but refuses the crawl's state
+            self._refuse(f"Redis refused to start the crawl's frontier "
+                         f"({type(exc).__name__}: {exc})")
+
+    def _refuse(self, message: str) -> None:
+        """Say so in one line and end the crawl at once: nothing is queued, so the engine
+        closes the spider as soon as it is idle, and ``scrapy crawl`` exits non-zero (an
+        exception here would end in Scrapy's tracebacks of a half-opened engine)."""
+        logger.error(message)
+        self.crawler.stats.set_value(REFUSED_STAT, message)
+        self.enqueue_request = lambda request: False  # type: ignore[method-assign]
+        self.next_request = lambda: None  # type: ignore[method-assign]
+        self.has_pending_requests = lambda: False  # type: ignore[method-assign]
+
+    def _open(self, spider: Spider) -> None:
         self.spider = spider
         o, crawler = self.options, self.crawler
         self.frontier = Frontier(
@@ -127,6 +146,8 @@ class Scheduler(BaseScheduler):
         return int(finished) if finished else None
 
     def close(self, reason: str) -> None:
+        if not hasattr(self, "loop"):  # the start failed: nothing to hand back
+            return
         self.loop.stop()
         self.exchange.waker.cancel()
         deadline = time.monotonic() + self.options.node_timeout
