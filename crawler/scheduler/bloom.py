@@ -183,17 +183,16 @@ class BloomLayer:
         return (block_hash(key) if hashed is None else hashed) % self.blocks * self.block_bytes
 
     def byte_masks(self, key: str) -> list[tuple[int, int]]:
-        """(byte in the block, mask of its bits) for *key*, by byte; bit 0 is a byte's
-        high bit, as in Redis' GETBIT."""
-        masks: dict[int, int] = {}
-        for position in self._hashes(key):
-            masks[position >> 3] = masks.get(position >> 3, 0) | 0x80 >> (position & 7)
-        return sorted(masks.items())
+        """(byte in the block, mask of one bit) for each of *key*'s bits, by byte; bit 0
+        is a byte's high bit, as in Redis' GETBIT. One bit per mask: ``push.lua`` tests
+        and sets it with arithmetic, no bit library call."""
+        return [(position >> 3, 0x80 >> (position & 7))
+                for position in sorted(set(self._hashes(key)))]
 
     def packed_offsets(self, key: str, hashed: int | None = None) -> bytes:
         """What ``push.lua`` reads for *key* in this layer: the block's byte offset
-        (uint32, little-endian), the count of bytes touched (uint8), then per byte
-        its index in the block and its mask (uint8 each, so blocks are <= 2048 bits)."""
+        (uint32, little-endian), the count of bits (uint8), then per bit its byte in
+        the block and its mask (uint8 each, so blocks are <= 2048 bits)."""
         masks = self.byte_masks(key)
         flat = [value for pair in masks for value in pair]
         return struct.pack(f"<IB{len(flat)}B", self.block_offset(key, hashed), len(masks), *flat)
