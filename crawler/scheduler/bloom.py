@@ -316,11 +316,18 @@ def create_or_read(send: Callable, key: str, capacity: int, error_rate: float) -
     command, one round trip). Raises :class:`BloomLayoutError` for a filter of
     another layout: its bits do not mean what ``push.lua`` reads."""
     reply = send("eval", _CREATE_META, 1, key, capacity, repr(error_rate), BLOCK_BITS)
-    bloom = BloomFilter.from_meta({k.decode(): v.decode() for k, v in zip(reply[::2], reply[1::2])})
-    if bloom.block_bits != BLOCK_BITS:
-        layout = f"{bloom.block_bits}-bit block" if bloom.block_bits else "classic"
+    meta = {k.decode(): v.decode() for k, v in zip(reply[::2], reply[1::2])}
+    check_layout(meta, key)
+    return BloomFilter.from_meta(meta)
+
+
+def check_layout(meta: dict[str, str], key: str) -> None:
+    """Refuse a crawl whose filter (meta hash *key*, read) has another layout than
+    this code writes (``scrapy crawl`` checks it before starting, too)."""
+    block_bits = int(meta.get("block_bits", 0))
+    if "capacity" in meta and block_bits != BLOCK_BITS:
+        layout = f"{block_bits}-bit block" if block_bits else "classic"
         raise BloomLayoutError(
             f"this crawl's Bloom filter ({key}) has the {layout} layout of an earlier "
             f"version, which this one does not write; finish the crawl with that version, "
             f"or start afresh (another CRAWLER_CRAWL_ID)")
-    return bloom

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import math
+import subprocess
+import sys
 
 import pybloom_live
 import pytest
 
 from crawler.scheduler.bloom import BLOCK_BITS, BloomFilter, BloomLayer, BloomLayoutError
 from crawler.scheduler.frontier import DUPLICATE, QUEUED, Pending
+from tests.helpers import ROOT
 from tests.helpers.frontier import make_frontier, ready_of
 
 ERROR_RATE = 1e-4
@@ -151,3 +154,19 @@ def test_a_crawl_of_the_classic_layout_is_refused_and_left_as_it_was(r) -> None:
     classic = pybloom_live.BloomFilter(1000, ERROR_RATE / 2)
     assert old.summary()["layers"][0]["bytes"] == (classic.num_bits + 7) // 8
     assert 0 < old.false_positive_rate() < ERROR_RATE / 2
+
+
+def test_scrapy_crawl_refuses_a_classic_crawl_in_one_line(r) -> None:
+    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+
+    r.hset(Keys("old-crawl").bloom, mapping={"capacity": 1000, "error_rate": "0.0001", "n": 1})
+    url = f"unix://{r.connection_pool.connection_kwargs['path']}"
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://x.test/",
+         "-s", f"REDIS_URL={url}", "-s", "CRAWLER_CRAWL_ID=old-crawl"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "error: this crawl's Bloom filter (crawler:{old-crawl}:bloom) has the classic layout")
+    assert not r.hexists(Keys("old-crawl").bloom, "block_bits")
