@@ -108,7 +108,10 @@ def blocked_false_positive_rate(keys: int, blocks: int, k: int, block_bits: int)
     if blocks == 1:
         return fill.at(keys)
     q = 1 / blocks
-    mean, pmf, total, j = keys * q, math.exp(keys * math.log1p(-q)), 0.0, 0
+    mean = keys * q
+    if mean > 700:  # hundreds of keys a block (far past capacity): about all bits set
+        return fill.at(round(mean))
+    pmf, total, j = math.exp(keys * math.log1p(-q)), 0.0, 0
     while j <= keys and (j <= mean or pmf > 1e-18 * max(total, 1e-300)):
         total += pmf * fill.at(j)
         pmf *= (keys - j) / (j + 1) * q / (1 - q)
@@ -156,9 +159,10 @@ class BloomLayer:
            block_bits: int = BLOCK_BITS) -> BloomLayer:
         error_rate = base_error_rate / 2 ** (index + 1)
         capacity = base_capacity * 2**index
-        # later layers stop doubling at the Redis string limit
-        while blocked_layout(capacity, error_rate, block_bits)[0] * block_bits > _MAX_BITS:
-            capacity = capacity * 15 // 16
+        # later layers stop doubling at the Redis string limit (bits per URL hardly
+        # change with the capacity: one or two tries)
+        while (bits := blocked_layout(capacity, error_rate, block_bits)[0] * block_bits) > _MAX_BITS:
+            capacity = int(capacity * _MAX_BITS / bits * 0.999)
         return cls(index, capacity, error_rate, block_bits)
 
     @cached_property
