@@ -39,6 +39,15 @@ BLOCK_BITS = 1024
 _MAX_BITS = 2**32 - 2**20  # a Redis string holds at most 2**32 bits
 
 
+_HEAD = struct.Struct("<IB")
+
+
+@cache
+def _packed_bits(block_bits: int) -> tuple[bytes, ...]:
+    """Bit position in a block -> its (byte, mask) as push.lua reads them."""
+    return tuple(bytes((position >> 3, 0x80 >> (position & 7))) for position in range(block_bits))
+
+
 class BloomLayoutError(ValueError):
     """The crawl's filter was made with another bit layout than this code writes."""
 
@@ -190,19 +199,17 @@ class BloomLayer:
         return (block_hash(key) if hashed is None else hashed) % self.blocks * self.block_bytes
 
     def byte_masks(self, key: str) -> list[tuple[int, int]]:
-        """(byte in the block, mask of one bit) for each of *key*'s bits, by byte; bit 0
-        is a byte's high bit, as in Redis' GETBIT. One bit per mask: ``push.lua`` tests
-        and sets it with arithmetic, no bit library call."""
-        return [(position >> 3, 0x80 >> (position & 7))
-                for position in sorted(set(self._hashes(key)))]
+        """(byte in the block, mask of one bit) for each of *key*'s k bits (two may be
+        the same bit); bit 0 is a byte's high bit, as in Redis' GETBIT."""
+        return [(position >> 3, 0x80 >> (position & 7)) for position in self._hashes(key)]
 
     def packed_offsets(self, key: str, hashed: int | None = None) -> bytes:
         """What ``push.lua`` reads for *key* in this layer: the block's byte offset
-        (uint32, little-endian), the count of bits (uint8), then per bit its byte in
-        the block and its mask (uint8 each, so blocks are <= 2048 bits)."""
-        masks = self.byte_masks(key)
-        flat = [value for pair in masks for value in pair]
-        return struct.pack(f"<IB{len(flat)}B", self.block_offset(key, hashed), len(masks), *flat)
+        (uint32, little-endian), k (uint8), then per bit its byte in the block and its
+        mask (uint8 each, so blocks are <= 2048 bits). One bit per mask: ``push.lua``
+        tests and sets it with arithmetic, no bit library call."""
+        return (_HEAD.pack(self.block_offset(key, hashed), self.slices)
+                + b"".join(map(_packed_bits(self.block_bits).__getitem__, self._hashes(key))))
 
     def found(self, bits: bytes, key: str) -> bool:
         """Are all of *key*'s bits set in *bits*, the layer's string as Redis holds it?"""

@@ -30,8 +30,8 @@
   is '1' its bits in every filter, oldest first, packed in one argument (one
   argument, not one per bit: packing 15-30 arguments per URL cost the client more
   than the whole script), per filter: the byte offset of its block (uint32,
-  little-endian), its count n of bits (uint8), then n pairs sorted by byte (byte
-  in the block from 0, mask of the one bit; uint8 each)
+  little-endian), its count n of bits (uint8), then n pairs (byte in the block
+  from 0, mask of the one bit; uint8 each; two may be the same bit)
   Returns {status, code per request}: status 0 ok, 1 ok and filter F is now full
   (a new filter starts); refused (see scripts.py, nothing written): {-1} stale
   epoch, {-2} stale filter count;
