@@ -97,8 +97,7 @@ def measured_false_positive_rate(client, f, probes: int = 100_000) -> float:
     layers = [(layer, bits) for layer, bits in layers if bits]
 
     def found(fp: str) -> bool:
-        return any(all(bits[o >> 3] >> (7 - (o & 7)) & 1 for o in layer.offsets(fp))
-                   for layer, bits in layers)
+        return any(layer.found(bits, fp) for layer, bits in layers)
 
     return sum(found(fingerprint(f"fresh-{i}")) for i in range(probes)) / probes
 

@@ -36,7 +36,7 @@ class Command(ScrapyCrawl):
         try:
             if len(args) == 1:
                 self._check_spider(args[0], opts.spargs)
-            self._preflight()
+            self._preflight(args[0] if len(args) == 1 else None)
             if len(args) == 1 and opts.overwrite_output:
                 self._refuse_overwrite(args[0], opts.overwrite_output)
         except (RedisUnavailable, ValueError) as exc:
@@ -67,8 +67,9 @@ class Command(ScrapyCrawl):
         if "watch" in arguments:  # any spider: read by the frontier (watch mode)
             watch_argument(arguments["watch"])
 
-    def _preflight(self) -> None:
-        """Check what the frontier will run with (project and -s settings)."""
+    def _preflight(self, spider: str | None) -> None:
+        """Check what the frontier will run with (project and -s settings), and that
+        the crawl in REDIS_URL, if any, is one this version can go on with."""
         from crawler.config import validate  # noqa: PLC0415
         from crawler.scheduler.options import SchedulerOptions  # noqa: PLC0415
 
@@ -85,7 +86,12 @@ class Command(ScrapyCrawl):
         if url := settings.get("REDIS_URL"):
             from crawler.config import value  # noqa: PLC0415
 
-            connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT")).close()
+            client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"))
+            try:
+                if crawl := value(settings, "CRAWLER_CRAWL_ID") or spider:
+                    _check_bloom_layout(client, crawl)
+            finally:
+                client.close()
 
     def _refuse_overwrite(self, spider: str, outputs: list[str]) -> None:
         """``-O FILE`` over a crawl that resumes would replace what its earlier runs wrote
@@ -105,3 +111,11 @@ class Command(ScrapyCrawl):
                     f"-O {output} would overwrite the items of crawl {crawl!r}, which resumes from "
                     f"{state} and will not fetch those pages again; append with -o {output}, or "
                     f"start afresh: delete {state} or pick another -s CRAWLER_CRAWL_ID=...")
+
+
+def _check_bloom_layout(client, crawl: str) -> None:
+    from crawler.scheduler.bloom import check_layout  # noqa: PLC0415
+    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+
+    key = Keys(crawl).bloom
+    check_layout({k.decode(): v.decode() for k, v in client.hgetall(key).items()}, key)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
+from crawler.scheduler.bloom import BloomLayoutError
 from crawler.scheduler.cluster import RingUnstable
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ def cmd_seed(args: argparse.Namespace) -> int:
     target = open_target(args)
     try:
         result = control.seed(target, args.urls, dont_filter=args.dont_filter)
-    except RingUnstable as exc:  # membership kept changing
+    except (RingUnstable, BloomLayoutError) as exc:  # membership kept changing; old filter
         raise CliError(str(exc)) from None
     print(f"queued {result.queued}, already seen {result.duplicate}, over the host page "
           f"limit {result.over_host_limit}")

@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from crawler.scheduler import scripts
-from crawler.scheduler.bloom import BloomFilter
+from crawler.scheduler.bloom import BloomFilter, create_or_read
 from crawler.scheduler.ledger import Ledger
 from crawler.scheduler.link import RedisLink
 from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
@@ -113,14 +113,7 @@ class Frontier(RedisLink):
     # -- dedup ----------------------------------------------------------------
 
     def _init_bloom(self, capacity: int, error_rate: float) -> BloomFilter:
-        def build(pipe: Pipeline) -> None:
-            pipe.hsetnx(self.keys.bloom, "capacity", capacity)
-            pipe.hsetnx(self.keys.bloom, "error_rate", repr(error_rate))
-            pipe.hsetnx(self.keys.bloom, "n", 1)
-            pipe.hgetall(self.keys.bloom)
-
-        meta = {k.decode(): v.decode() for k, v in self._pipeline(build, True)[-1].items()}
-        bloom = BloomFilter.from_meta(meta)
+        bloom = create_or_read(self._send, self.keys.bloom, capacity, error_rate)
         if (bloom.capacity, bloom.error_rate) != (capacity, error_rate):
             logger.warning(
                 "This crawl's Bloom filter was created with capacity %(c)d and error rate "
@@ -201,9 +194,9 @@ class Frontier(RedisLink):
                  push_log=self.keys.push_log(self.node)),
             dict(epoch=epoch, now=now, filters=len(layers), capacity=last.capacity,
                  host_limit=self.host_limit, batch=batch,
-                 size_bits=last.slices * last.bits_per_slice, max_in_flight=self.max_inflight))
+                 size_bits=last.size_bits, max_in_flight=self.max_inflight))
         keys += [self.keys.bloom_bits(layer.index) for layer in layers]
-        args += [layer.slices for layer in layers]
+        args += [layer.block_bytes for layer in layers]
         for host, items in groups:
             keys += [self.keys.queue(host), self.keys.host(host), ready_key(host)]
             args += [host, len(items)]

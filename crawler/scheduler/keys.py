@@ -26,9 +26,10 @@ key                     type    content
                                 consecutive backoffs, ``e`` '1' while the hash has
                                 its idle expiry (a week)
 ``bloom``               hash    Bloom filter meta: ``capacity``, ``error_rate``,
-                                ``n`` filters, ``c<i>`` items in filter *i*, ``m<i>``
-                                filter *i*'s string made at its full size
-``bloom:<i>``           string  bits of filter *i*
+                                ``block_bits`` (the layout), ``n`` filters, ``c<i>``
+                                items in filter *i*, ``m<i>`` filter *i*'s string made
+                                at its full size
+``bloom:<i>``           string  bits of filter *i*, in blocks of ``block_bits``
 ``outcomes``            hash    ``<node>@<run start ms>/<outcome>`` -> count; every
                                 node's outcome counters, summed by the status command
 ``failures``            stream  one entry per URL that failed for good: url, reason

@@ -256,7 +256,7 @@ def test_bloom_layers_stop_doubling_at_the_redis_string_limit():
     from crawler.scheduler.bloom import BloomLayer  # noqa: PLC0415
 
     layer = BloomLayer.of(100_000_000, 1e-4, 5)
-    assert layer.slices * layer.bits_per_slice < 2**32
+    assert layer.size_bits < 2**32
 
 
 def _two_nodes(r):

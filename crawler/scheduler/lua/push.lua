@@ -7,11 +7,12 @@
   a retry of the same batch (its reply was lost to a Redis stall) gets the same
   codes back, so no URL is counted both queued and duplicate.
 
-  Cost: a few commands per batch (the Bloom bits of all its URLs included: one
-  BITFIELD per filter) and three per host: one read of its state, one RPUSH, one
-  ZADD unless it is in flight to its limit (bench/ANALYSIS.md). Numbers go to
-  Redis as %d strings: a Lua number is formatted as %.17g, which costs more than
-  the command it is an argument of.
+  Cost: a few commands per batch, one GETRANGE per checked URL and filter (a
+  URL's bits in a filter lie in one block of bits: a blocked Bloom filter, see
+  bloom.py) and one SETRANGE per new URL, and three per host: one read of its
+  state, one RPUSH, one ZADD unless it is in flight to its limit
+  (bench/ANALYSIS.md). Numbers go to Redis as %d strings: a Lua number is
+  formatted as %.17g, which costs more than the command it is an argument of.
 
   KEYS[1] epoch   KEYS[2] totals   KEYS[3] bloom meta   KEYS[4] node's push log
   KEYS[5 .. 4+F]  bloom bit strings, oldest first
@@ -23,18 +24,20 @@
   bit by bit, Redis would over-allocate by up to half)
   ARGV[8] max in flight per host: a host at it is not announced as ready (the ack
   of a request in flight re-arms it)
-  ARGV[9 .. 8+F] slices (bit positions per URL) of each filter
+  ARGV[9 .. 8+F] block size in bytes of each filter
   then per group: host, count, and per request: check ('1'; '0': dont_filter, no
   dedup; '2': a retry, neither dedup nor host budget), payload, and when check
-  is '1' its bit offsets in every filter, oldest first, packed as little-endian
-  uint32 (one argument, not one per bit: packing 15-30 arguments per URL cost
-  the client more than the whole script)
+  is '1' its bits in every filter, oldest first, packed in one argument (one
+  argument, not one per bit: packing 15-30 arguments per URL cost the client more
+  than the whole script), per filter: the byte offset of its block (uint32,
+  little-endian), its count n of bits (uint8), then n pairs (byte in the block
+  from 0, mask of the one bit; uint8 each; two may be the same bit)
   Returns {status, code per request}: status 0 ok, 1 ok and filter F is now full
   (a new filter starts); refused (see scripts.py, nothing written): {-1} stale
   epoch, {-2} stale filter count;
   code 0 duplicate, 1 queued, 2 over the host page limit.
 ]]
--- luacheck: globals KEYS ARGV redis struct unpack
+-- luacheck: globals KEYS ARGV redis unpack
 local function int(x) return string.format('%d', x) end
 
 local strings = redis.call('MGET', KEYS[4], KEYS[1])
@@ -52,8 +55,6 @@ local meta = redis.call('HMGET', KEYS[3], 'n', 'm' .. int(F - 1))
 if tonumber(meta[1] or '0') ~= F then return {-2} end
 local now, capacity, limit = tonumber(ARGV[2]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local max_inflight = tonumber(ARGV[8])
-local slices = {}
-for f = 1, F do slices[f] = tonumber(ARGV[8 + f]) end
 if not meta[2] then  -- 'm<i>': filter i's string was made at its size
   if redis.call('EXISTS', KEYS[4 + F]) == 0 then
     redis.call('SETBIT', KEYS[4 + F], int(tonumber(ARGV[7]) - 1), '0')
@@ -61,60 +62,60 @@ if not meta[2] then  -- 'm<i>': filter i's string was made at its size
   redis.call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
 end
 
--- Bloom, for the whole batch at once, in the batch's order (a URL twice in one
--- batch is a duplicate, as it would be in the next): one BITFIELD GET per older
--- filter, one BITFIELD SET (check-and-set: it returns the old bits) on filter F.
-local function bitfield(key, args, width)
-  local out, step = {}, width * 1000  -- unpack() has a stack limit
-  for s = 1, #args, step do
-    local bits = redis.call('BITFIELD', key, unpack(args, s, math.min(#args, s + step - 1)))
-    for _, bit in ipairs(bits) do out[#out + 1] = bit end
+-- Bloom, URL by URL in the batch's order: a URL twice in one batch is a duplicate,
+-- as it would be in the next (its block is written before the next URL reads it).
+-- A URL's bits in a filter lie in one block: one GETRANGE reads them; in filter F,
+-- one SETRANGE writes the block back with the missing ones set.
+local block_bytes = {}
+for f = 1, F do block_bytes[f] = tonumber(ARGV[8 + f]) end
+
+-- Is the URL whose filter-f bits are packed in s at p in filter f? In filter F a
+-- new URL's bits are set. Returns that, and where filter f+1's bits start.
+local function in_filter(f, s, p)
+  local b1, b2, b3, b4, touched = string.byte(s, p, p + 4)
+  local offset, size = b1 + 256 * (b2 + 256 * (b3 + 256 * b4)), block_bytes[f]
+  local start = int(offset)
+  local block = redis.call('GETRANGE', KEYS[4 + f], start, int(offset + size - 1))
+  if #block < size then block = block .. string.rep('\0', size - #block) end
+  local last, found, bytes = f == F, true, nil  -- bytes: the block's, to write back
+  local bits = {string.byte(s, p + 5, p + 4 + 2 * touched)}  -- byte (from 0), mask
+  for j = 1, #bits, 2 do
+    local i, mask = bits[j] + 1, bits[j + 1]
+    local old = bytes and bytes[i] or string.byte(block, i)
+    if old % (mask + mask) < mask then  -- the mask's one bit is clear
+      found = false
+      if not last then break end
+      -- a byte table, then string.char(unpack()): cheaper than joining string.sub
+      -- pieces around the changed bytes (measured)
+      bytes = bytes or {string.byte(block, 1, size)}
+      bytes[i] = old + mask
+    end
   end
-  return out
+  if bytes then redis.call('SETRANGE', KEYS[4 + F], start, string.char(unpack(bytes))) end
+  return found, p + 5 + 2 * touched
 end
 
-local checked = {}  -- packed offsets of every URL to check, in batch order
+local seen = {}  -- seen[u]: the u-th checked URL of the batch is a duplicate
 do
-  local a, k = 9 + F, 5 + F
+  local a, k, u = 9 + F, 5 + F, 0
   while k <= #KEYS do
     local count = tonumber(ARGV[a + 1])
     a, k = a + 2, k + 3
     for _ = 1, count do
       if ARGV[a] == '1' then
-        checked[#checked + 1] = ARGV[a + 2]
+        u = u + 1
+        local packed, p, found = ARGV[a + 2], 1, false
+        for f = 1, F do
+          found, p = in_filter(f, packed, p)
+          if found then break end
+        end
+        seen[u] = found
         a = a + 3
       else
         a = a + 2
       end
     end
   end
-end
-local seen, pos = {}, 1  -- seen[u]: URL u is a duplicate; pos: filter f's offsets
-for f = 1, F do
-  local last, k = f == F, slices[f]
-  local args, asked = {}, {}
-  for u, bits in ipairs(checked) do
-    if not seen[u] then
-      asked[#asked + 1] = u
-      for j = 0, k - 1 do
-        local n = #args
-        args[n + 1], args[n + 2] = last and 'SET' or 'GET', 'u1'
-        args[n + 3] = int(struct.unpack('<I4', bits, pos + 4 * j))
-        if last then args[n + 4] = '1' end
-      end
-    end
-  end
-  if #asked > 0 then
-    local bits = bitfield(KEYS[4 + f], args, last and 4 or 3)
-    for i, u in ipairs(asked) do
-      local all = true
-      for j = (i - 1) * k + 1, i * k do
-        if bits[j] == 0 then all = false break end
-      end
-      seen[u] = all
-    end
-  end
-  pos = pos + 4 * k
 end
 
 local codes, logged_codes, added, queued = {0}, {'0'}, 0, 0
