@@ -16,7 +16,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
-from crawler.redis import RedisUnavailable, connect
+from crawler.redis import FAILED, RedisUnavailable, connect
 from crawler.scheduler.scheduler import REFUSED_STAT
 from crawler.state import crawl_state_dir, is_crawl_state
 
@@ -90,6 +90,8 @@ class Command(ScrapyCrawl):
             try:
                 if crawl := value(settings, "CRAWLER_CRAWL_ID") or spider:
                     _check_bloom_layout(client, crawl)
+            except FAILED:
+                pass  # a Redis that refuses: the frontier's start says so, in one line
             finally:
                 client.close()
 

@@ -26,6 +26,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler import codec
+from crawler.scheduler.bloom import BloomLayoutError
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import TRANSIENT, Exchange
 from crawler.scheduler.frontier import Frontier, Pending
@@ -92,6 +93,8 @@ class Scheduler(BaseScheduler):
         except FAILED as exc:  # Redis took the connection but refuses the crawl's state
             self._refuse(f"Redis refused to start the crawl's frontier "
                          f"({type(exc).__name__}: {exc})")
+        except BloomLayoutError as exc:  # an embedded crawl's state from an older version
+            self._refuse(str(exc))
 
     def _refuse(self, message: str) -> None:
         """Say so in one line and end the crawl at once: nothing is queued, so the engine

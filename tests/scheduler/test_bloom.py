@@ -170,3 +170,21 @@ def test_scrapy_crawl_refuses_a_classic_crawl_in_one_line(r) -> None:
     assert result.stderr.strip().splitlines()[-1].startswith(
         "error: this crawl's Bloom filter (crawler:{old-crawl}:bloom) has the classic layout")
     assert not r.hexists(Keys("old-crawl").bloom, "block_bits")
+
+
+def test_an_embedded_crawl_of_the_classic_layout_is_refused_in_one_line(tmp_path) -> None:
+    from crawler.redis import start_embedded, stop_embedded  # noqa: PLC0415
+    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.state import crawl_state_dir  # noqa: PLC0415
+
+    server = start_embedded(str(crawl_state_dir(str(tmp_path), "follow")))
+    server.hset(Keys("follow").bloom, mapping={"capacity": 1000, "error_rate": "0.0001", "n": 1})
+    stop_embedded(server)
+    result = subprocess.run(
+        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://x.test/",
+         "-s", f"CRAWLER_STATE_DIR={tmp_path}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith(
+        "error: this crawl's Bloom filter (crawler:{follow}:bloom) has the classic layout")
