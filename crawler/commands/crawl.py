@@ -16,7 +16,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
-from crawler.redis import FAILED, RedisUnavailable, connect
+from crawler.redis import RedisUnavailable, connect
 from crawler.scheduler.scheduler import REFUSED_STAT
 from crawler.state import crawl_state_dir, is_crawl_state
 
@@ -36,7 +36,7 @@ class Command(ScrapyCrawl):
         try:
             if len(args) == 1:
                 self._check_spider(args[0], opts.spargs)
-            self._preflight(args[0] if len(args) == 1 else None)
+            self._preflight()
             if len(args) == 1 and opts.overwrite_output:
                 self._refuse_overwrite(args[0], opts.overwrite_output)
         except (RedisUnavailable, ValueError) as exc:
@@ -67,9 +67,9 @@ class Command(ScrapyCrawl):
         if "watch" in arguments:  # any spider: read by the frontier (watch mode)
             watch_argument(arguments["watch"])
 
-    def _preflight(self, spider: str | None) -> None:
-        """Check what the frontier will run with (project and -s settings), and that
-        the crawl in REDIS_URL, if any, is one this version can go on with."""
+    def _preflight(self) -> None:
+        """Check what the frontier will run with (project and -s settings); a crawl in
+        Redis that this version cannot go on with is refused by the frontier's start."""
         from crawler.config import validate  # noqa: PLC0415
         from crawler.scheduler.options import SchedulerOptions  # noqa: PLC0415
 
@@ -86,14 +86,7 @@ class Command(ScrapyCrawl):
         if url := settings.get("REDIS_URL"):
             from crawler.config import value  # noqa: PLC0415
 
-            client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"))
-            try:
-                if crawl := value(settings, "CRAWLER_CRAWL_ID") or spider:
-                    _check_bloom_layout(client, crawl)
-            except FAILED:
-                pass  # a Redis that refuses: the frontier's start says so, in one line
-            finally:
-                client.close()
+            connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT")).close()
 
     def _refuse_overwrite(self, spider: str, outputs: list[str]) -> None:
         """``-O FILE`` over a crawl that resumes would replace what its earlier runs wrote
@@ -114,10 +107,3 @@ class Command(ScrapyCrawl):
                     f"{state} and will not fetch those pages again; append with -o {output}, or "
                     f"start afresh: delete {state} or pick another -s CRAWLER_CRAWL_ID=...")
 
-
-def _check_bloom_layout(client, crawl: str) -> None:
-    from crawler.scheduler.bloom import check_layout  # noqa: PLC0415
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
-
-    key = Keys(crawl).bloom
-    check_layout({k.decode(): v.decode() for k, v in client.hgetall(key).items()}, key)

@@ -337,7 +337,7 @@ def create_or_read(send: Callable, key: str, capacity: int, error_rate: float) -
 
 def check_layout(meta: dict[str, str], key: str) -> None:
     """Refuse a crawl whose filter (meta hash *key*, read) has another layout than
-    this code writes (``scrapy crawl`` checks it before starting, too)."""
+    this code writes (the frontier's start turns it into one line for the user)."""
     block_bits = int(meta.get("block_bits", 0))
     if "capacity" in meta and block_bits != BLOCK_BITS:
         layout = f"{block_bits}-bit block" if block_bits else "classic"
