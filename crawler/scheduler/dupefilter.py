@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Self
 
 from scrapy.dupefilters import BaseDupeFilter
+from scrapy.utils.request import RequestFingerprinter
 
 from crawler.config import value
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from crawler.scheduler.bloom import BloomFilter
     from crawler.scheduler.frontier import Frontier
 
 logger = logging.getLogger(__name__)
@@ -25,7 +27,10 @@ class BloomDupeFilter(BaseDupeFilter):
     The authoritative seen-set is the Bloom filter in Redis, checked and set by
     the frontier atomically with queueing (see ``lua/push.lua``). This front
     cache (Mercator's URL-seen cache) drops the links every page repeats --
-    navigation, board lists -- before they cost Redis anything.
+    navigation, board lists -- before they cost Redis anything. With Scrapy's
+    default fingerprinter a plain GET's fingerprint is a function of its URL, so the
+    cache also keeps the exact URL strings it admitted: a repeated link is then
+    dropped before it is canonicalised and hashed (the largest per-link cost).
 
     Settings: :setting:`CRAWLER_SEEN_CACHE_SIZE`, :setting:`DUPEFILTER_DEBUG`,
     :setting:`REQUEST_FINGERPRINTER_CLASS` (through ``crawler.request_fingerprinter``).
@@ -38,10 +43,14 @@ class BloomDupeFilter(BaseDupeFilter):
         self.debug = debug
         self.logdupes = True
         self._recent: OrderedDict[str, None] = OrderedDict()
+        self._recent_urls: OrderedDict[str, None] = OrderedDict()
+        # only the default fingerprinter is known to read nothing but method, URL and body
+        self._url_keyed = type(self.fingerprinter) is RequestFingerprinter
         self._filtered = 0  # added to the stats by update_stats (a stats call per link costs)
         # URLs the Bloom filter may have dropped by mistake: the sum, over every URL
         # it admitted, of its false-positive rate at that moment
         self.expected_false_positives = 0.0
+        self._rate_memo: tuple[int, int, float] | None = None  # (layers, URLs, rate)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -64,18 +73,52 @@ class BloomDupeFilter(BaseDupeFilter):
     def forget(self) -> None:
         """The cluster's Bloom filter was lost: links seen here must be pushed again."""
         self._recent.clear()
+        self._recent_urls.clear()
 
-    def check(self, request: Request) -> str | None:
-        """The fingerprint of *request*, or None if this node saw it lately."""
+    def _keyed_by_url(self, request: Request) -> bool:
+        return (self._url_keyed and request.method == "GET" and not request.body
+                and not request.meta.get("verbatim_url"))
+
+    def seen_url(self, request: Request) -> bool:
+        """True if this exact URL passed :meth:`check` lately and stands for its
+        fingerprint; the cheap test to run before anything else on a link."""
+        url = request.url
+        if url in self._recent_urls and self._keyed_by_url(request):
+            self._recent_urls.move_to_end(url)
+            self.log(request)
+            return True
+        return False
+
+    def check(self, request: Request, url: str | None = None) -> str | None:
+        """The fingerprint of *request*, or None if this node saw it lately.
+
+        *url*: the URL the request was discovered under, if it was rewritten since
+        (session ids stripped); it is what :meth:`seen_url` will be asked.
+        """
+        if self._keyed_by_url(request):
+            self._recent_urls[url or request.url] = None
+            if len(self._recent_urls) > self.cache_size:
+                self._recent_urls.popitem(last=False)
         fingerprint = self.fingerprint(request)
         if self.seen_recently(fingerprint):
             self.log(request)
             return None
         return fingerprint
 
-    def admitted(self, count: int, false_positive_rate: float) -> None:
-        """*count* new URLs passed the Bloom filter while it had this error rate."""
-        self.expected_false_positives += count * false_positive_rate
+    def admitted(self, count: int, bloom: BloomFilter) -> None:
+        """*count* new URLs passed the Bloom filter *bloom*, filled as it is now."""
+        if count:
+            self.expected_false_positives += count * self._false_positive_rate(bloom)
+
+    def _false_positive_rate(self, bloom: BloomFilter) -> float:
+        # The rate is a series over the block loads: recounted once the filter has
+        # grown by 1/256 (or a layer), not at every flush. The rate is smooth in the
+        # fill, and this sum is an estimate anyway.
+        fill = (len(bloom.layers), sum(bloom.counts))
+        memo = self._rate_memo
+        if memo is None or memo[0] != fill[0] or fill[1] > memo[1] + memo[1] // 256:
+            self._rate_memo = memo = (*fill, bloom.false_positive_rate())
+        return memo[2]
 
     def close(self, reason: str) -> None:
         self._add_filtered()

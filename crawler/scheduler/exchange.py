@@ -195,7 +195,7 @@ class Exchange:
             else:
                 self.outcomes.counts["frontier/queued"] += 1
                 admitted += pending.fingerprint is not None
-        self.dupefilter.admitted(admitted, self.frontier.bloom.false_positive_rate())
+        self.dupefilter.admitted(admitted, self.frontier.bloom)
 
     def refill(self) -> None:
         if not self.waker.due():

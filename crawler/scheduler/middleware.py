@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
@@ -23,7 +23,6 @@ from crawler.scheduler.scheduler import frontier_scheduler
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
-    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -43,11 +42,20 @@ class _LeaseMiddleware:
 
 class LeaseSpiderMiddleware(_LeaseMiddleware):
     """Outermost spider middleware: a response's lease is settled once everything
-    its callback produced has passed on to the engine (and so to the frontier)."""
+    its callback produced has passed on to the engine (and so to the frontier).
+
+    A link this node queued lately ends here as ``filtered/duplicate``, as the
+    scheduler would end it, without the engine's way there (signals, the offsite
+    check, the scraper's queue): most links a page yields are such repeats.
+    """
 
     async def process_spider_output(self, response: Response, result: AsyncIterator[Any]):
+        scheduler = frontier_scheduler(self.crawler)
         try:
             async for item_or_request in result:
+                if scheduler is not None and isinstance(item_or_request, Request) \
+                        and scheduler.drop_if_seen(item_or_request):
+                    continue
                 yield item_or_request
         finally:
             self._settle(response.request, response_outcome(response))

@@ -189,18 +189,19 @@ class Scheduler(BaseScheduler):
         retry = self.leases.continue_lease(request)
         fingerprint = None
         if not retry:
+            if self.drop_if_seen(request):
+                return False
             self.outcomes.record("discovered")
+            dedup = self._deduplicated(request)
+            found_as = request.url
             request = self._without_session_ids(request)
             # Filters first: a URL dropped here (too deep) must not enter the seen
             # cache, or found again where it is allowed it would pass for a duplicate.
             if reason := self._filter_reason(request):
                 self.outcomes.record(f"filtered/{reason}")
                 return False
-            # Start requests are deduplicated even when dont_filter (Scrapy's default
-            # for start_urls): otherwise every node, and every resumed run, fetches them
-            # again.
-            if not request.dont_filter or request.meta.get("is_start_request"):
-                fingerprint = self.df.check(request)
+            if dedup:
+                fingerprint = self.df.check(request, found_as)
                 if fingerprint is None:
                     self.outcomes.record("filtered/duplicate")
                     return False
@@ -215,6 +216,22 @@ class Scheduler(BaseScheduler):
             return False
         self.exchange.push(Pending(host, fingerprint, payload, request.url, retry), request)
         return True
+
+    def drop_if_seen(self, request: Request) -> bool:
+        """Drop *request* if this node queued its exact URL lately: the cheapest test,
+        which the add-on's spider middleware runs on a callback's output so that
+        repeated links (navigation, board lists) skip Scrapy's path to the scheduler."""
+        if self._deduplicated(request) and self.df.seen_url(request):
+            self.outcomes.record("discovered")
+            self.outcomes.record("filtered/duplicate")
+            return True
+        return False
+
+    @staticmethod
+    def _deduplicated(request: Request) -> bool:
+        # Start requests are deduplicated even when dont_filter (Scrapy's default for
+        # start_urls): otherwise every node, and every resumed run, fetches them again.
+        return not request.dont_filter or bool(request.meta.get("is_start_request"))
 
     def next_request(self) -> Request | None:
         if self.loop.cut_off():
