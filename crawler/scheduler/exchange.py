@@ -10,13 +10,16 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scrapy.utils.asyncio import call_later
+from twisted.internet.interfaces import IReadDescriptor
+from zope.interface import implementer
 
 from crawler.redis import FAILED
 from crawler.scheduler import codec
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, FrontierLost, LeaseAsk
+from crawler.scheduler.scripts import StaleEpoch
 from crawler.scheduler.membership import RingUnstable
 
 if TYPE_CHECKING:
@@ -24,7 +27,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from crawler.scheduler.dupefilter import BloomDupeFilter
-    from crawler.scheduler.frontier import Frontier, Leased, Pending
+    from crawler.scheduler.frontier import Ack, Frontier, Leased, Pending, Sending
+    from crawler.scheduler.link import Sent
     from crawler.scheduler.leases import LeaseBook
     from crawler.scheduler.membership import Membership
     from crawler.scheduler.node_loop import Outage
@@ -77,6 +81,52 @@ class Waker:
             self._call = None
 
 
+class _Refill(NamedTuple):
+    """A batch on the wire, and what to restore or resend if it fails."""
+
+    sending: Sending
+    pushes: list[Pending]
+    acks: list[Ack]
+    batch: str
+    ask: LeaseAsk | None
+
+
+@implementer(IReadDescriptor)
+class ReplyWatch:
+    """Wakes the engine when the reply of a refill arrives: with nothing to download
+    the engine would otherwise not ask for requests before its next heartbeat."""
+
+    def __init__(self, waker: Waker) -> None:
+        self.waker = waker
+        self.sent: Sent | None = None
+
+    def watch(self, sent: Sent) -> None:
+        from twisted.internet import reactor  # noqa: PLC0415 - the running one
+
+        self.sent = sent
+        reactor.addReader(self)
+
+    def stop(self) -> None:
+        from twisted.internet import reactor  # noqa: PLC0415
+
+        if self.sent is not None:
+            reactor.removeReader(self)
+            self.sent = None
+
+    def fileno(self) -> int:
+        return self.sent.fileno() if self.sent is not None else -1
+
+    def doRead(self) -> None:  # noqa: N802 - Twisted's interface
+        self.stop()
+        self.waker.wake()
+
+    def connectionLost(self, reason) -> None:  # noqa: N802
+        self.sent = None
+
+    def logPrefix(self) -> str:  # noqa: N802
+        return "frontier-reply"
+
+
 class Exchange:
     """Batches this node's writes to the frontier and refills its buffer of leases."""
 
@@ -102,9 +152,12 @@ class Exchange:
         # Redis can answer with its first result (see push.lua)
         self.unconfirmed: tuple[str, list[Pending]] | None = None
         self._batches = 0
+        # a refill on the wire: the node works on while Redis runs it (see refill)
+        self.sending: _Refill | None = None
+        self._reply_watch = ReplyWatch(self.waker)
 
     def has_unsent(self) -> bool:
-        return bool(self.outbox or self.unconfirmed)
+        return bool(self.outbox or self.unconfirmed or self.sending)
 
     def push(self, pending: Pending, request: Request | None = None) -> None:
         self.outbox.append(pending)
@@ -125,6 +178,8 @@ class Exchange:
         # that response's held ack may go, and its host become due again.
         if self.leases.leased or self.leases.held:
             self.release_acks()
+        if self.sending is not None and self.sending.sending.sent.ready():
+            self.finish_refill()
         if not self.ready and not paused:
             self.refill()
         if not self.ready:
@@ -137,6 +192,7 @@ class Exchange:
 
     def unstarted(self) -> list[str]:
         """Take back the leases of requests not handed to the engine yet."""
+        self.finish_refill()
         lease_ids = [request.meta[codec.LEASE_META] for request in self.ready]
         self.ready.clear()
         self.leases.forget(lease_ids)
@@ -154,8 +210,18 @@ class Exchange:
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
 
     def flush(self, lease: bool = False) -> tuple[list[Leased], int | None]:
-        """Send what is buffered; with *lease*, lease in the same round trip and
-        return what :meth:`Frontier.lease` returns (nothing leased otherwise)."""
+        """Send what is buffered and wait for Redis' reply; with *lease*, lease in the
+        same round trip and return what :meth:`Frontier.lease` returns (nothing
+        leased otherwise). A refill on the wire is finished first."""
+        self.finish_refill()
+        while (refill := self._send(lease)) is not None:
+            leased = self._settle(refill)
+            if not self.outbox:
+                return leased
+        return [], None
+
+    def _send(self, lease: bool) -> _Refill | None:
+        """Write the next batch (pushes, then acks, then the lease) without waiting."""
         self.release_acks()
         if self.unconfirmed is None and self.outbox:
             self._batches += 1
@@ -168,18 +234,31 @@ class Exchange:
         acks = [] if self.outbox else self.leases.take_acks()
         lease_now = lease and not self.outbox  # a retried batch first, then the rest and the lease
         if not (pushes or acks or lease_now):
-            return [], None
+            return None
+        ask = self._lease_ask() if lease_now else None
         try:
-            codes, leased = self.membership.with_ring(lambda epoch: self.frontier.send(
-                pushes, acks, epoch, self.membership.ready_key, batch,
-                lease=self._lease_ask() if lease_now else None))
+            sending = self.frontier.start_send(pushes, acks, self.membership.epoch,
+                                               self.membership.ready_key, batch, lease=ask)
         except TRANSIENT:
             self.leases.restore_acks(acks)
             raise
+        return _Refill(sending, pushes, acks, batch, ask)
+
+    def _settle(self, refill: _Refill) -> tuple[list[Leased], int | None]:
+        """Read a batch's reply (waiting if need be) and account for its pushes."""
+        try:
+            try:
+                codes, leased = self.frontier.finish_send(refill.sending)
+            except StaleEpoch:  # the ring changed: this batch was refused as a whole
+                self.membership.refresh()
+                codes, leased = self.membership.with_ring(lambda epoch: self.frontier.send(
+                    refill.pushes, refill.acks, epoch, self.membership.ready_key,
+                    refill.batch, lease=refill.ask))
+        except TRANSIENT:
+            self.leases.restore_acks(refill.acks)
+            raise
         self.unconfirmed = None
-        self._count(pushes, codes)
-        if self.outbox:
-            return self.flush(lease)
+        self._count(refill.pushes, codes)
         return leased
 
     def _count(self, pushes: list[Pending], codes: list[int]) -> None:
@@ -198,10 +277,28 @@ class Exchange:
         self.dupefilter.admitted(admitted, self.frontier.bloom)
 
     def refill(self) -> None:
-        if not self.waker.due():
+        """Send a refill (pushes, acks, lease) and return: the engine goes on with its
+        downloads and callbacks while Redis runs the scripts, and the reply is read
+        when it has come (:meth:`next_request`; a reactor reader wakes the engine)."""
+        if self.sending is not None or not self.waker.due():
             return
         try:
-            leased, next_due = self.flush(lease=True)
+            self.sending = self._send(lease=True)
+        except TRANSIENT as exc:
+            self.outage.failed(exc)
+            self.waker.wait(self.options.idle_backoff_max)
+            return
+        if self.sending is not None:
+            self._reply_watch.watch(self.sending.sending.sent)
+
+    def finish_refill(self) -> None:
+        """Take in the refill on the wire, if any (waiting for its reply if need be)."""
+        refill, self.sending = self.sending, None
+        if refill is None:
+            return
+        self._reply_watch.stop()
+        try:
+            leased, next_due = self._settle(refill)
         except TRANSIENT as exc:
             self.outage.failed(exc)
             self.waker.wait(self.options.idle_backoff_max)
@@ -211,7 +308,7 @@ class Exchange:
         counts["frontier/leased"] += len(leased)
         if stolen := sum(lease.stolen for lease in leased):
             counts["frontier/stolen"] += stolen
-        if leased:
+        if leased or refill.ask is None or self.outbox:  # more to send, or to lease
             self.waker.refill_after = 0.0
             return
         # Nothing due: sleep until the next owned host is, but at most

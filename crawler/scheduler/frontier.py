@@ -13,10 +13,12 @@ import logging
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
+from redis.exceptions import NoScriptError
+
 from crawler.scheduler import scripts
 from crawler.scheduler.bloom import BloomFilter, create_or_read
 from crawler.scheduler.ledger import Ledger
-from crawler.scheduler.link import RedisLink
+from crawler.scheduler.link import RedisLink, Sent
 from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
 if TYPE_CHECKING:
@@ -63,6 +65,15 @@ class Leased(NamedTuple):
     host: str
     payload: bytes
     stolen: bool = False  # from a host another node owns
+
+
+class Sending(NamedTuple):
+    """A :meth:`Frontier.send` whose replies are not read yet."""
+
+    sent: Sent
+    names: list[str]  # the scripts, in call order
+    request: tuple  # send()'s arguments, to send again (NOSCRIPT, a new Bloom layer)
+    groups: list
 
 
 class Beat(NamedTuple):
@@ -153,6 +164,11 @@ class Frontier(RedisLink):
         ...) and what :meth:`lease` returns (nothing leased if not asked).
         Retrying a *batch* whose reply was lost returns the first result.
         """
+        return self.finish_send(self.start_send(pushes, acks, epoch, ready_key, batch, lease))
+
+    def start_send(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int,
+                   ready_key, batch: str = "", lease: LeaseAsk | None = None) -> Sending:
+        """:meth:`send`, up to the write: :meth:`finish_send` reads its replies."""
         now = self.now_ms()
         groups = _group(pushes)
         batch = batch or (f"{self.node}:{time.time_ns()}" if pushes else "")
@@ -163,22 +179,38 @@ class Frontier(RedisLink):
             calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key, batch)))
         if lease is not None:
             calls.append(("lease", *self._lease_arguments(lease, epoch, now, batch)))
-        results = self._pipeline(lambda pipe: [self._eval(pipe, *call) for call in calls])
+        commands = [("EVALSHA", self.scripts[name], len(keys), *keys, *args)
+                    for name, keys, args in calls]
+        return Sending(self._start(commands), [name for name, _, _ in calls],
+                       (pushes, acks, epoch, ready_key, batch, lease), groups)
+
+    def finish_send(self, sending: Sending
+                    ) -> tuple[list[int], tuple[list[Leased], int | None]]:
+        """The result of a :meth:`start_send`, once its replies came (or waiting for them)."""
+        results = sending.sent.replies()
+        pushes, _, _, _, _, lease = sending.request
+        if any(isinstance(reply, NoScriptError) for reply in results):
+            self._load_scripts()  # Redis restarted and lost its script cache: none ran
+            return self.send(*sending.request)
         try:  # in call order: a push's refusal refuses the acks and the lease after it
-            replies = [scripts.check(call[0], reply) for call, reply in zip(calls, results)]
+            replies = []
+            for name, reply in zip(sending.names, results):
+                if isinstance(reply, Exception):
+                    raise reply
+                replies.append(scripts.check(name, reply))
         except StaleBloom:  # another node started a new Bloom layer: all go again
             layers = self._send("hget", self.keys.bloom, "n")
             if layers is None:
-                raise FrontierLost("the Bloom filter's header is gone")
+                raise FrontierLost("the Bloom filter's header is gone") from None
             self.bloom.grow_to(int(layers))
-            return self.send(pushes, acks, epoch, ready_key, batch, lease)
+            return self.send(*sending.request)
         leased = self._leased(replies[-1]) if lease is not None else ([], None)
         if not pushes:
             return [], leased
         status, codes = replies[0][0], replies[0][1:]
         # codes come back in group order; map them to the callers' order
         ordered = [0] * len(pushes)
-        for index, code in zip((i for _, items in groups for i, _ in items), codes):
+        for index, code in zip((i for _, items in sending.groups for i, _ in items), codes):
             ordered[index] = code
         self.bloom.counts[-1] += sum(1 for p, c in zip(pushes, ordered)
                                      if c != DUPLICATE and p.fingerprint)

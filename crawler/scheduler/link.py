@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from crawler.scheduler import scripts
 
@@ -53,6 +53,21 @@ class RedisLink:
                 self._load_scripts()
         raise AssertionError("unreachable")
 
+    def _start(self, commands: list[tuple]) -> Sent:
+        """Send *commands* in one write and return at once: the replies are read by
+        :meth:`Sent.replies`, when :meth:`Sent.ready` says they came, so that the node
+        works while Redis runs them. Raises what redis-py raises on a failed send."""
+        pool = self.client.connection_pool
+        connection = pool.get_connection()
+        try:
+            connection.send_packed_command(connection.pack_commands(commands))
+        except BaseException:
+            connection.disconnect()
+            pool.release(connection)
+            raise
+        self.round_trips += 1
+        return Sent(pool, connection, len(commands))
+
     def _eval(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
         return target.execute_command("EVALSHA", self.scripts[name], len(keys), *keys, *args)
 
@@ -81,3 +96,41 @@ class RedisLink:
             return
         self._best_rtt = min(self._best_rtt, rtt)
         self.clock_offset_ms = round(sec * 1000 + usec / 1000 - (sent + now) / 2 * 1000)
+
+
+class Sent:
+    """Commands on the wire, their replies not read yet. It holds its connection
+    until then, so nothing else is interleaved on that socket."""
+
+    def __init__(self, pool, connection, count: int) -> None:
+        self.pool = pool
+        self.connection = connection
+        self.count = count
+
+    def fileno(self) -> int:
+        return self.connection._sock.fileno()  # noqa: SLF001 - redis-py has no public accessor
+
+    def ready(self) -> bool:
+        """True once a reply has begun to arrive (reading may still wait for its end)."""
+        try:
+            return self.connection.can_read(timeout=0)
+        except Exception:  # noqa: BLE001 - a broken connection: replies() raises it
+            return True
+
+    def replies(self) -> list:
+        """Every reply, in order, waiting for them if need be; an error reply (a
+        script's refusal, NOSCRIPT) is in the list as its exception, like redis-py's
+        pipelines. A lost connection raises (and is closed, so the next send redials)."""
+        replies: list = []
+        try:
+            for _ in range(self.count):
+                try:
+                    replies.append(self.connection.read_response())
+                except ResponseError as exc:
+                    replies.append(exc)
+        except BaseException:
+            self.connection.disconnect()
+            raise
+        finally:
+            self.pool.release(self.connection)
+        return replies
