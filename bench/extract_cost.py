@@ -13,7 +13,10 @@ milliseconds (median of rounds) and the ratio; the target is at most 2x.
 ``--spider`` adds the whole ``forum`` spider on the same fixture forums, served on loopback:
 pages per second per core (pages fetched / CPU seconds of the crawl process and its children,
 less the CPU of a crawl that fetches nothing: start-up, Redis, idle close), once with the
-engine's profile detected and once with ``-a profile=none`` (learning included).
+engine's profile detected and once with ``-a profile=none``: learning included, and reading
+alone (the crawl's ``learn/cpu_ms`` stat, the pages read while learning, subtracted).
+
+Results go to ``bench/work/results/extract_cost.json`` for the report (RESULTS.md section 9).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from common import save  # noqa: E402
 from scrapy.http import HtmlResponse  # noqa: E402
 
 from crawler.learn.dom import parse  # noqa: E402
@@ -60,8 +64,9 @@ def median_ms(fn, responses: list[HtmlResponse], rounds: int) -> float:  # type:
     return statistics.median(times)
 
 
-def spider_rates(engine: str, repeat: int) -> tuple[float, float, int, int]:
-    """Pages per CPU second of ``scrapy crawl forum`` on ``learned_<engine>``: profile, learned."""
+def spider_rates(engine: str, repeat: int) -> dict[str, float]:
+    """Pages per CPU second of ``scrapy crawl forum`` on ``learned_<engine>``: with the profile,
+    learned (learning included), and learned reading alone (the ``learn/cpu_ms`` stat subtracted)."""
     import resource
     import tempfile
 
@@ -72,24 +77,30 @@ def spider_rates(engine: str, repeat: int) -> tuple[float, float, int, int]:
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
         return usage.ru_utime + usage.ru_stime
 
-    def crawl(url: str, args: dict[str, str]) -> tuple[int, float]:
-        """Pages and CPU seconds, the median of ``repeat`` runs (one crawl costs ~1 s of start-up)."""
+    def crawl(url: str, args: dict[str, str]) -> tuple[int, float, float]:
+        """Pages, CPU seconds and learning CPU seconds: the run of median CPU of ``repeat``
+        (one crawl costs ~1 s of start-up)."""
         runs = []
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as tmp:
                 before = cpu()
                 result = run_crawl("forum", url, Path(tmp) / "out.jl", args=args)
-                runs.append((cpu() - before, int(result.stats.get("downloader/response_count", 0))))
-        seconds, pages = sorted(runs)[len(runs) // 2]
-        return pages, seconds
+                runs.append((cpu() - before, int(result.stats.get("downloader/response_count", 0)),
+                             result.stats.get("learn/cpu_ms", 0) / 1000))
+        seconds, pages, learning = sorted(runs)[len(runs) // 2]
+        return pages, seconds, learning
 
     site = FIXTURES / f"learned_{engine}" / "site"
     start = json.loads((site / "routes.json").read_text(encoding="utf-8"))["start"]
     with FixtureServer(site) as server:
-        _, fixed = crawl(server.base_url + "/no-such-page-for-the-bench", {"profile": "none"})
-        n_profile, c_profile = crawl(server.base_url + start, {})
-        n_learned, c_learned = crawl(server.base_url + start, {"profile": "none"})
-    return (n_profile / max(0.01, c_profile - fixed), n_learned / max(0.01, c_learned - fixed), n_profile, n_learned)
+        _, fixed, _ = crawl(server.base_url + "/no-such-page-for-the-bench", {"profile": "none"})
+        n_profile, c_profile, _ = crawl(server.base_url + start, {})
+        n_learned, c_learned, learning = crawl(server.base_url + start, {"profile": "none"})
+    return {"engine": engine, "pages_profile": n_profile, "pages_learned": n_learned,
+            "profile_per_core": n_profile / max(0.01, c_profile - fixed),
+            "learned_per_core": n_learned / max(0.01, c_learned - fixed),
+            "reading_per_core": n_learned / max(0.01, c_learned - fixed - learning),
+            "learning_cpu_s": learning}
 
 
 def main() -> None:
@@ -132,12 +143,21 @@ def main() -> None:
         print(f"{engine:8} {n:5d} {pp:4d}/{pt:<5d} {a:10.2f} {b:11.2f} {ratio:6.2f} {learn:9.0f}")
     total = statistics.mean(r[6] for r in rows)
     print(f"mean ratio template/profile: {total:.2f} (target <= 2.0)")
+    result = {"rounds": args.rounds, "pages": [
+        {"engine": e, "pages": n, "posts_profile": pp, "posts_template": pt, "profile_ms": a,
+         "template_ms": b, "learn_ms": learn} for e, n, pp, pt, a, b, _, learn in rows]}
     if args.spider:
         print(f"\nforum spider, pages/s per core (CPU, start-up subtracted)\n{'engine':8} {'pages p/l':>10} "
-              f"{'profile':>8} {'learned':>8} {'ratio':>6}")
+              f"{'profile':>8} {'learned':>8} {'reading':>8} {'learn s':>8} {'ratio':>6}")
+        result["spider"] = []
         for engine in args.engines.split(","):
-            profiled, learned, n_profile, n_learned = spider_rates(engine, args.repeat)
-            print(f"{engine:8} {n_profile:4d}/{n_learned:<5d} {profiled:8.1f} {learned:8.1f} {profiled / learned:6.2f}")
+            r = spider_rates(engine, args.repeat)
+            print(f"{engine:8} {r['pages_profile']:4d}/{r['pages_learned']:<5d} {r['profile_per_core']:8.1f} "
+                  f"{r['learned_per_core']:8.1f} {r['reading_per_core']:8.1f} {r['learning_cpu_s']:8.2f} "
+                  f"{r['profile_per_core'] / r['reading_per_core']:6.2f}")
+            result["spider"].append(r)
+        result["repeat"] = args.repeat
+    save("extract_cost", result)
 
 
 if __name__ == "__main__":

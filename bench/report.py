@@ -255,6 +255,11 @@ def targets() -> list[str]:
                      f"({large['queued']:,} queued), worst ratio of Redis commands",
                      "work_left 6.75 s at 200,000 hosts (issue 14)", "flat (within 2x)",
                      f"{worst:.2f}x", worst <= 2))
+    if (ex := load("extract_cost")) and ex.get("spider"):
+        worst = max(x["profile_per_core"] / x["reading_per_core"] for x in ex["spider"])
+        rows.append(("`forum` spider pages/s per core, read by a learned template vs by the engine's "
+                     "profile, worst engine (learning itself: section 9)", "not measured (issue 14)",
+                     "learned within 2x", f"{worst:.2f}x the cost", worst <= 2))
     if not rows:
         return []
     out = ["## Targets (from `../shared/docs/brief.md`)", "",
@@ -323,6 +328,36 @@ def incremental(d: dict) -> list[str]:
     return lines + [""]
 
 
+def extraction(d: dict) -> list[str]:
+    """The forum spider's cost with a profile and with a learned template (``bench/extract_cost.py``)."""
+    lines = ["## 9. Extraction: engine profile vs learned template", "",
+             "`bench/extract_cost.py --spider`: the thread pages captured from the lab engines "
+             "(`tests/fixtures/profiles/learned_<engine>`), read by the engine's profile and by the "
+             f"template learned on the same site (median of {d['rounds']} rounds).", "",
+             "| engine | thread pages | posts (profile / template) | profile ms / page | template ms / page | "
+             "template / profile | learning the site, ms |", "|---|---|---|---|---|---|---|"]
+    for x in d["pages"]:
+        lines.append(f"| {x['engine']} | {x['pages']} | {x['posts_profile']} / {x['posts_template']} | "
+                     f"{x['profile_ms']:.2f} | {x['template_ms']:.2f} | "
+                     f"{x['template_ms'] / x['profile_ms']:.2f} | {x['learn_ms']:.0f} |")
+    if spider := d.get("spider"):
+        lines += ["", "The whole `forum` spider on the same fixture forums served on loopback, with "
+                  "extraction and the embedded Redis: pages per CPU second of the crawl (its process "
+                  "and children) less a crawl that fetches nothing (start-up, idle close), median of "
+                  f"{d.get('repeat', 3)} crawls. Learned is `-a profile=none`: with learning (the "
+                  "pages read while learning, the refetch of the first pages and the links followed "
+                  "while learning), and reading alone (the crawl's `learn/cpu_ms`, the CPU of the "
+                  "pages read while learning, subtracted: what a site costs once learned).", "",
+                  "| engine | pages (profile / learned) | profile pages/s/core | learned, with learning | "
+                  "learning CPU s | learned, reading | cost reading / profile |", "|---|---|---|---|---|---|---|"]
+        for x in spider:
+            lines.append(f"| {x['engine']} | {x['pages_profile']} / {x['pages_learned']} | "
+                         f"{x['profile_per_core']:.1f} | {x['learned_per_core']:.1f} | "
+                         f"{x['learning_cpu_s']:.2f} | {x['reading_per_core']:.1f} | "
+                         f"{x['profile_per_core'] / x['reading_per_core']:.2f} |")
+    return lines + [""]
+
+
 def main() -> None:
     PLOTS.mkdir(exist_ok=True)
     lines = [f"# Benchmarks ({time.strftime('%Y-%m-%d')})", "",
@@ -355,7 +390,7 @@ def main() -> None:
         lines += moves(d, sweep)
     for name, render in (("scaleout", scaleout), ("politeness", politeness),
                          ("scale_cost", scale_cost), ("profile_redis", profile),
-                         ("incremental", incremental)):
+                         ("incremental", incremental), ("extract_cost", extraction)):
         if (d := load(name)) is not None:
             lines += render(d)
     analysis = BENCH / "ANALYSIS.md"

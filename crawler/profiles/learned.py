@@ -7,12 +7,15 @@ with the template. A site that turns out not to be a forum ends the crawl with o
 so and what was tried (close reason ``not_a_forum``). ``-a fallback=generic`` skips it.
 
 Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
-``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``.
+``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``, and
+``learn/cpu_ms``: the CPU time of the pages read while learning (the one-off cost of a site,
+apart from reading with the template; the bench subtracts it).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING, ClassVar, Self
 from urllib.parse import urlsplit
 
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
     from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.http import Response, TextResponse
+    from scrapy.statscollectors import StatsCollector
 
     from crawler.learn.strategy import LearnedForum, Output
 
@@ -41,12 +45,13 @@ class Learned(ForumProfile):
     name: ClassVar[str] = "learned"
     fallback_order: ClassVar[int | None] = 100
 
-    def __init__(self, store: MemoryTemplateStore | None = None) -> None:
+    def __init__(self, store: MemoryTemplateStore | None = None, stats: StatsCollector | None = None) -> None:
         self.store = store or MemoryTemplateStore()
+        self.stats = stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(store_for(crawler))
+        return cls(store_for(crawler), crawler.stats)
 
     @classmethod
     def detect(cls, response: Response) -> bool:
@@ -74,7 +79,11 @@ class Learned(ForumProfile):
         learner = self.store.learner(host)
         already_failed = learner.failure is not None
         state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
+        learning = learner.template is None and not already_failed
+        started = time.process_time()
         out = learner.page(response.url, response.text, str(kind), state)
+        if learning and self.stats is not None:
+            self.stats.inc_value("learn/cpu_ms", round((time.process_time() - started) * 1000))
         if learner.failure is not None:
             if not already_failed:
                 logger.error("%(host)s: %(why)s", {"host": host, "why": learner.failure})
@@ -93,7 +102,9 @@ class Learned(ForumProfile):
 def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
     """The crawl went idle while ``learner`` was still learning: learn now; the thread pages
     seen are fetched again to be read with the template. Not a forum: the one line, no requests."""
+    started = time.process_time()
     out = learner.finish()
+    crawler.stats.inc_value("learn/cpu_ms", round((time.process_time() - started) * 1000))
     if learner.failure is not None:
         crawler.stats.inc_value("learn/not_a_forum")
         logger.error("%(host)s: %(why)s", {"host": learner.host, "why": learner.failure})

@@ -34,6 +34,8 @@ def test_fallback_used_and_reported(crawled: tuple[str, list[dict[str, Any]], An
     assert result.stats.get("profiles/undetected") == 1
     assert result.stats.get("profiles/fallback/learned") == 1
     assert result.stats.get(f"learn/source/{STRATEGY[site]}") == 1
+    # Learning's CPU is reported apart (the bench subtracts it from the reading cost).
+    assert result.stats.get("learn/cpu_ms", 0) > 0
 
 
 def test_post_recall_and_precision(crawled: tuple[str, list[dict[str, Any]], Any]) -> None:
