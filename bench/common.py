@@ -277,6 +277,7 @@ class LogWindow:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.offset = path.stat().st_size if path.exists() else 0
+        self.opened = time.time()  # a line logged late (nginx's start-up probe) is not ours
 
     def hits(self) -> list[Hit]:
         time.sleep(0.3)  # the latency server's last lines
@@ -287,7 +288,7 @@ class LogWindow:
         for line in lines:
             end, took, addr, status, _, uri = line.split(" ", 5)
             out.append(Hit(float(end) - float(took), float(end), addr, int(status), uri))
-        return [h for h in out if h.uri != "/robots.txt"]
+        return [h for h in out if h.uri != "/robots.txt" and h.end >= self.opened]
 
 
 def pages_per_s(hits: list[Hit]) -> float:

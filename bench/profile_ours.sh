@@ -15,6 +15,7 @@ with Nginx(ensure_site()) as nginx:
         spider, flags, _ = CONFIGS[name]
         crawl = Crawl(spider, nginx.base_urls(hosts), flags, name)
         out = WORK / "profile" / f"{tag}.txt"
+        out.parent.mkdir(parents=True, exist_ok=True)
         proc = crawl.start(f"profile-{tag}")
         subprocess.run(["py-spy", "record", "--format", "raw", "--rate", "200", "--subprocesses",
                         "-o", str(out), "--pid", str(proc.pid)], check=False,

@@ -308,7 +308,9 @@ class Exchange:
         counts["frontier/leased"] += len(leased)
         if stolen := sum(lease.stolen for lease in leased):
             counts["frontier/stolen"] += stolen
-        if leased or refill.ask is None or self.outbox:  # more to send, or to lease
+        # More to lease, or to send: pushes, or acks released while this refill was on
+        # the wire (their hosts are free now; waiting would idle them up to a second).
+        if leased or refill.ask is None or self.outbox or self.leases.acks:
             self.waker.refill_after = 0.0
             return
         # Nothing due: sleep until the next owned host is, but at most

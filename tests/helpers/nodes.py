@@ -35,8 +35,11 @@ class Node:
         args = [sys.executable, "-m", "scrapy", "crawl", spider,
                 "-a", "start_urls=" + ",".join(start_urls), "-o", f"{self.feed_path}:jsonlines",
                 "-s", f"CRAWLER_NODE_ID={name}", "-s", f"CRAWLER_STATS_FILE={self.stats_path}"]
-        # the test sites are on 127.0.0.1, which the crawler refuses by default (SSRF)
-        for key, value in {"CRAWLER_ALLOW_PRIVATE_ADDRESSES": True, **settings}.items():
+        # the test sites are on 127.0.0.1, which the crawler refuses by default (SSRF); an
+        # embedded Redis of the test's own (the project's default state dir would be shared
+        # by every test that crawls without REDIS_URL, and resumed by the next one)
+        defaults = {"CRAWLER_ALLOW_PRIVATE_ADDRESSES": True, "CRAWLER_STATE_DIR": workdir / "state"}
+        for key, value in {**defaults, **settings}.items():
             args += ["-s", f"{key}={value}"]
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in wait()
         self.process = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
