@@ -209,16 +209,12 @@ class Exchange:
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
 
-    def flush(self, lease: bool = False) -> tuple[list[Leased], int | None]:
-        """Send what is buffered and wait for Redis' reply; with *lease*, lease in the
-        same round trip and return what :meth:`Frontier.lease` returns (nothing
-        leased otherwise). A refill on the wire is finished first."""
+    def flush(self) -> None:
+        """Send what is buffered and wait for Redis' replies (leasing nothing; a
+        refill on the wire is finished first)."""
         self.finish_refill()
-        while (refill := self._send(lease)) is not None:
-            leased = self._settle(refill)
-            if not self.outbox:
-                return leased
-        return [], None
+        while (refill := self._send(lease=False)) is not None:
+            self._settle(refill)
 
     def _send(self, lease: bool) -> _Refill | None:
         """Write the next batch (pushes, then acks, then the lease) without waiting."""
