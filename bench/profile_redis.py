@@ -8,9 +8,11 @@ dropped before Redis, as the node's seen cache drops them. The command counts ar
 deterministic; CPU is Redis' own (``INFO cpu``).
 
 Passes over the same crawl: plain ones (commands and Redis CPU per page; CPU is the
-median of --repeat passes, single passes vary by 30% here), then one with ``INFO
-commandstats`` read between the scripts (commands per page of each script, by command
-type, and the time inside each script; the INFO calls are left out of the counts).
+median of --repeat passes, single passes vary by 30% here), then one that calls each
+part of ``refill.lua`` (push, ack, lease) on its own with ``INFO commandstats`` read
+between them (commands per page of each part, by command type, and the time inside
+it; the INFO calls are left out of the counts). That pass costs more than one call
+per refill: it attributes, the plain passes measure.
 
     python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 6]
 """
@@ -102,7 +104,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     trips = f.round_trips
     in_flight: list = []
     while True:
-        if attribute:  # each script on its own, commandstats read around it
+        if attribute:  # each part on its own, commandstats read around it
             if outbox:
                 step("push", lambda: f.flush(outbox, [], epoch, ready))
             if acks:

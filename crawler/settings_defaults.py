@@ -158,7 +158,8 @@ TABLE: tuple[Setting, ...] = (
       "`outcomes/filtered/depth`. `None`: Scrapy's `DEPTH_LIMIT` (the add-on moves it here).",
       low=0, none=True),
     S("CRAWLER_HOST_PAGE_LIMIT", "int", 0, "scheduler",
-      "Requests admitted per host, cluster-wide (`0`: no limit).", low=0),
+      "Requests admitted per host, cluster-wide (`0`: no limit). Counted only while a "
+      "limit is set: a limit set when a crawl resumes counts from then.", low=0),
     S("CRAWLER_TRAP_MAX_QUERY_PARAMS", "int", 12, "scheduler",
       "URLs with more query parameters are trap-filtered (`0`: off).", low=0),
     S("CRAWLER_TRAP_MAX_REPEATED_SEGMENT", "int", 3, "scheduler",

@@ -1,7 +1,7 @@
 """Bloom filter layers: blocked (one block of bits per URL), bits in Redis.
 
 Each layer is a *blocked* Bloom filter (Putze, Sanders, Singler 2007): a URL's k bits
-all lie in one block of :data:`BLOCK_BITS` bits, so ``push.lua`` reads a URL's bits with
+all lie in one block of :data:`BLOCK_BITS` bits, so ``refill.lua`` reads a URL's bits with
 one GETRANGE and sets them with one SETRANGE, not k bit operations. The block comes
 from a 64-bit hash of the fingerprint, the k positions in it from pybloom-live's
 ``make_hashfuncs(k, BLOCK_BITS)``.
@@ -44,7 +44,7 @@ _HEAD = struct.Struct("<IB")
 
 @cache
 def _packed_bits(block_bits: int) -> tuple[bytes, ...]:
-    """Bit position in a block -> its (byte, mask) as push.lua reads them."""
+    """Bit position in a block -> its (byte, mask) as refill.lua reads them."""
     return tuple(bytes((position >> 3, 0x80 >> (position & 7))) for position in range(block_bits))
 
 
@@ -204,9 +204,9 @@ class BloomLayer:
         return [(position >> 3, 0x80 >> (position & 7)) for position in self._hashes(key)]
 
     def packed_offsets(self, key: str, hashed: int | None = None) -> bytes:
-        """What ``push.lua`` reads for *key* in this layer: the block's byte offset
+        """What ``refill.lua`` reads for *key* in this layer: the block's byte offset
         (uint32, little-endian), k (uint8), then per bit its byte in the block and its
-        mask (uint8 each, so blocks are <= 2048 bits). One bit per mask: ``push.lua``
+        mask (uint8 each, so blocks are <= 2048 bits). One bit per mask: ``refill.lua``
         tests and sets it with arithmetic, no bit library call."""
         return (_HEAD.pack(self.block_offset(key, hashed), self.slices)
                 + b"".join(map(_packed_bits(self.block_bits).__getitem__, self._hashes(key))))
@@ -260,7 +260,7 @@ class ClassicLayer:
 class BloomFilter:
     """The crawl's layered filter as a node knows it: the layers and their fill.
 
-    The bits live in Redis (``bloom:<i>``) and are set by ``push.lua``; the meta
+    The bits live in Redis (``bloom:<i>``) and are set by ``refill.lua``; the meta
     hash (``bloom``) holds ``capacity``, ``error_rate``, ``block_bits`` (the layout;
     absent: classic layers), ``n`` layers and ``c<i>`` URLs per layer, which is all
     that is needed to know the filter's error rate.
@@ -294,7 +294,7 @@ class BloomFilter:
             self.counts.append(counts[i] if counts and i < len(counts) else 0)
 
     def packed_offsets(self, fingerprint: str) -> bytes:
-        """The bits of *fingerprint* in every layer, oldest first, as ``push.lua`` reads them."""
+        """The bits of *fingerprint* in every layer, oldest first, as ``refill.lua`` reads them."""
         hashed = block_hash(fingerprint)
         return b"".join(layer.packed_offsets(fingerprint, hashed) for layer in self.layers)
 
@@ -328,7 +328,7 @@ return redis.call('HGETALL', KEYS[1])
 def create_or_read(send: Callable, key: str, capacity: int, error_rate: float) -> BloomFilter:
     """The crawl's filter, its meta *key* created if there is none (*send*: a Redis
     command, one round trip). Raises :class:`BloomLayoutError` for a filter of
-    another layout: its bits do not mean what ``push.lua`` reads."""
+    another layout: its bits do not mean what ``refill.lua`` reads."""
     reply = send("eval", _CREATE_META, 1, key, capacity, repr(error_rate), BLOCK_BITS)
     meta = {k.decode(): v.decode() for k, v in zip(reply[::2], reply[1::2])}
     check_layout(meta, key)

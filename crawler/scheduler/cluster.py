@@ -147,7 +147,7 @@ class Cluster:
              vnodes: int) -> SeedResult:
         """Queue *requests* for the spider's default callback, routed as a node routes them.
 
-        Goes through the same script as discovered links (``push.lua``): the Bloom
+        Goes through the same script as discovered links (``refill.lua``): the Bloom
         filter drops URLs the crawl has already seen unless *dont_filter*.
         """
         fingerprint = RequestFingerprinter().fingerprint  # what a node's dupefilter uses

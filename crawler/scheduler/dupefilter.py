@@ -25,7 +25,7 @@ class BloomDupeFilter(BaseDupeFilter):
     """Fingerprints requests and remembers the most recent ones on this node.
 
     The authoritative seen-set is the Bloom filter in Redis, checked and set by
-    the frontier atomically with queueing (see ``lua/push.lua``). This front
+    the frontier atomically with queueing (see ``lua/refill.lua``). This front
     cache (Mercator's URL-seen cache) drops the links every page repeats --
     navigation, board lists -- before they cost Redis anything. With Scrapy's
     default fingerprinter a plain GET's fingerprint is a function of its URL, so the

@@ -149,7 +149,7 @@ class Exchange:
         # decode (equal payloads of one host are equal requests; a payload holds no host)
         self.unleased: dict[tuple[str, bytes], Request] = {}
         # a batch whose reply was lost is retried as it was, under its id, so that
-        # Redis can answer with its first result (see push.lua)
+        # Redis can answer with its first result (see refill.lua)
         self.unconfirmed: tuple[str, list[Pending]] | None = None
         self._batches = 0
         # a refill on the wire: the node works on while Redis runs it (see refill)

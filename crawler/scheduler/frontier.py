@@ -68,10 +68,9 @@ class Leased(NamedTuple):
 
 
 class Sending(NamedTuple):
-    """A :meth:`Frontier.send` whose replies are not read yet."""
+    """A :meth:`Frontier.send` whose reply is not read yet."""
 
     sent: Sent
-    names: list[str]  # the scripts, in call order
     request: tuple  # send()'s arguments, to send again (NOSCRIPT, a new Bloom layer)
     groups: list
 
@@ -167,50 +166,46 @@ class Frontier(RedisLink):
         return self.finish_send(self.start_send(pushes, acks, epoch, ready_key, batch, lease))
 
     def start_send(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int,
-                   ready_key, batch: str = "", lease: LeaseAsk | None = None) -> Sending:
-        """:meth:`send`, up to the write: :meth:`finish_send` reads its replies."""
-        now = self.now_ms()
+                   ready_key, batch: str = "", lease: LeaseAsk | None = None) -> Sending | None:
+        """:meth:`send`, up to the write (None if there is nothing to send):
+        :meth:`finish_send` reads its reply."""
+        if not (pushes or acks or lease):
+            return None
         groups = _group(pushes)
         batch = batch or (f"{self.node}:{time.time_ns()}" if pushes else "")
-        calls = []
-        if pushes:
-            calls.append(("push", *self._push_arguments(groups, epoch, now, ready_key, batch)))
-        if acks:
-            calls.append(("ack", *self._ack_arguments(acks, epoch, now, ready_key, batch)))
-        if lease is not None:
-            calls.append(("lease", *self._lease_arguments(lease, epoch, now, batch)))
-        commands = [("EVALSHA", self.scripts[name], len(keys), *keys, *args)
-                    for name, keys, args in calls]
-        return Sending(self._start(commands), [name for name, _, _ in calls],
-                       (pushes, acks, epoch, ready_key, batch, lease), groups)
+        keys, args = self._refill_arguments(groups, acks, lease, epoch, ready_key, batch)
+        command = ("EVALSHA", self.scripts["refill"], len(keys), *keys, *args)
+        return Sending(self._start([command]), (pushes, acks, epoch, ready_key, batch, lease),
+                       groups)
 
-    def finish_send(self, sending: Sending
+    def finish_send(self, sending: Sending | None
                     ) -> tuple[list[int], tuple[list[Leased], int | None]]:
-        """The result of a :meth:`start_send`, once its replies came (or waiting for them)."""
-        results = sending.sent.replies()
-        pushes, _, _, _, _, lease = sending.request
-        if any(isinstance(reply, NoScriptError) for reply in results):
-            self._load_scripts()  # Redis restarted and lost its script cache: none ran
+        """The result of a :meth:`start_send`, once its reply came (or waiting for it)."""
+        if sending is None:
+            return [], ([], None)
+        (reply,) = sending.sent.replies()
+        pushes = sending.request[0]
+        if isinstance(reply, NoScriptError):
+            self._load_scripts()  # Redis restarted and lost its script cache: it did not run
             return self.send(*sending.request)
-        try:  # in call order: a push's refusal refuses the acks and the lease after it
-            replies = []
-            for name, reply in zip(sending.names, results):
-                if isinstance(reply, Exception):
-                    raise reply
-                replies.append(scripts.check(name, reply))
+        if isinstance(reply, Exception):
+            raise reply
+        try:
+            reply = scripts.check("refill", reply)
         except StaleBloom:  # another node started a new Bloom layer: all go again
             layers = self._send("hget", self.keys.bloom, "n")
             if layers is None:
                 raise FrontierLost("the Bloom filter's header is gone") from None
             self.bloom.grow_to(int(layers))
             return self.send(*sending.request)
-        leased = self._leased(replies[-1]) if lease is not None else ([], None)
+        status, next_due, count = reply[0], reply[1], reply[2]
+        leased = self._leased(reply[3 + count:], next_due)
         if not pushes:
             return [], leased
-        status, codes = replies[0][0], replies[0][1:]
         # codes come back in group order; map them to the callers' order
         ordered = [0] * len(pushes)
-        for index, code in zip((i for _, items in sending.groups for i, _ in items), codes):
+        for index, code in zip((i for _, items in sending.groups for i, _ in items),
+                               reply[3:3 + count]):
             ordered[index] = code
         self.bloom.counts[-1] += sum(1 for p, c in zip(pushes, ordered)
                                      if c != DUPLICATE and p.fingerprint)
@@ -218,15 +213,20 @@ class Frontier(RedisLink):
             self.bloom.grow_to(len(self.bloom.layers) + 1)
         return ordered, leased
 
-    def _push_arguments(self, groups, epoch: int, now: int, ready_key, batch: str):
-        layers = self.bloom.layers
-        last = layers[-1]
-        keys, args = SPECS["push"].bind(
+    def _refill_arguments(self, groups, acks: Sequence[Ack], ask: LeaseAsk | None, epoch: int,
+                          ready_key, batch: str) -> tuple[list, list]:
+        layers = self.bloom.layers if groups else []
+        last = self.bloom.layers[-1]
+        keys, args = SPECS["refill"].bind(
             dict(epoch=self.keys.epoch, totals=self.keys.totals, bloom_meta=self.keys.bloom,
-                 push_log=self.keys.push_log(self.node)),
-            dict(epoch=epoch, now=now, filters=len(layers), capacity=last.capacity,
-                 host_limit=self.host_limit, batch=batch,
-                 size_bits=last.size_bits, max_in_flight=self.max_inflight))
+                 push_log=self.keys.push_log(self.node), ready=self.keys.ready(self.node),
+                 leases=self.keys.leases(self.node)),
+            dict(epoch=epoch, now=self.now_ms(), batch=batch, groups=len(groups),
+                 acks=len(acks), want=ask.want if ask else 0, filters=len(layers),
+                 capacity=last.capacity, size_bits=last.size_bits, host_limit=self.host_limit,
+                 max_in_flight=self.max_inflight, delay=self.delay_ms, park=self.park_ms,
+                 backoff_base=self.backoff_base_ms, backoff_max=self.backoff_max_ms,
+                 steal_after=ask.steal_after_ms if ask else 0, prefix=self.keys.prefix))
         keys += [self.keys.bloom_bits(layer.index) for layer in layers]
         args += [layer.block_bytes for layer in layers]
         for host, items in groups:
@@ -239,35 +239,18 @@ class Frontier(RedisLink):
                     args += ["0", pending.payload]
                 else:
                     args += ["1", pending.payload, self.bloom.packed_offsets(pending.fingerprint)]
-        return keys, args
-
-    def _ack_arguments(self, acks: Sequence[Ack], epoch: int, now: int, ready_key,
-                       batch: str):
-        keys, args = SPECS["ack"].bind(
-            dict(epoch=self.keys.epoch, totals=self.keys.totals,
-                 leases=self.keys.leases(self.node), push_log=self.keys.push_log(self.node)),
-            dict(epoch=epoch, now=now, delay=self.delay_ms, backoff_base=self.backoff_base_ms,
-                 backoff_max=self.backoff_max_ms, batch=batch))
         for ack in acks:
-            keys += [self.keys.host(ack.host), self.keys.queue(ack.host),
-                     ready_key(ack.host)]
+            keys += [self.keys.host(ack.host), self.keys.queue(ack.host), ready_key(ack.host)]
             args += [ack.lease_id, ack.host, ack.done_ms, ack.backoff_ms]
+        if ask:
+            keys += [self.keys.ready(node) for node in ask.steal_from]
         return keys, args
-
-    def _lease_arguments(self, ask: LeaseAsk, epoch: int, now: int, batch: str):
-        keys, args = SPECS["lease"].bind(
-            dict(epoch=self.keys.epoch, totals=self.keys.totals, ready=self.keys.ready(self.node),
-                 leases=self.keys.leases(self.node), push_log=self.keys.push_log(self.node)),
-            dict(epoch=epoch, now=now, delay=self.delay_ms, max_in_flight=self.max_inflight,
-                 park=self.park_ms, want=ask.want, steal_after=ask.steal_after_ms,
-                 prefix=self.keys.prefix, batch=batch))
-        return keys + [self.keys.ready(node) for node in ask.steal_from], args
 
     @staticmethod
-    def _leased(reply: list) -> tuple[list[Leased], int | None]:
+    def _leased(reply: list, next_due: int) -> tuple[list[Leased], int | None]:
         leased = [Leased(reply[i].decode(), reply[i + 1].decode(), reply[i + 2], reply[i + 3] == 1)
-                  for i in range(2, len(reply), 4)]
-        return leased, (None if reply[1] == -1 else int(reply[1]))
+                  for i in range(0, len(reply), 4)]
+        return leased, (None if next_due == -1 else int(next_due))
 
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""

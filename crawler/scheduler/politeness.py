@@ -1,6 +1,6 @@
 """This node's side of the per-host politeness gate.
 
-The gate itself lives in Redis (``lease.lua`` and ``ack.lua``: in-flight count, next
+The gate itself lives in Redis (``refill.lua``: in-flight count, next
 start, backoff per host), so it holds across the cluster. This node feeds it what
 only it sees: a robots.txt ``Crawl-delay`` larger than the default gap, and hosts
 that answered 429/503 or failed to connect (backoff, applied when the lease settles).

@@ -84,14 +84,10 @@ class ScriptSpec:
 
 
 SPECS = {spec.name: spec for spec in (
-    ScriptSpec("push", ("epoch", "totals", "bloom_meta", "push_log"),
-               ("epoch", "now", "filters", "capacity", "host_limit", "batch", "size_bits",
-                "max_in_flight")),
-    ScriptSpec("lease", ("epoch", "totals", "ready", "leases", "push_log"),
-               ("epoch", "now", "delay", "max_in_flight", "park", "want", "steal_after",
-                "prefix", "batch")),
-    ScriptSpec("ack", ("epoch", "totals", "leases", "push_log"),
-               ("epoch", "now", "delay", "backoff_base", "backoff_max", "batch")),
+    ScriptSpec("refill", ("epoch", "totals", "bloom_meta", "push_log", "ready", "leases"),
+               ("epoch", "now", "batch", "groups", "acks", "want", "filters", "capacity",
+                "size_bits", "host_limit", "max_in_flight", "delay", "park", "backoff_base",
+                "backoff_max", "steal_after", "prefix")),
     ScriptSpec("join", ("members", "weights", "epoch"), ("node", "now", "weight")),
     ScriptSpec("reclaim", ("members", "weights", "epoch", "totals", "ready", "leases", "orphans",
                            "dead_letters"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.scheduler.frontier import (DUPLICATE, OVER_HOST_LIMIT, QUEUED, Ack, LeaseAsk, Pending,
-                                       StaleEpoch)
+                                       StaleEpoch, _group)
 from tests.helpers.frontier import make_frontier, ready_of
 
 FP = "ab" * 20
@@ -317,16 +317,49 @@ def test_a_refill_pushes_acks_and_leases_in_one_round_trip(r):
     assert {x.payload for x in leased} == {b"p2", b"q1"}
 
 
+def test_a_host_acked_and_leased_in_one_refill_ends_as_if_in_two(r):
+    # one call writes the host once: the state must match an ack, then a lease
+    f = make_frontier(r, max_inflight=1)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", b"p3", epoch=epoch)
+    _queue(f, r, "b.test", b"q1", epoch=epoch)
+    [a1, b1], _ = f.lease(10, epoch)
+    now = f.now_ms()
+    # a.test is due again and taken; b.test, whose queue is empty, leaves the ready set;
+    # an ack into backoff keeps its host out of this very lease
+    _, (leased, _) = f.send([], [Ack(a1.lease_id, "a.test", now), Ack(b1.lease_id, "b.test", now)],
+                            epoch, ready_of("n1"), lease=LeaseAsk(10))
+    assert [(x.host, x.payload) for x in leased] == [("a.test", b"p2")]
+    state = r.hgetall(f.keys.host("a.test"))
+    assert state[b"n"] == b"1" and state[b"b"] == b"0"
+    assert r.zscore(f.keys.ready("n1"), "a.test") >= now + f.park_ms  # parked at its limit
+    assert r.zscore(f.keys.ready("n1"), "b.test") is None
+    assert r.hget(f.keys.host("b.test"), "n") == b"0" and r.pttl(f.keys.host("b.test")) > 0
+    assert r.hlen(f.keys.leases("n1")) == 1
+    assert r.hmget(f.keys.totals, "queued", "leased") == [b"1", b"1"]
+    _, (leased, _) = f.send([], [Ack(leased[0].lease_id, "a.test", now, backoff_ms=-1)], epoch,
+                            ready_of("n1"), lease=LeaseAsk(10))
+    assert leased == []
+    state = r.hgetall(f.keys.host("a.test"))
+    assert state[b"n"] == b"0" and state[b"b"] == b"1" and int(state[b"t"]) >= now + 2000
+    assert r.zscore(f.keys.ready("n1"), "a.test") == int(state[b"t"])
+
+
 def test_a_lease_after_a_refused_push_leases_nothing(r):
     f = make_frontier(r)
     epoch = f.join(1)
     _queue(f, r, "a.test", b"p1", epoch=epoch)
     r.hset(f.keys.bloom, "n", 2)  # another node started a second Bloom layer
-    # the push is refused (stale filter count), so its batch is not applied: a lease
-    # in the same round trip must not run, or it would lease before the links are stored
-    reply = f._pipeline(lambda pipe: f._eval(pipe, "lease", *f._lease_arguments(
-        LeaseAsk(10), epoch, f.now_ms(), "n1:unapplied")))
-    assert reply == [[-3]]
+    # the push is refused (stale filter count), and the lease in the same script with
+    # it: it would lease before the links are stored
+    pushes = [Pending("b.test", "e" * 40, b"q1")]
+    refill = f._refill_arguments(_group(pushes), [], LeaseAsk(10), epoch, ready_of("n1"),
+                                 "n1:refused")
+    assert f._pipeline(lambda pipe: f._eval(pipe, "refill", *refill)) == [[-2]]
+    assert r.llen(f.keys.queue("a.test")) == 1 and not r.exists(f.keys.queue("b.test"))
+    # a lease behind a batch id that was never applied is refused too
+    behind = f._refill_arguments([], [], LeaseAsk(10), epoch, ready_of("n1"), "n1:unapplied")
+    assert f._pipeline(lambda pipe: f._eval(pipe, "refill", *behind)) == [[-3]]
     assert r.llen(f.keys.queue("a.test")) == 1
     # through send, the push learns the new layer and goes again, and the lease with it
     codes, (leased, _) = f.send([Pending("b.test", "e" * 40, b"q1")], [], epoch,

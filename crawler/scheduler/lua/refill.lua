@@ -1,0 +1,440 @@
+--[[ refill.lua
+  A node's refill in one atomic call, each part optional: admit the requests it
+  discovered (push), settle the leases whose outcome it processed (ack), then lease
+  the next requests of due hosts (lease). One script, not three: the epoch and
+  push-log checks and the crawl's counters are read and written once, and a host
+  freed by its ack and leased again at once (at delay 0, most pages) is read once
+  and written once (bench/ANALYSIS.md).
+
+  Push. The Bloom filter is checked and set and the new requests appended to their
+  host queue together, so a URL is never marked seen without being queued (nor
+  queued twice). A batch is applied once: its id and codes are kept in the node's
+  push log, and a retry of the same batch (its reply was lost to a Redis stall)
+  gets the same codes back, so no URL is counted both queued and duplicate. A URL's
+  bits in a filter lie in one block of bits (a blocked Bloom filter, see bloom.py):
+  one GETRANGE reads them, one SETRANGE per new URL writes them. A host whose queue
+  was not empty is in a ready set already (or the orphans): only a host whose queue
+  was empty is read and announced, unless it is in flight to its limit (the ack of
+  a request in flight re-arms it). Numbers go to Redis as %d strings: a Lua number
+  is formatted as %.17g, which costs more than the command it is an argument of.
+
+  Ack. Frees the host's in-flight slot, spaces its next start from when the
+  response came back (as Nutch does; a gap between client-side starts can shrink on
+  the way to the server, this one cannot), and re-arms the host in its owner's
+  ready set if it has more work, or takes it out. A lease already reclaimed (the
+  node was declared dead meanwhile) is skipped, so nothing is counted twice. A lease
+  may put its host into backoff (429, 503, connection errors): no request until the
+  wait has passed, counted from the response: the server's Retry-After, or BASE *
+  2^(b-1) capped at MAX where b counts consecutive backoffs; a normal outcome resets
+  b. The state lives with the host, so it survives the host moving to another node.
+  An idle host's state expires after a week, so hosts seen once do not stay for ever.
+
+  Lease. The next request of each due host, within the politeness gate: at most
+  max in flight per host, starts at least the host's delay apart. The script picks
+  its hosts itself: the first `want` due hosts of the node's ready set (and of the
+  hosts acked in this call), and, short of those, hosts overdue by `steal after` ms
+  in the ready sets of other nodes, most overdue first (work stealing: their busy
+  owners left them waiting). A stolen host stays with its owner: its ack re-arms it
+  there. A host leased to its limit is parked (its ack re-arms it). A leased request
+  stays in the node's lease hash until acked or reclaimed. Host keys are named from
+  the crawl's key prefix; every key of a crawl shares its hash tag, so the script
+  stays in one Redis Cluster slot.
+
+  Over maxmemory Redis refuses a script at its first write that may grow memory:
+  with pushes that is the whole refill (as it should: their pages' leases must not
+  go before them); without, the first write is the HDEL of the settled leases
+  (allowed), so acks and leases go on while Redis refuses growth.
+
+  KEYS[1] epoch   KEYS[2] totals   KEYS[3] bloom meta   KEYS[4] node's push log
+  KEYS[5] node's ready (zset)   KEYS[6] node's leases (hash)
+  KEYS[7 .. 6+F]  bloom bit strings, oldest first (none without pushes)
+  then per push group: queue (list), host state (hash), owner's ready (zset)
+  then per ack: host state, queue, owner's ready
+  then the ready sets of the nodes the lease may steal from
+  ARGV[1] epoch the caller's ring was built at   ARGV[2] now (ms)
+  ARGV[3] batch id of the pushes ('' if none)   ARGV[4] push groups (hosts)
+  ARGV[5] acks   ARGV[6] want: how many requests to lease at most (0: no lease)
+  ARGV[7] F, filters the caller knows (0 without pushes)   ARGV[8] capacity of filter F
+  ARGV[9] size of filter F in bits (its string is created at that size: grown bit
+  by bit, Redis would over-allocate by up to half)   ARGV[10] host page limit (0: none)
+  ARGV[11] max in flight per host   ARGV[12] default delay (ms)
+  ARGV[13] park (ms): how far to push back a host at its in-flight limit
+  ARGV[14] backoff BASE (ms)   ARGV[15] backoff MAX (ms)   ARGV[16] steal after (ms)
+  ARGV[17] key prefix of the crawl
+  ARGV[18 .. 17+F] block size in bytes of each filter
+  then per push group: host, count, and per request: check ('1'; '0': dont_filter,
+  no dedup; '2': a retry, neither dedup nor host budget), payload, and when check is
+  '1' its bits in every filter, oldest first, packed in one argument (packing 15-30
+  arguments per URL cost the client more than the whole script): per filter the
+  byte offset of its block (uint32, little-endian), its count n of bits (uint8),
+  then n pairs (byte in the block from 0, mask of the one bit; uint8 each)
+  then per ack: lease id, host, response time (ms), backoff (ms; 0 none, -1
+  exponential)
+  Returns {status, next due (ms; -1 if none, or if a request was leased), number of
+  push codes, code per push..., then per lease: lease id, host, payload, 1 if stolen
+  else 0}: status 0 ok, 1 ok and filter F is now full (a new filter starts); code 0
+  duplicate, 1 queued, 2 over the host page limit. Refused (see scripts.py, nothing
+  written): {-1} stale epoch, {-2} stale filter count, {-3} a batch id without
+  pushes whose batch was not applied.
+]]
+-- luacheck: globals KEYS ARGV redis unpack
+local function int(x) return string.format('%d', x) end
+
+local now, batch = tonumber(ARGV[2]), ARGV[3]
+local groups, acks, want = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local F, limit, max_inflight = tonumber(ARGV[7]), tonumber(ARGV[10]), tonumber(ARGV[11])
+local delay, park, prefix = tonumber(ARGV[12]), tonumber(ARGV[13]), ARGV[17]
+local READY, LEASES = KEYS[5], KEYS[6]
+
+local strings = redis.call('MGET', KEYS[4], KEYS[1])
+local logged, applied = strings[1], nil  -- applied: this batch's codes, if it was before
+if batch ~= '' and logged and string.sub(logged, 1, #batch + 1) == batch .. '|' then
+  applied = {}
+  for code in string.gmatch(string.sub(logged, #batch + 2), '-?%d+') do
+    applied[#applied + 1] = tonumber(code)
+  end
+  if acks == 0 and want == 0 then  -- a retried push alone: its first answer
+    table.insert(applied, 2, -1)
+    table.insert(applied, 3, #applied - 2)
+    return applied
+  end
+end
+if strings[2] ~= ARGV[1] then return {-1} end
+if groups == 0 and batch ~= '' and not applied then return {-3} end
+
+local queued, settled_count, leased_count = 0, 0, 0
+local codes = {0}  -- status, then one code per push
+
+-- -- push ---------------------------------------------------------------------
+
+local function bloom_check(block_bytes)
+  -- Is the URL whose filter-f bits are packed in s at p in filter f? In filter F a
+  -- new URL's bits are set. Returns that, and where filter f+1's bits start.
+  local function in_filter(f, s, p)
+    local b1, b2, b3, b4, touched = string.byte(s, p, p + 4)
+    local offset, size = b1 + 256 * (b2 + 256 * (b3 + 256 * b4)), block_bytes[f]
+    local start = int(offset)
+    local block = redis.call('GETRANGE', KEYS[6 + f], start, int(offset + size - 1))
+    if #block < size then block = block .. string.rep('\0', size - #block) end
+    local last, found, bytes = f == F, true, nil  -- bytes: the block's, to write back
+    local bits = {string.byte(s, p + 5, p + 4 + 2 * touched)}  -- byte (from 0), mask
+    for j = 1, #bits, 2 do
+      local i, mask = bits[j] + 1, bits[j + 1]
+      local old = bytes and bytes[i] or string.byte(block, i)
+      if old % (mask + mask) < mask then  -- the mask's one bit is clear
+        found = false
+        if not last then break end
+        -- a byte table, then string.char(unpack()): cheaper than joining string.sub
+        -- pieces around the changed bytes (measured)
+        bytes = bytes or {string.byte(block, 1, size)}
+        bytes[i] = old + mask
+      end
+    end
+    if bytes then redis.call('SETRANGE', KEYS[6 + F], start, string.char(unpack(bytes))) end
+    return found, p + 5 + 2 * touched
+  end
+
+  -- URL by URL in the batch's order: a URL twice in one batch is a duplicate, as
+  -- it would be in the next (its block is written before the next URL reads it)
+  local seen, a, u = {}, 18 + F, 0  -- seen[u]: the u-th checked URL is a duplicate
+  for _ = 1, groups do
+    local count = tonumber(ARGV[a + 1])
+    a = a + 2
+    for _ = 1, count do
+      if ARGV[a] == '1' then
+        u = u + 1
+        local packed, p, found = ARGV[a + 2], 1, false
+        for f = 1, F do
+          found, p = in_filter(f, packed, p)
+          if found then break end
+        end
+        seen[u] = found
+        a = a + 3
+      else
+        a = a + 2
+      end
+    end
+  end
+  return seen
+end
+
+local function push()
+  local meta = redis.call('HMGET', KEYS[3], 'n', 'm' .. int(F - 1))
+  if tonumber(meta[1] or '0') ~= F then return false end
+  if not meta[2] then  -- 'm<i>': filter i's string was made at its size
+    if redis.call('EXISTS', KEYS[6 + F]) == 0 then
+      redis.call('SETBIT', KEYS[6 + F], int(tonumber(ARGV[9]) - 1), '0')
+    end
+    redis.call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
+  end
+  local block_bytes = {}
+  for f = 1, F do block_bytes[f] = tonumber(ARGV[17 + f]) end
+  local seen = bloom_check(block_bytes)
+
+  local logged_codes, added, u = {'0'}, 0, 0
+  local CODE = {[0] = '0', '1', '2'}
+  local a, k = 18 + F, 7 + F
+  for _ = 1, groups do
+    local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+    local host, count = ARGV[a], tonumber(ARGV[a + 1])
+    a, k = a + 2, k + 3
+    local s, admitted = nil, 0  -- the host's state: read only if needed
+    if limit > 0 then
+      s = redis.call('HMGET', state, 'a', 't', 'n')
+      admitted = tonumber(s[1] or '0')
+    end
+    local payloads, budgeted = {}, 0
+    for _ = 1, count do
+      local check, payload = ARGV[a], ARGV[a + 1]
+      a = a + 2
+      local code = 1
+      if check == '1' then
+        u = u + 1
+        if seen[u] then code = 0 else added = added + 1 end
+        a = a + 1
+      end
+      -- a retry ('2') was admitted the first time: it neither meets nor uses the budget
+      if code == 1 and check ~= '2' then
+        if limit > 0 and admitted + budgeted >= limit then code = 2 else budgeted = budgeted + 1 end
+      end
+      if code == 1 then payloads[#payloads + 1] = payload end
+      codes[#codes + 1], logged_codes[#codes + 1] = code, CODE[code]
+    end
+    -- counted only under a limit: a write per host and batch that nothing else reads
+    if limit > 0 and budgeted > 0 then redis.call('HINCRBY', state, 'a', int(budgeted)) end
+    if #payloads > 0 then
+      local length = 0
+      for p = 1, #payloads, 1000 do  -- unpack() has a stack limit
+        length = redis.call('RPUSH', queue, unpack(payloads, p, math.min(#payloads, p + 999)))
+      end
+      if length == #payloads then  -- the queue was empty: announce the host
+        s = s or redis.call('HMGET', state, 'a', 't', 'n')
+        if tonumber(s[3] or '0') < max_inflight then
+          redis.call('ZADD', ready, 'NX', int(math.max(tonumber(s[2] or '0'), now)), host)
+        end
+      end
+      queued = queued + #payloads
+    end
+  end
+  if added > 0 then
+    local count = redis.call('HINCRBY', KEYS[3], 'c' .. int(F - 1), int(added))
+    if count >= tonumber(ARGV[8]) then
+      redis.call('HSET', KEYS[3], 'n', int(F + 1))
+      codes[1], logged_codes[1] = 1, '1'
+    end
+  end
+  -- kept a day: a retry of a batch whose reply was lost comes within seconds, and a
+  -- node id that never returns leaves nothing behind
+  redis.call('SET', KEYS[4], batch .. '|' .. table.concat(logged_codes, ','), 'EX', '86400')
+  return true
+end
+
+if groups > 0 then
+  if applied then
+    codes = applied
+  elseif not push() then
+    return {-2}
+  end
+end
+
+-- -- ack ------------------------------------------------------------------------
+-- An acked host's new state is kept here (acked[host]) and written once at the end,
+-- after the lease may have taken it again.
+
+local acked, acked_order = {}, {}
+
+-- unpack() has a stack limit: long argument lists go in chunks
+local function call_chunked(command, key, args)
+  local out = {}
+  for s = 1, #args, 2000 do
+    local reply = redis.call(command, key, unpack(args, s, math.min(#args, s + 1999)))
+    if type(reply) == 'table' then
+      for _, v in ipairs(reply) do out[#out + 1] = v end
+    end
+  end
+  return out
+end
+
+local function ack()
+  local first_arg, first_key = #ARGV - 4 * acks + 1, 7 + F + 3 * groups
+  local ids = {}
+  for j = 1, acks do ids[j] = ARGV[first_arg + 4 * (j - 1)] end
+  local held = call_chunked('HMGET', LEASES, ids)
+  local settled, once = {}, {}
+  for j, id in ipairs(ids) do
+    if held[j] and not once[id] then  -- an id twice in one call settles once
+      settled[#settled + 1], once[id] = j, true
+    end
+  end
+  if #settled == 0 then return end
+  local gone = {}
+  for n, j in ipairs(settled) do gone[n] = ids[j] end
+  call_chunked('HDEL', LEASES, gone)  -- first: see the header on maxmemory
+  settled_count = #settled
+  local base, cap = tonumber(ARGV[14]), tonumber(ARGV[15])
+  for _, j in ipairs(settled) do
+    local i, k = first_arg + 4 * (j - 1), first_key + 3 * (j - 1)
+    local host = ARGV[i + 1]
+    local h = acked[host]
+    if not h then
+      local s = redis.call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e')
+      h = {state = KEYS[k], queue = KEYS[k + 1], ready = KEYS[k + 2], host = host,
+           n = tonumber(s[1] or '1'), t = tonumber(s[2] or '0'), d = tonumber(s[3] or '0'),
+           b = tonumber(s[4] or '0'), e = s[5], length = redis.call('LLEN', KEYS[k + 1])}
+      acked[host], acked_order[#acked_order + 1] = h, h
+    end
+    local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+    h.n = math.max(0, h.n - 1)
+    h.t = math.max(h.t, done + math.max(delay, h.d))
+    if backoff ~= 0 then
+      h.b = h.b + 1
+      local wait = backoff
+      if backoff < 0 then wait = math.min(cap, base * 2 ^ (h.b - 1)) end
+      h.t = math.max(h.t, done + wait)
+    else
+      h.b = 0
+    end
+  end
+end
+
+-- write an acked host's state, and its place in its owner's ready set (h.score: where
+-- the lease put it; else its due time)
+local function write_acked(h)
+  local n, t, b = int(h.n), int(h.t), int(h.b)
+  if h.length > 0 then
+    if h.e == '1' then  -- 'e' = '1' while the state has an expiry: only then PERSIST
+      redis.call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '0')
+      redis.call('PERSIST', h.state)
+    else
+      redis.call('HSET', h.state, 'n', n, 't', t, 'b', b)
+    end
+    redis.call('ZADD', h.ready, int(h.score or math.max(h.t, now)), h.host)
+  elseif h.n == 0 then
+    redis.call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '1')
+    redis.call('PEXPIRE', h.state, '604800000')
+    redis.call('ZREM', h.ready, h.host)
+  else
+    redis.call('HSET', h.state, 'n', n, 't', t, 'b', b)
+    redis.call('ZREM', h.ready, h.host)
+  end
+end
+
+if acks > 0 then ack() end
+
+-- -- lease ----------------------------------------------------------------------
+
+local out = {}  -- per lease: id, host, payload, stolen
+
+local function pick()
+  -- candidates, most due first: the ready set's head, hosts acked in this call that
+  -- are due again, then overdue hosts of other nodes
+  local due = {}
+  local head = redis.call('ZRANGE', READY, '0', int(want - 1), 'WITHSCORES')
+  for j = 1, #head, 2 do
+    local score = tonumber(head[j + 1])
+    if score <= now and not acked[head[j]] then due[#due + 1] = {score, head[j], READY} end
+  end
+  for _, h in ipairs(acked_order) do
+    if h.ready == READY and h.length > 0 and h.t <= now then due[#due + 1] = {h.t, h.host, READY} end
+  end
+  table.sort(due, function(x, y) return x[1] < y[1] end)
+  local hosts, ready_of = {}, {}
+  for j = 1, math.min(want, #due) do hosts[j], ready_of[due[j][2]] = due[j][2], READY end
+  local first_steal = 7 + F + 3 * groups + 3 * acks
+  if #hosts < want and #KEYS >= first_steal then
+    local overdue = {}
+    for k = first_steal, #KEYS do
+      local found = redis.call('ZRANGEBYSCORE', KEYS[k], '-inf', int(now - tonumber(ARGV[16])),
+                               'WITHSCORES', 'LIMIT', '0', int(want))
+      for j = 1, #found, 2 do
+        overdue[#overdue + 1] = {tonumber(found[j + 1]), found[j], KEYS[k]}
+      end
+    end
+    table.sort(overdue, function(x, y) return x[1] < y[1] end)
+    for _, candidate in ipairs(overdue) do
+      if #hosts >= want then break end
+      local host = candidate[2]
+      if not ready_of[host] and not acked[host] then
+        hosts[#hosts + 1], ready_of[host] = host, candidate[3]
+      end
+    end
+  end
+  return hosts, ready_of
+end
+
+-- lease the next request of *host* in *ready*: from the state its ack left (h), or
+-- read here
+local function lease_one(host, ready, h)
+  local queue, state = prefix .. ':q:' .. host, prefix .. ':host:' .. host
+  if h then  -- due, with work (pick)
+    if h.n >= max_inflight then h.score = now + park; return nil end
+    local payload = redis.call('LPOP', queue)
+    h.n, h.t, h.length = h.n + 1, now + math.max(delay, h.d), h.length - 1
+    if h.n >= max_inflight then h.score = now + park end
+    return payload
+  end
+  local s = redis.call('HMGET', state, 'n', 't', 'd')
+  local n, t = tonumber(s[1] or '0'), tonumber(s[2] or '0')
+  if t > now then
+    redis.call('ZADD', ready, 'XX', s[2], host)
+    return nil
+  elseif n >= max_inflight then
+    redis.call('ZADD', ready, 'XX', int(now + park), host)
+    return nil
+  end
+  local payload = redis.call('LPOP', queue)
+  if not payload then
+    redis.call('ZREM', ready, host)
+    return nil
+  end
+  n, t = n + 1, now + math.max(delay, tonumber(s[3] or '0'))
+  redis.call('HSET', state, 'n', int(n), 't', int(t))
+  if n >= max_inflight then
+    redis.call('ZADD', ready, 'XX', int(now + park), host)
+  elseif redis.call('LLEN', queue) == 0 then
+    redis.call('ZREM', ready, host)
+  else
+    redis.call('ZADD', ready, 'XX', int(t), host)
+  end
+  return payload
+end
+
+local taken = {}
+if want > 0 then
+  local hosts, ready_of = pick()
+  for _, host in ipairs(hosts) do
+    local ready = ready_of[host]
+    local payload = lease_one(host, ready, acked[host])
+    if payload then taken[#taken + 1] = {host, ready == READY and 0 or 1, payload} end
+  end
+end
+for _, h in ipairs(acked_order) do write_acked(h) end
+
+leased_count = #taken
+if leased_count > 0 then
+  -- unique even if Redis lost its last writes and the counter went back
+  local seq = redis.call('HINCRBY', KEYS[2], 'seq', int(leased_count)) - leased_count
+  local fields = {}
+  for j, lease in ipairs(taken) do
+    local id = string.format('%d-%d', seq + j, now)
+    fields[2 * j - 1], fields[2 * j] = id, lease[1] .. '\n' .. lease[3]
+    out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4] = id, lease[1], lease[3], lease[2]
+  end
+  for s = 1, #fields, 2000 do  -- unpack() has a stack limit
+    redis.call('HSET', LEASES, unpack(fields, s, math.min(#fields, s + 1999)))
+  end
+end
+if queued ~= leased_count then redis.call('HINCRBY', KEYS[2], 'queued', int(queued - leased_count)) end
+if leased_count ~= settled_count then
+  redis.call('HINCRBY', KEYS[2], 'leased', int(leased_count - settled_count))
+end
+
+local next_due = -1
+if want > 0 and leased_count == 0 then
+  local first = redis.call('ZRANGE', READY, '0', '0', 'WITHSCORES')
+  if first[2] then next_due = tonumber(first[2]) end
+end
+local reply = {codes[1], next_due, #codes - 1}
+for j = 2, #codes do reply[#reply + 1] = codes[j] end
+for j = 1, #out do reply[#reply + 1] = out[j] end
+return reply
