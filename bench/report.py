@@ -294,17 +294,20 @@ def scale_cost(d: dict) -> list[str]:
 
 def profile(d: dict) -> list[str]:
     p, a = d["plain"], d["attributed"]
-    lines = ["## 7. Redis' cost per page, per script", "",
+    lines = ["## 7. Redis' cost per page, per part of the refill", "",
              f"`bench/profile_redis.py`: a synthetic follow crawl of {d['hosts']} hosts x "
              f"{d['pages_per_host']} pages through `Frontier`, {d['want']} in flight, "
              f"{d['batch']} pages done per refill" + (", AOF everysec" if d.get("aof") else "")
              + f": {p['pages']:,} pages, {p['commands_per_page']:.1f} Redis commands per page, "
              f"{p['redis_cpu_per_1000']:.3f} s Redis CPU per 1,000 pages (median of "
              + ", ".join(f"{c:.3f}" for c in p.get("redis_cpu_per_1000_runs", [])) + ").", "",
-             "| script | commands / page | us / page inside it | by command |", "|---|---|---|---|"]
+             "Below, each part of `refill.lua` called on its own to attribute it (one call "
+             "per part costs more than the one call per refill the plain passes make).", "",
+             "| part of refill.lua | commands / page | us / page inside it | by command |",
+             "|---|---|---|---|"]
     for name, c in a["per_script"].items():
         top = ", ".join(f"{k} {v:.2f}" for k, v in c.items() if k not in ("total", "evalsha_usec"))
-        lines.append(f"| {name}.lua | {c['total']:.2f} | {c['evalsha_usec']:.0f} | {top} |")
+        lines.append(f"| {name} | {c['total']:.2f} | {c['evalsha_usec']:.0f} | {top} |")
     return lines + [""]
 
 
