@@ -25,7 +25,7 @@ import time
 
 from common import ExternalRedis, save
 
-# Bench-only filler: the queues, ready set and totals counter exactly as push.lua writes
+# Bench-only filler: the queues, ready set and totals counter exactly as refill.lua writes
 # them, generated inside Redis (10 M requests from Python would take minutes).
 FILL = """
 local ready, totals, prefix, payload = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
