@@ -102,7 +102,7 @@ end
 if strings[2] ~= ARGV[1] then return {-1} end
 if groups == 0 and batch ~= '' and not applied then return {-3} end
 
-local queued, settled_count, leased_count = 0, 0, 0
+local queued, settled_count = 0, 0
 local codes = {0}  -- status, then one code per push
 
 -- -- push ---------------------------------------------------------------------
@@ -410,7 +410,7 @@ if want > 0 then
 end
 for _, h in ipairs(acked_order) do write_acked(h) end
 
-leased_count = #taken
+local leased_count = #taken
 if leased_count > 0 then
   -- unique even if Redis lost its last writes and the counter went back
   local seq = redis.call('HINCRBY', KEYS[2], 'seq', int(leased_count)) - leased_count
@@ -420,9 +420,7 @@ if leased_count > 0 then
     fields[2 * j - 1], fields[2 * j] = id, lease[1] .. '\n' .. lease[3]
     out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4] = id, lease[1], lease[3], lease[2]
   end
-  for s = 1, #fields, 2000 do  -- unpack() has a stack limit
-    redis.call('HSET', LEASES, unpack(fields, s, math.min(#fields, s + 1999)))
-  end
+  call_chunked('HSET', LEASES, fields)  -- chunks of 2000: whole id/entry pairs
 end
 if queued ~= leased_count then redis.call('HINCRBY', KEYS[2], 'queued', int(queued - leased_count)) end
 if leased_count ~= settled_count then
