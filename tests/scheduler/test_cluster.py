@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from crawler.demo.site import SiteServer
+from crawler.scheduler.keys import Keys
 from crawler.scheduler.ring import Ring
 from tests.helpers import ROOT
 from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite, embedded_servers
@@ -71,7 +72,14 @@ def test_a_joining_node_takes_its_share(redis_server, nodes):
         settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
         first = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
         assert site.wait_fetched(len(site.expected_urls()) // 4, timeout=120)
+        # paused while the late node starts: on a loaded machine its start-up could
+        # otherwise outlast the crawl, and it would join with nothing left to take
+        control = Keys("follow").control
+        client = redis_server.client()
+        client.hset(control, "paused", "1")
         late = nodes("crawler-2", site.base_urls, **settings)
+        assert late.wait_for_log("joined the ring", 120), late.output()[-3000:]
+        client.hdel(control, "paused")
         assert [n.wait(180) for n in [*first, late]] == [0, 0, 0]
         assert_each_page_once(site)
         assert_polite(site, 0.05)
