@@ -78,19 +78,34 @@
   pushes whose batch was not applied.
 ]]
 -- luacheck: globals KEYS ARGV redis unpack
-local function int(x) return string.format('%d', x) end
+-- globals and library functions as locals: one lookup each, not one per use
+local call, tonumber, ipairs, unpack = redis.call, tonumber, ipairs, unpack
+local byte, char, format, sub = string.byte, string.char, string.format, string.sub
+local max, min = math.max, math.min
+local function int(x) return format('%d', x) end
+-- small counts (in flight, backoffs) to strings and back by lookup: printf and strtod
+-- cost more than the command they are for
+local SMALL = {[0] = '0', '1', '2', '3', '4', '5', '6', '7', '8'}
+local SMALL_NUM = {['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4, ['5'] = 5,
+                   ['6'] = 6, ['7'] = 7, ['8'] = 8}
+local function count_string(n) return SMALL[n] or int(n) end
+local function number(s, default)  -- s: a field HMGET read, false if missing
+  if not s then return default end
+  return SMALL_NUM[s] or tonumber(s)
+end
 
 local now, batch = tonumber(ARGV[2]), ARGV[3]
 local groups, acks, want = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local F, limit, max_inflight = tonumber(ARGV[7]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local delay, park, prefix = tonumber(ARGV[12]), tonumber(ARGV[13]), ARGV[17]
 local READY, LEASES = KEYS[5], KEYS[6]
+local NOW, PARKED = int(now), int(now + park)  -- PARKED: the score of a host at its limit
 
-local strings = redis.call('MGET', KEYS[4], KEYS[1])
+local strings = call('MGET', KEYS[4], KEYS[1])
 local logged, applied = strings[1], nil  -- applied: this batch's codes, if it was before
-if batch ~= '' and logged and string.sub(logged, 1, #batch + 1) == batch .. '|' then
+if batch ~= '' and logged and sub(logged, 1, #batch + 1) == batch .. '|' then
   applied = {}
-  for code in string.gmatch(string.sub(logged, #batch + 2), '-?%d+') do
+  for code in string.gmatch(sub(logged, #batch + 2), '-?%d+') do
     applied[#applied + 1] = tonumber(code)
   end
   if acks == 0 and want == 0 then  -- a retried push alone: its first answer
@@ -111,26 +126,26 @@ local function bloom_check(block_bytes)
   -- Is the URL whose filter-f bits are packed in s at p in filter f? In filter F a
   -- new URL's bits are set. Returns that, and where filter f+1's bits start.
   local function in_filter(f, s, p)
-    local b1, b2, b3, b4, touched = string.byte(s, p, p + 4)
+    local b1, b2, b3, b4, touched = byte(s, p, p + 4)
     local offset, size = b1 + 256 * (b2 + 256 * (b3 + 256 * b4)), block_bytes[f]
     local start = int(offset)
-    local block = redis.call('GETRANGE', KEYS[6 + f], start, int(offset + size - 1))
+    local block = call('GETRANGE', KEYS[6 + f], start, int(offset + size - 1))
     if #block < size then block = block .. string.rep('\0', size - #block) end
     local last, found, bytes = f == F, true, nil  -- bytes: the block's, to write back
-    local bits = {string.byte(s, p + 5, p + 4 + 2 * touched)}  -- byte (from 0), mask
+    local bits = {byte(s, p + 5, p + 4 + 2 * touched)}  -- byte (from 0), mask
     for j = 1, #bits, 2 do
       local i, mask = bits[j] + 1, bits[j + 1]
-      local old = bytes and bytes[i] or string.byte(block, i)
+      local old = bytes and bytes[i] or byte(block, i)
       if old % (mask + mask) < mask then  -- the mask's one bit is clear
         found = false
         if not last then break end
         -- a byte table, then string.char(unpack()): cheaper than joining string.sub
         -- pieces around the changed bytes (measured)
-        bytes = bytes or {string.byte(block, 1, size)}
+        bytes = bytes or {byte(block, 1, size)}
         bytes[i] = old + mask
       end
     end
-    if bytes then redis.call('SETRANGE', KEYS[6 + F], start, string.char(unpack(bytes))) end
+    if bytes then call('SETRANGE', KEYS[6 + F], start, char(unpack(bytes))) end
     return found, p + 5 + 2 * touched
   end
 
@@ -159,13 +174,13 @@ local function bloom_check(block_bytes)
 end
 
 local function push()
-  local meta = redis.call('HMGET', KEYS[3], 'n', 'm' .. int(F - 1))
+  local meta = call('HMGET', KEYS[3], 'n', 'm' .. int(F - 1))
   if tonumber(meta[1] or '0') ~= F then return false end
   if not meta[2] then  -- 'm<i>': filter i's string was made at its size
-    if redis.call('EXISTS', KEYS[6 + F]) == 0 then
-      redis.call('SETBIT', KEYS[6 + F], int(tonumber(ARGV[9]) - 1), '0')
+    if call('EXISTS', KEYS[6 + F]) == 0 then
+      call('SETBIT', KEYS[6 + F], int(tonumber(ARGV[9]) - 1), '0')
     end
-    redis.call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
+    call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
   end
   local block_bytes = {}
   for f = 1, F do block_bytes[f] = tonumber(ARGV[17 + f]) end
@@ -180,7 +195,7 @@ local function push()
     a, k = a + 2, k + 3
     local s, admitted = nil, 0  -- the host's state: read only if needed
     if limit > 0 then
-      s = redis.call('HMGET', state, 'a', 't', 'n')
+      s = call('HMGET', state, 'a', 't', 'n')
       admitted = tonumber(s[1] or '0')
     end
     local payloads, budgeted = {}, 0
@@ -201,31 +216,32 @@ local function push()
       codes[#codes + 1], logged_codes[#codes + 1] = code, CODE[code]
     end
     -- counted only under a limit: a write per host and batch that nothing else reads
-    if limit > 0 and budgeted > 0 then redis.call('HINCRBY', state, 'a', int(budgeted)) end
+    if limit > 0 and budgeted > 0 then call('HINCRBY', state, 'a', int(budgeted)) end
     if #payloads > 0 then
       local length = 0
       for p = 1, #payloads, 1000 do  -- unpack() has a stack limit
-        length = redis.call('RPUSH', queue, unpack(payloads, p, math.min(#payloads, p + 999)))
+        length = call('RPUSH', queue, unpack(payloads, p, min(#payloads, p + 999)))
       end
       if length == #payloads then  -- the queue was empty: announce the host
-        s = s or redis.call('HMGET', state, 'a', 't', 'n')
-        if tonumber(s[3] or '0') < max_inflight then
-          redis.call('ZADD', ready, 'NX', int(math.max(tonumber(s[2] or '0'), now)), host)
+        s = s or call('HMGET', state, 'a', 't', 'n')
+        if number(s[3], 0) < max_inflight then
+          local t = number(s[2], 0)
+          call('ZADD', ready, 'NX', t > now and s[2] or NOW, host)
         end
       end
       queued = queued + #payloads
     end
   end
   if added > 0 then
-    local count = redis.call('HINCRBY', KEYS[3], 'c' .. int(F - 1), int(added))
+    local count = call('HINCRBY', KEYS[3], 'c' .. int(F - 1), int(added))
     if count >= tonumber(ARGV[8]) then
-      redis.call('HSET', KEYS[3], 'n', int(F + 1))
+      call('HSET', KEYS[3], 'n', int(F + 1))
       codes[1], logged_codes[1] = 1, '1'
     end
   end
   -- kept a day: a retry of a batch whose reply was lost comes within seconds, and a
   -- node id that never returns leaves nothing behind
-  redis.call('SET', KEYS[4], batch .. '|' .. table.concat(logged_codes, ','), 'EX', '86400')
+  call('SET', KEYS[4], batch .. '|' .. table.concat(logged_codes, ','), 'EX', '86400')
   return true
 end
 
@@ -247,7 +263,7 @@ local acked, acked_order = {}, {}
 local function call_chunked(command, key, args)
   local out = {}
   for s = 1, #args, 2000 do
-    local reply = redis.call(command, key, unpack(args, s, math.min(#args, s + 1999)))
+    local reply = call(command, key, unpack(args, s, min(#args, s + 1999)))
     if type(reply) == 'table' then
       for _, v in ipairs(reply) do out[#out + 1] = v end
     end
@@ -277,20 +293,20 @@ local function ack()
     local host = ARGV[i + 1]
     local h = acked[host]
     if not h then
-      local s = redis.call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e')
+      local s = call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e')
       h = {state = KEYS[k], queue = KEYS[k + 1], ready = KEYS[k + 2], host = host,
-           n = tonumber(s[1] or '1'), t = tonumber(s[2] or '0'), d = tonumber(s[3] or '0'),
-           b = tonumber(s[4] or '0'), e = s[5], length = redis.call('LLEN', KEYS[k + 1])}
+           n = number(s[1], 1), t = number(s[2], 0), d = number(s[3], 0),
+           b = number(s[4], 0), e = s[5], length = call('LLEN', KEYS[k + 1])}
       acked[host], acked_order[#acked_order + 1] = h, h
     end
     local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-    h.n = math.max(0, h.n - 1)
-    h.t = math.max(h.t, done + math.max(delay, h.d))
+    h.n = max(0, h.n - 1)
+    h.t = max(h.t, done + max(delay, h.d))
     if backoff ~= 0 then
       h.b = h.b + 1
       local wait = backoff
-      if backoff < 0 then wait = math.min(cap, base * 2 ^ (h.b - 1)) end
-      h.t = math.max(h.t, done + wait)
+      if backoff < 0 then wait = min(cap, base * 2 ^ (h.b - 1)) end
+      h.t = max(h.t, done + wait)
     else
       h.b = 0
     end
@@ -300,22 +316,22 @@ end
 -- write an acked host's state, and its place in its owner's ready set (h.score: where
 -- the lease put it; else its due time)
 local function write_acked(h)
-  local n, t, b = int(h.n), int(h.t), int(h.b)
+  local n, t, b = count_string(h.n), int(h.t), count_string(h.b)
   if h.length > 0 then
     if h.e == '1' then  -- 'e' = '1' while the state has an expiry: only then PERSIST
-      redis.call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '0')
-      redis.call('PERSIST', h.state)
+      call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '0')
+      call('PERSIST', h.state)
     else
-      redis.call('HSET', h.state, 'n', n, 't', t, 'b', b)
+      call('HSET', h.state, 'n', n, 't', t, 'b', b)
     end
-    redis.call('ZADD', h.ready, int(h.score or math.max(h.t, now)), h.host)
+    call('ZADD', h.ready, h.score or (h.t > now and t or NOW), h.host)
   elseif h.n == 0 then
-    redis.call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '1')
-    redis.call('PEXPIRE', h.state, '604800000')
-    redis.call('ZREM', h.ready, h.host)
+    call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '1')
+    call('PEXPIRE', h.state, '604800000')
+    call('ZREM', h.ready, h.host)
   else
-    redis.call('HSET', h.state, 'n', n, 't', t, 'b', b)
-    redis.call('ZREM', h.ready, h.host)
+    call('HSET', h.state, 'n', n, 't', t, 'b', b)
+    call('ZREM', h.ready, h.host)
   end
 end
 
@@ -329,7 +345,7 @@ local function pick()
   -- candidates, most due first: the ready set's head, hosts acked in this call that
   -- are due again, then overdue hosts of other nodes
   local due = {}
-  local head = redis.call('ZRANGE', READY, '0', int(want - 1), 'WITHSCORES')
+  local head = call('ZRANGE', READY, '0', int(want - 1), 'WITHSCORES')
   for j = 1, #head, 2 do
     local score = tonumber(head[j + 1])
     if score <= now and not acked[head[j]] then due[#due + 1] = {score, head[j], READY} end
@@ -339,12 +355,12 @@ local function pick()
   end
   table.sort(due, function(x, y) return x[1] < y[1] end)
   local hosts, ready_of = {}, {}
-  for j = 1, math.min(want, #due) do hosts[j], ready_of[due[j][2]] = due[j][2], READY end
+  for j = 1, min(want, #due) do hosts[j], ready_of[due[j][2]] = due[j][2], READY end
   local first_steal = 7 + F + 3 * groups + 3 * acks
   if #hosts < want and #KEYS >= first_steal then
     local overdue = {}
     for k = first_steal, #KEYS do
-      local found = redis.call('ZRANGEBYSCORE', KEYS[k], '-inf', int(now - tonumber(ARGV[16])),
+      local found = call('ZRANGEBYSCORE', KEYS[k], '-inf', int(now - tonumber(ARGV[16])),
                                'WITHSCORES', 'LIMIT', '0', int(want))
       for j = 1, #found, 2 do
         overdue[#overdue + 1] = {tonumber(found[j + 1]), found[j], KEYS[k]}
@@ -367,34 +383,35 @@ end
 local function lease_one(host, ready, h)
   local queue, state = prefix .. ':q:' .. host, prefix .. ':host:' .. host
   if h then  -- due, with work (pick)
-    if h.n >= max_inflight then h.score = now + park; return nil end
-    local payload = redis.call('LPOP', queue)
-    h.n, h.t, h.length = h.n + 1, now + math.max(delay, h.d), h.length - 1
-    if h.n >= max_inflight then h.score = now + park end
+    if h.n >= max_inflight then h.score = PARKED; return nil end
+    local payload = call('LPOP', queue)
+    h.n, h.t, h.length = h.n + 1, now + max(delay, h.d), h.length - 1
+    if h.n >= max_inflight then h.score = PARKED end
     return payload
   end
-  local s = redis.call('HMGET', state, 'n', 't', 'd')
-  local n, t = tonumber(s[1] or '0'), tonumber(s[2] or '0')
+  local s = call('HMGET', state, 'n', 't', 'd')
+  local n, t = number(s[1], 0), number(s[2], 0)
   if t > now then
-    redis.call('ZADD', ready, 'XX', s[2], host)
+    call('ZADD', ready, 'XX', s[2], host)
     return nil
   elseif n >= max_inflight then
-    redis.call('ZADD', ready, 'XX', int(now + park), host)
+    call('ZADD', ready, 'XX', PARKED, host)
     return nil
   end
-  local payload = redis.call('LPOP', queue)
+  local payload = call('LPOP', queue)
   if not payload then
-    redis.call('ZREM', ready, host)
+    call('ZREM', ready, host)
     return nil
   end
-  n, t = n + 1, now + math.max(delay, tonumber(s[3] or '0'))
-  redis.call('HSET', state, 'n', int(n), 't', int(t))
+  n, t = n + 1, now + max(delay, number(s[3], 0))
+  local t_string = int(t)
+  call('HSET', state, 'n', count_string(n), 't', t_string)
   if n >= max_inflight then
-    redis.call('ZADD', ready, 'XX', int(now + park), host)
-  elseif redis.call('LLEN', queue) == 0 then
-    redis.call('ZREM', ready, host)
+    call('ZADD', ready, 'XX', PARKED, host)
+  elseif call('LLEN', queue) == 0 then
+    call('ZREM', ready, host)
   else
-    redis.call('ZADD', ready, 'XX', int(t), host)
+    call('ZADD', ready, 'XX', t_string, host)
   end
   return payload
 end
@@ -413,23 +430,23 @@ for _, h in ipairs(acked_order) do write_acked(h) end
 local leased_count = #taken
 if leased_count > 0 then
   -- unique even if Redis lost its last writes and the counter went back
-  local seq = redis.call('HINCRBY', KEYS[2], 'seq', int(leased_count)) - leased_count
+  local seq = call('HINCRBY', KEYS[2], 'seq', int(leased_count)) - leased_count
   local fields = {}
   for j, lease in ipairs(taken) do
-    local id = string.format('%d-%d', seq + j, now)
+    local id = int(seq + j) .. '-' .. NOW
     fields[2 * j - 1], fields[2 * j] = id, lease[1] .. '\n' .. lease[3]
     out[#out + 1], out[#out + 2], out[#out + 3], out[#out + 4] = id, lease[1], lease[3], lease[2]
   end
   call_chunked('HSET', LEASES, fields)  -- chunks of 2000: whole id/entry pairs
 end
-if queued ~= leased_count then redis.call('HINCRBY', KEYS[2], 'queued', int(queued - leased_count)) end
+if queued ~= leased_count then call('HINCRBY', KEYS[2], 'queued', int(queued - leased_count)) end
 if leased_count ~= settled_count then
-  redis.call('HINCRBY', KEYS[2], 'leased', int(leased_count - settled_count))
+  call('HINCRBY', KEYS[2], 'leased', int(leased_count - settled_count))
 end
 
 local next_due = -1
 if want > 0 and leased_count == 0 then
-  local first = redis.call('ZRANGE', READY, '0', '0', 'WITHSCORES')
+  local first = call('ZRANGE', READY, '0', '0', 'WITHSCORES')
   if first[2] then next_due = tonumber(first[2]) end
 end
 local reply = {codes[1], next_due, #codes - 1}
