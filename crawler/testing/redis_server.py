@@ -17,10 +17,12 @@ REDIS_SERVER = Path(os.environ.get("BENCH_REDIS_SERVER")
 
 
 class RedisServer:
-    def __init__(self, directory: Path, *, appendonly: bool = False) -> None:
+    def __init__(self, directory: Path, *, appendonly: bool = False,
+                 wrapper: tuple[str, ...] = ()) -> None:
         self.directory = Path(directory)
         self.socket = self.directory / "redis.sock"
         self.appendonly = appendonly
+        self.wrapper = wrapper  # a command to run the server under (bench: valgrind)
         self.process: subprocess.Popen | None = None
 
     @property
@@ -33,11 +35,11 @@ class RedisServer:
     def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         self.process = subprocess.Popen(
-            [str(REDIS_SERVER), "--port", "0", "--unixsocket", str(self.socket),
+            [*self.wrapper, str(REDIS_SERVER), "--port", "0", "--unixsocket", str(self.socket),
              "--unixsocketperm", "700", "--dir", str(self.directory), "--save", "",
              "--appendonly", "yes" if self.appendonly else "no", "--appendfsync", "always"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + (60 if self.wrapper else 10)
         while True:
             try:
                 self.client().ping()
