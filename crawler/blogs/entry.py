@@ -28,7 +28,6 @@ from typing import Any
 
 from urllib.parse import urljoin
 
-import extruct
 from lxml import etree, html
 from w3lib.url import canonicalize_url
 
@@ -65,6 +64,8 @@ class Entry:
 
 def find_entry(text: str, url: str) -> Entry | None:
     root = html.document_fromstring(text.encode("utf-8"), parser=html.HTMLParser(encoding="utf-8"), base_url=url)
+    import extruct  # noqa: PLC0415 - on first use, as in crawler/profiles/generic.py
+
     try:
         data = extruct.extract(text, base_url=url, syntaxes=["microformat", "json-ld", "microdata"], uniform=False)
     except Exception:  # noqa: BLE001 - extruct raises whatever its parsers raise on broken markup

@@ -23,7 +23,6 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-import extruct
 from w3lib.url import canonicalize_url, url_query_cleaner
 
 from crawler.items import Author, Board
@@ -111,6 +110,10 @@ class Generic(ForumProfile):
 
     # -- schema.org ----------------------------------------------------------------------------
     def schema_posts(self, response: TextResponse, thread_id: str) -> list[PostRecord]:
+        # imported on first use: it pulls in rdflib, mf2py and bs4 (a quarter of a
+        # second), which every `scrapy` command would pay for when loading spiders
+        import extruct  # noqa: PLC0415
+
         try:
             data = extruct.extract(
                 response.text, base_url=response.url, syntaxes=["json-ld", "microdata"], uniform=True
