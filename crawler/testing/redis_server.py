@@ -52,7 +52,7 @@ class RedisServer:
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            self.process.wait(10)
+            self.process.wait(60 if self.wrapper else 10)  # callgrind writes its profile
         if self.socket.exists():
             os.unlink(self.socket)
 
