@@ -316,8 +316,7 @@ def profile(d: dict) -> list[str]:
                   "overlap):", "",
                   "| where | instructions / page |", "|---|---|"]
         lines += [f"| {label} | {n / 1000:.1f}k |" for label, n in counted["where"].items()]
-        lines += [f"| {name} | {n / 1000:.1f}k |" for name, n in counted["commands"].items()
-                  if not name.startswith(("lookup", "generic")) and "Generic" not in name]
+        lines += [f"| {name} | {n / 1000:.1f}k |" for name, n in counted["commands"].items()]
     return lines + [""]
 
 
