@@ -202,7 +202,7 @@ def instructions(hosts: int, pages: int, want: int, batch: int) -> dict | None:
     # implementations (zaddGenericCommand, genericZrangebyrankCommand) under them
     commands = {f: n / per_page for f, n in inclusive.most_common()
                 if f.endswith("Command") and "eneric" not in f and "Call" not in f
-                and f not in ("evalShaCommand", "processCommand", "lookupCommand")}
+                and not f.startswith("lookup") and f not in ("evalShaCommand", "processCommand")}
     return {"pages": per_page, "per_page": total / per_page,
             "where": {label: inclusive[f] / per_page for f, label in WHERE.items()},
             "commands": dict(list(commands.items())[:10])}
