@@ -47,7 +47,7 @@ def test_a_killed_crawls_server_stops_once_unused_and_keeps_its_writes(tmp_path)
     # its watchdog does once no process uses it
     folder = str(tmp_path / "state")
     killed = subprocess.run(
-        [sys.executable, "-c", "import os, signal, sys\n"
+        [sys.executable, "-c", "import os, signal\n"
          "from crawler.redis import start_embedded\n"
          f"server = start_embedded({folder!r}, idle_exit=1)\n"
          "server.set('queued', '1')\n"
