@@ -175,7 +175,7 @@ end
 
 local function push()
   local meta = call('HMGET', KEYS[3], 'n', 'm' .. int(F - 1))
-  if tonumber(meta[1] or '0') ~= F then return false end
+  if number(meta[1], 0) ~= F then return false end
   if not meta[2] then  -- 'm<i>': filter i's string was made at its size
     if call('EXISTS', KEYS[6 + F]) == 0 then
       call('SETBIT', KEYS[6 + F], int(tonumber(ARGV[9]) - 1), '0')
@@ -196,7 +196,7 @@ local function push()
     local s, admitted = nil, 0  -- the host's state: read only if needed
     if limit > 0 then
       s = call('HMGET', state, 'a', 't', 'n')
-      admitted = tonumber(s[1] or '0')
+      admitted = number(s[1], 0)
     end
     local payloads, budgeted = {}, 0
     for _ = 1, count do
