@@ -1,15 +1,15 @@
 """The node's traffic with the frontier: batches out, leased requests in.
 
 Discovered requests and settled leases go out together in batches (one round trip);
-leased requests come back into a small local buffer that the engine drains. A
-refill is one round trip: the pushes, the acks and the lease, in that order.
+leased requests come back, in host batches, into the node's dispatch, which hands
+them to the engine within each host's gate (:mod:`.dispatch`). A refill is one round
+trip: the pushes, the acks and the lease, in that order.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scrapy.utils.asyncio import call_later
@@ -18,6 +18,7 @@ from zope.interface import implementer
 
 from crawler.redis import FAILED
 from crawler.scheduler import codec
+from crawler.scheduler.dispatch import HostBatch
 from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, FrontierLost, LeaseAsk
 from crawler.scheduler.scripts import StaleEpoch
 from crawler.scheduler.membership import RingUnstable
@@ -53,6 +54,8 @@ class Waker:
         self.crawler = crawler
         self.refill_after = 0.0
         self._call: Any = None
+        self._gap_call: Any = None  # a host's gap ends (see wake_at)
+        self._gap_at = 0.0
 
     def due(self) -> bool:
         return time.monotonic() >= self.refill_after
@@ -69,6 +72,20 @@ class Waker:
         if self.refill_after > time.monotonic() + due_in:
             self.wait(due_in)
 
+    def wake_at(self, when: float) -> None:
+        """Wake the engine at *when* (monotonic: a held host's gap ends), unless a
+        wake-up comes first."""
+        if self._gap_call is not None:
+            if self._gap_at <= when:
+                return
+            self._gap_call.cancel()
+        self._gap_at = when
+        self._gap_call = call_later(max(0.0, when - time.monotonic()), self._gap_ends)
+
+    def _gap_ends(self) -> None:
+        self._gap_call = None
+        self.wake()
+
     def wake(self) -> None:
         self._call = None
         slot = getattr(self.crawler.engine, "_slot", None)
@@ -76,9 +93,10 @@ class Waker:
             slot.nextcall.schedule()
 
     def cancel(self) -> None:
-        if self._call is not None:
-            self._call.cancel()
-            self._call = None
+        for call in (self._call, self._gap_call):
+            if call is not None:
+                call.cancel()  # a no-op once called
+        self._call = self._gap_call = None
 
 
 class _Refill(NamedTuple):
@@ -143,7 +161,7 @@ class Exchange:
         self.outcomes = leases.outcomes
         self.outage = outage
         self.waker = Waker(crawler)
-        self.ready: deque[Request] = deque()
+        self.dispatch = leases.dispatch
         self.outbox: list[Pending] = []
         # requests this node pushed, by host and payload: leased back here, they need no
         # decode (equal payloads of one host are equal requests; a payload holds no host)
@@ -180,21 +198,24 @@ class Exchange:
             self.release_acks()
         if self.sending is not None and self.sending.sending.sent.ready():
             self.finish_refill()
-        if not self.ready and not paused:
+        now = time.monotonic()
+        request = self.dispatch.next(now, self.politeness.gap)
+        # more hosts: when none of those held may start now, up to a refill's worth
+        if request is None and not paused \
+                and len(self.dispatch) < self.options.prefetch * self.options.host_batch:
             self.refill()
-        if not self.ready:
+        if request is None:
+            if (start := self.dispatch.next_start(self.politeness.gap)) is not None:
+                self.waker.wake_at(start)
             return None
         self.outcomes.counts["frontier/dequeued"] += 1
-        request = self.ready.popleft()
-        if (lease := self.leases.get(request)) is not None:
-            lease.handed = True
+        self.leases.handed(request)
         return request
 
     def unstarted(self) -> list[str]:
         """Take back the leases of requests not handed to the engine yet."""
         self.finish_refill()
-        lease_ids = [request.meta[codec.LEASE_META] for request in self.ready]
-        self.ready.clear()
+        lease_ids = [request.meta[codec.LEASE_META] for request in self.dispatch.take_all()]
         self.leases.forget(lease_ids)
         return lease_ids
 
@@ -323,6 +344,7 @@ class Exchange:
         in the dead-letter stream, and the others go on."""
         spider = self.crawler.spider
         bad = []
+        batches: list[HostBatch] = []  # a host's batch comes in one run of the reply
         for lease in leased:
             try:
                 request = self.unleased.pop((lease.host, lease.payload), None)
@@ -334,8 +356,12 @@ class Exchange:
                 bad.append((lease.host, lease.payload, f"undecodable: {exc}"))
                 self.leases.refuse(lease.lease_id, lease.host, "undecodable")
                 continue
-            self.leases.add(lease.lease_id, lease.host, request)
-            self.ready.append(request)
+            if not batches or batches[-1].host != lease.host:
+                batches.append(HostBatch(lease.host))
+            self.leases.add(lease.lease_id, request, batches[-1])
+            batches[-1].waiting.append(request)
+        for batch in batches:
+            self.dispatch.add(batch)
         if bad:
             logger.error("%(n)d queued requests could not be decoded (e.g. %(e)s); they are "
                          "acked as failed/undecodable and kept in the dead-letter stream",

@@ -32,9 +32,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
+HANDED_BACK = -1  # an Ack's done_ms for a request handed back unstarted (refill.lua)
 SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
 
-__all__ = ["DUPLICATE", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "LeaseAsk",
+__all__ = ["DUPLICATE", "HANDED_BACK", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "LeaseAsk",
            "Leased", "Pending", "StaleEpoch"]
 
 
@@ -56,7 +57,7 @@ class Pending(NamedTuple):
 class Ack(NamedTuple):
     lease_id: str
     host: str
-    done_ms: int  # when the response (or failure) came back
+    done_ms: int  # when the response (or failure) came back; HANDED_BACK: not started
     backoff_ms: int = 0  # put the host into backoff: ms to wait, or -1 (exponential)
 
 
@@ -102,12 +103,13 @@ class Frontier(RedisLink):
     def __init__(self, client: Redis, keys: Keys, node: str, *, delay_ms: int,
                  max_inflight: int, host_limit: int, bloom_capacity: int,
                  bloom_error_rate: float, backoff_base_ms: int = 2000,
-                 backoff_max_ms: int = 300_000) -> None:
+                 backoff_max_ms: int = 300_000, host_batch: int = 1) -> None:
         super().__init__(client)
         self.keys = keys
         self.node = node
         self.delay_ms = delay_ms
         self.max_inflight = max_inflight
+        self.host_batch = host_batch  # requests of a free host one lease takes at most
         self.host_limit = host_limit
         self.backoff_base_ms = backoff_base_ms
         self.backoff_max_ms = backoff_max_ms
@@ -226,7 +228,8 @@ class Frontier(RedisLink):
                  capacity=last.capacity, size_bits=last.size_bits, host_limit=self.host_limit,
                  max_in_flight=self.max_inflight, delay=self.delay_ms, park=self.park_ms,
                  backoff_base=self.backoff_base_ms, backoff_max=self.backoff_max_ms,
-                 steal_after=ask.steal_after_ms if ask else 0, prefix=self.keys.prefix))
+                 steal_after=ask.steal_after_ms if ask else 0, prefix=self.keys.prefix,
+                 host_batch=self.host_batch))
         keys += [self.keys.bloom_bits(layer.index) for layer in layers]
         args += [layer.block_bytes for layer in layers]
         for host, items in groups:

@@ -2,16 +2,18 @@
 
 A lease moves through three stages here: *leased* (handed to Scrapy), *held* (its
 outcome is known but Scrapy is still scraping its response, whose links must reach
-the frontier before the lease goes) and *acked* (waiting for the next flush).
+the frontier before the lease goes) and *acked* (waiting for the next flush). The
+acks of a host batch wait for each other and go together (:mod:`.dispatch`).
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from typing import TYPE_CHECKING
 
 from crawler.scheduler.codec import LEASE_META
-from crawler.scheduler.frontier import Ack
+from crawler.scheduler.frontier import HANDED_BACK, Ack
 from crawler.scheduler.outcomes import response_outcome
 
 if TYPE_CHECKING:
@@ -21,19 +23,22 @@ if TYPE_CHECKING:
     from scrapy.core.engine import ExecutionEngine
     from scrapy.http import Response
 
+    from crawler.scheduler.dispatch import Dispatch, HostBatch
     from crawler.scheduler.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 
 
 class Lease:
-    __slots__ = ("host", "url", "request", "started", "handed", "done_ms", "outcome",
-                 "backoff_ms")
+    __slots__ = ("host", "url", "request", "batch", "started", "handed", "running", "done_ms",
+                 "outcome", "backoff_ms")
 
-    def __init__(self, host: str, request: Request) -> None:
+    def __init__(self, host: str, request: Request, batch: HostBatch) -> None:
         self.host = host
         self.url = request.url
         self.request = request  # the object the engine scrapes, to see when it is done
+        self.batch = batch
+        self.running = False  # handed to the engine, no response yet (holds a host slot)
         self.backoff_ms = 0  # put the host into backoff at the ack: ms, or -1 (exponential)
         self.started = False  # reached the downloader
         self.handed = False  # given to the engine
@@ -49,11 +54,12 @@ class LeaseBook:
     is the safety net for a path nobody foresaw.
     """
 
-    def __init__(self, outcomes: Outcomes, now_ms: Callable[[], int]) -> None:
+    def __init__(self, outcomes: Outcomes, now_ms: Callable[[], int], dispatch: Dispatch) -> None:
         self.outcomes = outcomes
+        self.dispatch = dispatch  # the leased requests not handed to the engine yet
         self.now_ms = now_ms  # Redis' clock: acks are compared with other nodes' times
         self.leased: dict[str, Lease] = {}
-        self.held: list[tuple[Ack, Request]] = []
+        self.held: list[tuple[Ack, Request, HostBatch]] = []
         self.acks: list[Ack] = []  # to send with the next flush
 
     def __len__(self) -> int:
@@ -65,12 +71,21 @@ class LeaseBook:
 
     def ours(self) -> set[str]:
         """Lease ids this node still accounts for (leased, held, or ack unsent)."""
-        return {*self.leased, *(ack.lease_id for ack, _ in self.held),
-                *(ack.lease_id for ack in self.acks)}
+        batches = {*(lease.batch for lease in self.leased.values()),
+                   *(batch for _, _, batch in self.held)}
+        return {*self.leased, *(ack.lease_id for ack, _, _ in self.held),
+                *(ack.lease_id for ack in self.acks),
+                *(ack.lease_id for batch in batches for ack in batch.acks)}
 
-    def add(self, lease_id: str, host: str, request: Request) -> None:
+    def add(self, lease_id: str, request: Request, batch: HostBatch) -> None:
         request.meta[LEASE_META] = lease_id
-        self.leased[lease_id] = Lease(host, request)
+        self.leased[lease_id] = Lease(batch.host, request, batch)
+        batch.unsettled += 1
+
+    def handed(self, request: Request) -> None:
+        """*request* goes to the engine: it holds one of its host's slots."""
+        if (lease := self.get(request)) is not None:
+            lease.handed = lease.running = True
 
     def get(self, request: Request) -> Lease | None:
         return self.leased.get(request.meta.get(LEASE_META))
@@ -78,7 +93,8 @@ class LeaseBook:
     def forget(self, lease_ids: Iterable[str]) -> None:
         """Drop leases handed back to Redis (drain, declared dead)."""
         for lease_id in lease_ids:
-            self.leased.pop(lease_id, None)
+            if (lease := self.leased.pop(lease_id, None)) is not None:
+                self._batch_settled(lease.batch, [])
 
     def settle(self, request: Request, outcome: str | None) -> None:
         """The outcome of *request* has been processed: release its lease.
@@ -92,11 +108,39 @@ class LeaseBook:
         lease = self.leased.pop(lease_id, None)
         if lease is None:
             return
+        self._free_slot(lease)
         done = lease.done_ms or self.now_ms()
-        self.held.append((Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request))
+        self.held.append((Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request,
+                          lease.batch))
+        if lease.backoff_ms:
+            self._hand_back_rest(lease.batch)
         self.outcomes.counts["frontier/settled"] += 1
         if outcome is not None:
             self.outcomes.record(outcome, lease.url)
+
+    @staticmethod
+    def _free_slot(lease: Lease) -> None:
+        if lease.running:
+            lease.running = False
+            lease.batch.response_in(time.monotonic())
+
+    def _hand_back_rest(self, batch: HostBatch) -> None:
+        """The host backs off: the batch's requests not started yet go back to the
+        head of its queue (with the batch's acks), not fetched here after the wait."""
+        for request in self.dispatch.take_waiting(batch):
+            lease_id = request.meta[LEASE_META]
+            if self.leased.pop(lease_id, None) is not None:
+                self._batch_settled(batch, [Ack(lease_id, batch.host, HANDED_BACK)])
+                self.outcomes.counts["frontier/handed_back"] += 1
+
+    def _batch_settled(self, batch: HostBatch, acks: list[Ack]) -> None:
+        """One lease of *batch* is settled (*acks*: its ack, or none if Redis took it
+        back): once all are, the batch's acks go out together."""
+        batch.acks += acks
+        batch.unsettled -= 1
+        if batch.unsettled == 0:
+            self.acks += batch.acks
+            batch.acks = []
 
     def refuse(self, lease_id: str, host: str, reason: str) -> None:
         """A leased request that cannot be used at all (it does not decode): ack it at
@@ -140,6 +184,7 @@ class LeaseBook:
         if (lease := self.get(request)) is not None:
             lease.done_ms = self.now_ms()
             lease.outcome = response_outcome(response)
+            self._free_slot(lease)
 
     def settle_finished(self, inprogress: Collection[Request], scraping: Collection[Request]
                         ) -> None:
@@ -162,13 +207,14 @@ class LeaseBook:
         The spider middleware sees the callback's output end before the scraper's
         workers have handed all of it to the engine (CONCURRENT_ITEMS at a time).
         """
-        done = [(ack, request) for ack, request in self.held if request not in scraping]
+        done = [held for held in self.held if held[1] not in scraping]
         if not done:
             return []
-        self.held = [(ack, request) for ack, request in self.held if request in scraping]
-        released = [ack for ack, _ in done]
-        self.acks += released
-        return released
+        self.held = [held for held in self.held if held[1] in scraping]
+        before = len(self.acks)
+        for ack, _, batch in done:
+            self._batch_settled(batch, [ack])
+        return self.acks[before:]
 
     def take_acks(self) -> list[Ack]:
         acks, self.acks = self.acks, []

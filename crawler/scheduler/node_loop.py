@@ -118,7 +118,7 @@ class NodeLoop:
             return
         self.last_beat, self.last_beat_at = beat, time.monotonic()
         self._last_good, self._cut_off = self.last_beat_at, False
-        self.leases.settle_leaked(self.crawler.engine, len(self.exchange.ready))
+        self.leases.settle_leaked(self.crawler.engine, len(self.leases.dispatch))
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
@@ -185,7 +185,7 @@ class NodeLoop:
             "Node %(node)s rejoins and goes on with the %(n)d requests it holds; turn on "
             "appendonly in Redis to avoid this.",
             {"node": self.options.node,
-             "n": len(self.exchange.ready) + len(self.exchange.outbox) + len(self.leases)})
+             "n": len(self.exchange.outbox) + len(self.leases)})
         self.frontier.recreate()
         self.dupefilter.forget()
         self.membership.epoch = -1
@@ -246,7 +246,7 @@ class NodeLoop:
                     {"node": self.options.node, "n": requeued, "f": len(self.leases)})
 
     def _update_idle(self, cluster_work: int) -> None:
-        local_work = self.exchange.ready or self.exchange.has_unsent() or self.leases.busy()
+        local_work = self.leases.dispatch or self.exchange.has_unsent() or self.leases.busy()
         if cluster_work and not local_work:
             cluster_work = self._recount(cluster_work)
         if cluster_work or local_work or self.revisits.watch:  # watching: never done
@@ -294,7 +294,7 @@ class NodeLoop:
             "ring_members": len(self.membership.ring.weights),
             "cluster_queued": beat.queued if beat else None,
             "cluster_leased": beat.leased if beat else None,
-            "local_ready": len(self.exchange.ready),
+            "local_ready": len(self.leases.dispatch),
             "local_leased": len(self.leases),
             "outbox": len(self.exchange.outbox),
             "redis_round_trips": self.frontier.round_trips,

@@ -29,6 +29,7 @@ class SchedulerOptions:
     vnodes: int
     delay: float
     max_inflight: int
+    host_batch: int
     host_limit: int
     bloom_capacity: int
     bloom_error_rate: float
@@ -66,6 +67,7 @@ class SchedulerOptions:
             vnodes=get("CRAWLER_RING_VNODES"),
             delay=number_setting(s, "DOWNLOAD_DELAY", 0) if delay is None else delay,
             max_inflight=get("CRAWLER_HOST_MAX_INFLIGHT"),
+            host_batch=get("CRAWLER_HOST_BATCH"),
             host_limit=get("CRAWLER_HOST_PAGE_LIMIT"),
             bloom_capacity=get("CRAWLER_BLOOM_CAPACITY"),
             bloom_error_rate=get("CRAWLER_BLOOM_ERROR_RATE"),

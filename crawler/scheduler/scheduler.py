@@ -27,6 +27,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler import codec
 from crawler.scheduler.bloom import BloomLayoutError
+from crawler.scheduler.dispatch import Dispatch
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import TRANSIENT, Exchange
 from crawler.scheduler.frontier import Frontier, Pending
@@ -113,11 +114,12 @@ class Scheduler(BaseScheduler):
             client_from_crawler(crawler), Keys(crawl_id(crawler)), self.node,
             delay_ms=int(o.delay * 1000), max_inflight=o.max_inflight, host_limit=o.host_limit,
             bloom_capacity=o.bloom_capacity, bloom_error_rate=o.bloom_error_rate,
-            backoff_base_ms=int(o.backoff_base * 1000), backoff_max_ms=int(o.backoff_max * 1000))
+            backoff_base_ms=int(o.backoff_base * 1000), backoff_max_ms=int(o.backoff_max * 1000),
+            host_batch=o.host_batch)
         self.membership = Membership(self.frontier, weight=o.weight, vnodes=o.vnodes,
                                      timeout_ms=int(o.node_timeout * 1000),
                                      dead_letter_after=o.dead_letter_after)
-        self.leases = LeaseBook(self.outcomes, self.frontier.now_ms)
+        self.leases = LeaseBook(self.outcomes, self.frontier.now_ms, Dispatch(o.max_inflight))
         self.politeness = Politeness(o.delay, self.leases, self._robots_agent,
                                      max_delay=o.backoff_max)
         self.exchange = Exchange(crawler, o, self.frontier, self.membership, self.leases,
@@ -153,6 +155,9 @@ class Scheduler(BaseScheduler):
             return
         self.loop.stop()
         self.exchange.waker.cancel()
+        # what was leased but never started goes back with leave(); the batches it
+        # belonged to are done, so their acks go out with the flush
+        self.exchange.unstarted()
         deadline = time.monotonic() + self.options.node_timeout
         while True:  # hand back everything, waiting out a short Redis outage
             try:
@@ -168,7 +173,7 @@ class Scheduler(BaseScheduler):
                                  "times out", {"n": len(self.exchange.outbox)})
                     return
                 time.sleep(0.5)
-        self.exchange.ready.clear()
+        self.leases.dispatch.take_all()
         self.leases.leased.clear()
         self.loop.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
@@ -179,11 +184,11 @@ class Scheduler(BaseScheduler):
     # -- the engine's interface -------------------------------------------------
 
     def has_pending_requests(self) -> bool:
-        return bool(self.exchange.ready or self.exchange.has_unsent() or self.leases.leased) \
+        return bool(self.leases.dispatch or self.exchange.has_unsent() or self.leases.leased) \
             or not self.loop.cluster_done
 
     def __len__(self) -> int:
-        return len(self.exchange.ready) + len(self.exchange.outbox)
+        return len(self.leases.dispatch) + len(self.exchange.outbox)
 
     def enqueue_request(self, request: Request) -> bool:
         retry = self.leases.continue_lease(request)

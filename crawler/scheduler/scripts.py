@@ -87,7 +87,7 @@ SPECS = {spec.name: spec for spec in (
     ScriptSpec("refill", ("epoch", "totals", "bloom_meta", "push_log", "ready", "leases"),
                ("epoch", "now", "batch", "groups", "acks", "want", "filters", "capacity",
                 "size_bits", "host_limit", "max_in_flight", "delay", "park", "backoff_base",
-                "backoff_max", "steal_after", "prefix")),
+                "backoff_max", "steal_after", "prefix", "host_batch")),
     ScriptSpec("join", ("members", "weights", "epoch"), ("node", "now", "weight")),
     ScriptSpec("reclaim", ("members", "weights", "epoch", "totals", "ready", "leases", "orphans",
                            "dead_letters"),

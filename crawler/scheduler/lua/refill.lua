@@ -36,7 +36,15 @@
   in the ready sets of other nodes, most overdue first (work stealing: their busy
   owners left them waiting). A stolen host stays with its owner: its ack re-arms it
   there. A host leased to its limit is parked (its ack re-arms it). A leased request
-  stays in the node's lease hash until acked or reclaimed. Host keys are named from
+  stays in the node's lease hash until acked or reclaimed.
+
+  Host batches (host batch > 1): a free host (none in flight) is leased its next
+  `host batch` requests at once, one lease each, and stays parked until all are
+  acked. The node runs them within the gate (at most max in flight at once, the
+  host's delay after each response) and acks them together, so the host's cycle (its
+  state read and written, its ready-set moves) is paid once per batch, not per page.
+  An ack with response time -1 hands a request back unstarted (a backoff stopped its
+  batch): it goes back to the head of its queue. Host keys are named from
   the crawl's key prefix; every key of a crawl shares its hash tag, so the script
   stays in one Redis Cluster slot.
 
@@ -61,15 +69,16 @@
   ARGV[13] park (ms): how far to push back a host at its in-flight limit
   ARGV[14] backoff BASE (ms)   ARGV[15] backoff MAX (ms)   ARGV[16] steal after (ms)
   ARGV[17] key prefix of the crawl
-  ARGV[18 .. 17+F] block size in bytes of each filter
+  ARGV[18] host batch: how many requests of a free host one lease takes at most
+  ARGV[19 .. 18+F] block size in bytes of each filter
   then per push group: host, count, and per request: check ('1'; '0': dont_filter,
   no dedup; '2': a retry, neither dedup nor host budget), payload, and when check is
   '1' its bits in every filter, oldest first, packed in one argument (packing 15-30
   arguments per URL cost the client more than the whole script): per filter the
   byte offset of its block (uint32, little-endian), its count n of bits (uint8),
   then n pairs (byte in the block from 0, mask of the one bit; uint8 each)
-  then per ack: lease id, host, response time (ms), backoff (ms; 0 none, -1
-  exponential)
+  then per ack: lease id, host, response time (ms; -1: handed back unstarted),
+  backoff (ms; 0 none, -1 exponential)
   Returns {status, next due (ms; -1 if none, or if a request was leased), number of
   push codes, code per push..., then per lease: lease id, host, payload, 1 if stolen
   else 0}: status 0 ok, 1 ok and filter F is now full (a new filter starts); code 0
@@ -98,6 +107,11 @@ local now, batch = tonumber(ARGV[2]), ARGV[3]
 local groups, acks, want = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local F, limit, max_inflight = tonumber(ARGV[7]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local delay, park, prefix = tonumber(ARGV[12]), tonumber(ARGV[13]), ARGV[17]
+local host_batch = tonumber(ARGV[18])
+-- a host may be leased while fewer than this are out: a batch of it goes to one node
+-- at a time (which runs at most max_inflight of it at once), single requests to up to
+-- max_inflight leases
+local open_below = host_batch > 1 and 1 or max_inflight
 local READY, LEASES = KEYS[5], KEYS[6]
 local NOW, PARKED = int(now), int(now + park)  -- PARKED: the score of a host at its limit
 
@@ -117,7 +131,7 @@ end
 if strings[2] ~= ARGV[1] then return {-1} end
 if groups == 0 and batch ~= '' and not applied then return {-3} end
 
-local queued, settled_count = 0, 0
+local queued, settled_count, returned = 0, 0, 0  -- returned: handed back by acks
 local codes = {0}  -- status, then one code per push
 
 -- -- push ---------------------------------------------------------------------
@@ -151,7 +165,7 @@ local function bloom_check(block_bytes)
 
   -- URL by URL in the batch's order: a URL twice in one batch is a duplicate, as
   -- it would be in the next (its block is written before the next URL reads it)
-  local seen, a, u = {}, 18 + F, 0  -- seen[u]: the u-th checked URL is a duplicate
+  local seen, a, u = {}, 19 + F, 0  -- seen[u]: the u-th checked URL is a duplicate
   for _ = 1, groups do
     local count = tonumber(ARGV[a + 1])
     a = a + 2
@@ -183,12 +197,12 @@ local function push()
     call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
   end
   local block_bytes = {}
-  for f = 1, F do block_bytes[f] = tonumber(ARGV[17 + f]) end
+  for f = 1, F do block_bytes[f] = tonumber(ARGV[18 + f]) end
   local seen = bloom_check(block_bytes)
 
   local logged_codes, added, u = {'0'}, 0, 0
   local CODE = {[0] = '0', '1', '2'}
-  local a, k = 18 + F, 7 + F
+  local a, k = 19 + F, 7 + F
   for _ = 1, groups do
     local queue, state, ready = KEYS[k], KEYS[k + 1], KEYS[k + 2]
     local host, count = ARGV[a], tonumber(ARGV[a + 1])
@@ -224,7 +238,7 @@ local function push()
       end
       if length == #payloads then  -- the queue was empty: announce the host
         s = s or call('HMGET', state, 'a', 't', 'n')
-        if number(s[3], 0) < max_inflight then
+        if number(s[3], 0) < open_below then
           local t = number(s[2], 0)
           call('ZADD', ready, 'NX', t > now and s[2] or NOW, host)
         end
@@ -301,14 +315,25 @@ local function ack()
     end
     local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
     h.n = max(0, h.n - 1)
-    h.t = max(h.t, done + max(delay, h.d))
-    if backoff ~= 0 then
+    if done < 0 then  -- handed back unstarted (the rest of a batch): no response
+      h.back = h.back or {}
+      h.back[#h.back + 1] = sub(held[j], #host + 2)  -- the entry is host \n payload
+    elseif backoff ~= 0 then
       h.b = h.b + 1
       local wait = backoff
       if backoff < 0 then wait = min(cap, base * 2 ^ (h.b - 1)) end
-      h.t = max(h.t, done + wait)
+      h.t = max(h.t, done + max(delay, h.d), done + wait)
     else
+      h.t = max(h.t, done + max(delay, h.d))
       h.b = 0
+    end
+  end
+  for _, h in ipairs(acked_order) do
+    if h.back then  -- to the queue's head, in their batch's order (LPUSH reverses)
+      local reversed = {}
+      for j = #h.back, 1, -1 do reversed[#reversed + 1] = h.back[j] end
+      call('LPUSH', h.queue, unpack(reversed))
+      h.length, returned = h.length + #h.back, returned + #h.back
     end
   end
 end
@@ -324,7 +349,9 @@ local function write_acked(h)
     else
       call('HSET', h.state, 'n', n, 't', t, 'b', b)
     end
-    call('ZADD', h.ready, h.score or (h.t > now and t or NOW), h.host)
+    -- still out to its limit (a batch only partly acked): stays parked
+    local score = h.score or (h.n >= open_below and PARKED) or (h.t > now and t or NOW)
+    call('ZADD', h.ready, score, h.host)
   elseif h.n == 0 then
     call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '1')
     call('PEXPIRE', h.state, '604800000')
@@ -378,51 +405,64 @@ local function pick()
   return hosts, ready_of
 end
 
--- lease the next request of *host* in *ready*: from the state its ack left (h), or
+-- the next request of a queue, or its next host_batch ones: a list either way (nil
+-- if the queue is empty)
+local BATCH = ARGV[18]
+local function pop(queue)
+  if host_batch == 1 then
+    local payload = call('LPOP', queue)
+    return payload and {payload} or nil
+  end
+  return call('LPOP', queue, BATCH) or nil
+end
+
+-- lease the next request(s) of *host* in *ready*: from the state its ack left (h), or
 -- read here
-local function lease_one(host, ready, h)
+local function lease_host(host, ready, h)
   local queue, state = prefix .. ':q:' .. host, prefix .. ':host:' .. host
   if h then  -- due, with work (pick)
-    if h.n >= max_inflight then h.score = PARKED; return nil end
-    local payload = call('LPOP', queue)
-    h.n, h.t, h.length = h.n + 1, now + max(delay, h.d), h.length - 1
-    if h.n >= max_inflight then h.score = PARKED end
-    return payload
+    if h.n >= open_below then h.score = PARKED; return nil end
+    local payloads = pop(queue)
+    h.n, h.t, h.length = h.n + #payloads, now + max(delay, h.d), h.length - #payloads
+    if h.n >= open_below then h.score = PARKED end
+    return payloads
   end
   local s = call('HMGET', state, 'n', 't', 'd')
   local n, t = number(s[1], 0), number(s[2], 0)
   if t > now then
     call('ZADD', ready, 'XX', s[2], host)
     return nil
-  elseif n >= max_inflight then
+  elseif n >= open_below then
     call('ZADD', ready, 'XX', PARKED, host)
     return nil
   end
-  local payload = call('LPOP', queue)
-  if not payload then
+  local payloads = pop(queue)
+  if not payloads then
     call('ZREM', ready, host)
     return nil
   end
-  n, t = n + 1, now + max(delay, number(s[3], 0))
+  n, t = n + #payloads, now + max(delay, number(s[3], 0))
   local t_string = int(t)
   call('HSET', state, 'n', count_string(n), 't', t_string)
-  if n >= max_inflight then
+  if n >= open_below then
     call('ZADD', ready, 'XX', PARKED, host)
   elseif call('LLEN', queue) == 0 then
     call('ZREM', ready, host)
   else
     call('ZADD', ready, 'XX', t_string, host)
   end
-  return payload
+  return payloads
 end
 
-local taken = {}
+local taken = {}  -- per request: host, stolen, payload (a host's batch in queue order)
 if want > 0 then
   local hosts, ready_of = pick()
   for _, host in ipairs(hosts) do
     local ready = ready_of[host]
-    local payload = lease_one(host, ready, acked[host])
-    if payload then taken[#taken + 1] = {host, ready == READY and 0 or 1, payload} end
+    local stolen = ready == READY and 0 or 1
+    for _, payload in ipairs(lease_host(host, ready, acked[host]) or {}) do
+      taken[#taken + 1] = {host, stolen, payload}
+    end
   end
 end
 for _, h in ipairs(acked_order) do write_acked(h) end
@@ -439,7 +479,9 @@ if leased_count > 0 then
   end
   call_chunked('HSET', LEASES, fields)  -- chunks of 2000: whole id/entry pairs
 end
-if queued ~= leased_count then call('HINCRBY', KEYS[2], 'queued', int(queued - leased_count)) end
+if queued + returned ~= leased_count then
+  call('HINCRBY', KEYS[2], 'queued', int(queued + returned - leased_count))
+end
 if leased_count ~= settled_count then
   call('HINCRBY', KEYS[2], 'leased', int(leased_count - settled_count))
 end
