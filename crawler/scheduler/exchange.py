@@ -362,6 +362,7 @@ class Exchange:
             batches[-1].waiting.append(request)
         for batch in batches:
             self.dispatch.add(batch)
+        self.outcomes.counts["frontier/host_batches"] += len(batches)
         if bad:
             logger.error("%(n)d queued requests could not be decoded (e.g. %(e)s); they are "
                          "acked as failed/undecodable and kept in the dead-letter stream",

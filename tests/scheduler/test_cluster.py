@@ -49,6 +49,19 @@ def test_three_nodes_fetch_every_page_once_and_politely(redis_server, nodes):
         assert "frontier/lease_leaked" not in node.output()
 
 
+def test_host_batches_use_the_in_flight_limit_and_never_pass_it(redis_server, nodes):
+    with SiteServer(hosts=6, pages_per_host=30, latency=0.05, seed=17) as site:
+        settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0, CRAWLER_HOST_MAX_INFLIGHT=2)
+        cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
+        assert [n.wait(120) for n in cluster] == [0, 0]
+        assert_each_page_once(site)
+        peaks = site.max_concurrency()
+        assert max(peaks.values()) == 2, peaks
+    leased = sum(n.stats().get("frontier/leased", 0) for n in cluster)
+    batches = sum(n.stats().get("frontier/host_batches", 0) for n in cluster)
+    assert leased >= 6 * 30 and batches < leased / 2, (leased, batches)
+
+
 def test_a_killed_node_loses_nothing(redis_server, nodes):
     with SiteServer(hosts=12, pages_per_host=40, latency=0.05, seed=12) as site:
         settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)

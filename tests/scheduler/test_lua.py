@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.scheduler.frontier import (DUPLICATE, OVER_HOST_LIMIT, QUEUED, Ack, LeaseAsk, Pending,
-                                       StaleEpoch, _group)
+from crawler.scheduler.frontier import (DUPLICATE, HANDED_BACK, OVER_HOST_LIMIT, QUEUED, Ack,
+                                       LeaseAsk, Pending, StaleEpoch, _group)
 from tests.helpers.frontier import make_frontier, ready_of
 
 FP = "ab" * 20
@@ -513,3 +513,92 @@ def test_a_sweep_moves_many_hosts_in_chunks(r, monkeypatch):
     assert f.sweep(f.keys.ready("n1"), moves, epoch) == 7
     assert r.info("commandstats")["cmdstat_evalsha"]["calls"] == 3
     assert r.zcard(f.keys.ready("n2")) == 7 and not r.exists(f.keys.ready("n1"))
+
+
+def test_a_host_batch_is_leased_whole_and_parked_until_all_of_it_is_acked(r):
+    f = make_frontier(r, host_batch=3, max_inflight=2, delay_ms=500)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", b"p3", b"p4", epoch=epoch)
+    batch, _ = f.lease(10, epoch)
+    assert [(x.host, x.payload) for x in batch] == [("a.test", b"p1"), ("a.test", b"p2"),
+                                                   ("a.test", b"p3")]
+    assert len({x.lease_id for x in batch}) == 3 == r.hlen(f.keys.leases("n1"))
+    assert r.hget(f.keys.host("a.test"), "n") == b"3"
+    assert r.hget(f.keys.totals, "queued") == b"1" and r.hget(f.keys.totals, "leased") == b"3"
+    # held by one node: not leased again, by it or by a thief, though below max_inflight
+    assert f.lease(10, epoch)[0] == []
+    assert make_frontier(r, node="n2", host_batch=3).lease(10, epoch, ("n1",), 0)[0] == []
+    # a partial ack leaves it parked
+    done = f.now_ms()
+    f.flush([], [Ack(batch[0].lease_id, "a.test", done)], epoch, ready_of("n1"))
+    assert r.hget(f.keys.host("a.test"), "n") == b"2"
+    assert r.zscore(f.keys.ready("n1"), "a.test") > f.now_ms() + 30_000
+    # the last ack re-arms it, spaced from the last response
+    f.flush([], [Ack(x.lease_id, "a.test", done + 100) for x in batch[1:]], epoch,
+            ready_of("n1"))
+    assert r.hget(f.keys.host("a.test"), "n") == b"0"
+    assert r.zscore(f.keys.ready("n1"), "a.test") == done + 600
+    assert r.hget(f.keys.totals, "queued") == b"1" and r.hget(f.keys.totals, "leased") == b"0"
+
+
+def test_requests_handed_back_go_to_the_head_of_their_queue_in_order(r):
+    f = make_frontier(r, host_batch=4)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", b"p3", b"p4", b"p5", epoch=epoch)
+    batch, _ = f.lease(10, epoch)
+    assert len(batch) == 4
+    # p1 answered 503 (backoff 2 s): p2..p4 are handed back unstarted
+    done = f.now_ms()
+    acks = [Ack(batch[0].lease_id, "a.test", done, 2000),
+            *(Ack(x.lease_id, "a.test", HANDED_BACK) for x in batch[1:])]
+    f.flush([], acks, epoch, ready_of("n1"))
+    assert r.lrange(f.keys.queue("a.test"), 0, -1) == [b"p2", b"p3", b"p4", b"p5"]
+    assert r.hget(f.keys.host("a.test"), "n") == b"0"
+    assert r.hget(f.keys.host("a.test"), "b") == b"1"
+    assert r.zscore(f.keys.ready("n1"), "a.test") == done + 2000
+    assert r.hlen(f.keys.leases("n1")) == 0
+    assert r.hget(f.keys.totals, "queued") == b"4" and r.hget(f.keys.totals, "leased") == b"0"
+    assert f.work_left() == 1
+
+
+def test_a_dead_node_s_batch_goes_back_whole(r):
+    f = make_frontier(r, host_batch=3)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", b"p3", epoch=epoch)
+    assert len(f.lease(10, epoch)[0]) == 3
+    assert f.reclaim("n1", dead_before_ms=None, remove=True) == 3
+    assert sorted(r.lrange(f.keys.queue("a.test"), 0, -1)) == [b"p1", b"p2", b"p3"]
+    assert r.hget(f.keys.host("a.test"), "n") == b"0"
+    epoch = int(r.get(f.keys.epoch))
+    heir = make_frontier(r, node="n2", host_batch=3)
+    heir.join(1)
+    r.zunionstore(heir.keys.ready("n2"), [heir.keys.orphans])  # as a claim would
+    assert len(heir.lease(10, int(r.get(f.keys.epoch)))[0]) == 3
+
+
+def test_host_batches_cut_the_commands_per_page(r):
+    """The same crawl as test_a_page_costs_redis_at_most_15_commands, at batches of 4."""
+    def commands_per_page(host_batch):
+        r.flushall()
+        f = make_frontier(r, host_batch=host_batch)
+        epoch = f.join(1)
+        hosts = [f"h{i}.test" for i in range(20)]
+        _queue(f, r, hosts[0], b"seed", epoch=epoch)
+        r.config_resetstat()
+        pages, serial, acks, links = 0, 0, [], []
+        while True:
+            _, (leased, _) = f.send(links, acks, epoch, ready_of("n1"), lease=LeaseAsk(16))
+            if not leased:
+                break
+            pages += len(leased)
+            links, acks = [], [Ack(x.lease_id, x.host, f.now_ms()) for x in leased]
+            for x in leased:
+                for host in (x.host, hosts[serial % 20]) if serial < 200 else ():
+                    serial += 1
+                    links.append(Pending(host, f"{serial:040x}", b"p"))
+        assert pages == 201
+        return sum(s["calls"] for name, s in r.info("commandstats").items()
+                   if name not in ("cmdstat_config", "cmdstat_flushall")) / pages
+
+    single, batched = commands_per_page(1), commands_per_page(4)
+    assert batched < 0.75 * single, (single, batched)
