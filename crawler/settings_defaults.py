@@ -102,8 +102,9 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_HOST_MAX_INFLIGHT", "int", 1, "scheduler",
       "Requests in flight per host, across the whole cluster.", low=1),
     S("CRAWLER_HOST_BATCH", "int", 4, "scheduler",
-      "Requests of a free host one lease takes at once: the node runs them one after "
-      "another within the host's gate and acks them together, so Redis pays a host's "
+      "Requests of a due host one lease takes at once: the node runs them within the host's "
+      "gate (`CRAWLER_HOST_MAX_INFLIGHT` at once, the delay after each) and acks them "
+      "together, so Redis pays a host's "
       "bookkeeping once per batch (about a third less Redis CPU per page at 4). A node that "
       "dies takes a whole batch back to the queue; `1`: one request per lease.",
       low=1, high=64),
@@ -142,7 +143,8 @@ TABLE: tuple[Setting, ...] = (
       "The crawl finishes, on every node, once the cluster's frontier has been empty with no "
       "leases out for this many seconds.", low=0, high=86400),
     S("CRAWLER_PREFETCH", "int", None, "scheduler",
-      "Requests leased per refill. `None`: `CONCURRENT_REQUESTS`.", low=1, high=10000,
+      "Hosts leased per refill (each up to `CRAWLER_HOST_BATCH` requests). `None`: "
+      "`CONCURRENT_REQUESTS`.", low=1, high=10000,
       none=True),
     # Revisits (incremental re-crawl)
     S("CRAWLER_WATCH", "float", 0.0, "scheduler",

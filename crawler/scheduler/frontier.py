@@ -44,6 +44,10 @@ class FrontierLost(Exception):
     """The crawl's keys are gone from Redis (it restarted empty, or was flushed)."""
 
 
+class RedisTooOld(ValueError):
+    """The server lacks a command the frontier's scripts use with these settings."""
+
+
 class Pending(NamedTuple):
     """A request waiting to be pushed. ``fingerprint`` is None for dont_filter."""
 
@@ -114,9 +118,17 @@ class Frontier(RedisLink):
         self.backoff_base_ms = backoff_base_ms
         self.backoff_max_ms = backoff_max_ms
         self.park_ms = 60_000
+        if host_batch > 1:
+            self._require_lpop_count()
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
         self._bloom_sizing = (bloom_capacity, bloom_error_rate)
         self.ledger = Ledger(self, keys, node)
+
+    def _require_lpop_count(self) -> None:
+        version = self._send("info", "server").get("redis_version", "0")
+        if tuple(int(part) for part in version.split(".")[:2]) < (6, 2):
+            raise RedisTooOld(f"Redis {version} cannot lease host batches (LPOP with a count "
+                              f"needs Redis 6.2): upgrade it, or set CRAWLER_HOST_BATCH=1")
 
     def recreate(self) -> None:
         """The crawl's keys are gone (Redis came back empty): start a new Bloom filter."""

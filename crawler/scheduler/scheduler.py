@@ -30,7 +30,7 @@ from crawler.scheduler.bloom import BloomLayoutError
 from crawler.scheduler.dispatch import Dispatch
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import TRANSIENT, Exchange
-from crawler.scheduler.frontier import Frontier, Pending
+from crawler.scheduler.frontier import Frontier, Pending, RedisTooOld
 from crawler.scheduler.keys import Keys, host_of
 from crawler.scheduler.leases import LeaseBook
 from crawler.scheduler.membership import Membership
@@ -94,7 +94,7 @@ class Scheduler(BaseScheduler):
         except FAILED as exc:  # Redis took the connection but refuses the crawl's state
             self._refuse(f"Redis refused to start the crawl's frontier "
                          f"({type(exc).__name__}: {exc})")
-        except BloomLayoutError as exc:  # an embedded crawl's state from an older version
+        except (BloomLayoutError, RedisTooOld) as exc:  # an older crawl's state or server
             self._refuse(str(exc))
 
     def _refuse(self, message: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.scheduler.frontier import (DUPLICATE, HANDED_BACK, OVER_HOST_LIMIT, QUEUED, Ack,
-                                       LeaseAsk, Pending, StaleEpoch, _group)
+                                       LeaseAsk, Pending, RedisTooOld, StaleEpoch, _group)
 from tests.helpers.frontier import make_frontier, ready_of
 
 FP = "ab" * 20
@@ -602,3 +602,23 @@ def test_host_batches_cut_the_commands_per_page(r):
 
     single, batched = commands_per_page(1), commands_per_page(4)
     assert batched < 0.75 * single, (single, batched)
+
+
+def test_host_batches_on_a_redis_without_lpop_count_are_refused_in_one_line(r, monkeypatch):
+    monkeypatch.setattr(r, "info", lambda section=None: {"redis_version": "6.0.16"})
+    with pytest.raises(RedisTooOld, match=r"^Redis 6\.0\.16 .* CRAWLER_HOST_BATCH=1$"):
+        make_frontier(r, host_batch=4)
+    make_frontier(r, host_batch=1)  # one request per lease needs no LPOP count
+
+
+def test_a_host_allowed_more_in_flight_than_a_batch_is_leased_more_batches(r):
+    f = make_frontier(r, host_batch=4, max_inflight=8)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", *(b"p%d" % i for i in range(12)), epoch=epoch)
+    first, _ = f.lease(1, epoch)
+    second, _ = f.lease(1, epoch)
+    assert len(first) == len(second) == 4
+    assert r.hget(f.keys.host("a.test"), "n") == b"8"
+    assert f.lease(1, epoch)[0] == []  # a third would pass 8 in flight
+    f.flush([], [Ack(x.lease_id, "a.test", f.now_ms()) for x in first], epoch, ready_of("n1"))
+    assert len(f.lease(1, epoch)[0]) == 4

@@ -38,11 +38,12 @@
   there. A host leased to its limit is parked (its ack re-arms it). A leased request
   stays in the node's lease hash until acked or reclaimed.
 
-  Host batches (host batch > 1): a free host (none in flight) is leased its next
-  `host batch` requests at once, one lease each, and stays parked until all are
-  acked. The node runs them within the gate (at most max in flight at once, the
-  host's delay after each response) and acks them together, so the host's cycle (its
-  state read and written, its ready-set moves) is paid once per batch, not per page.
+  Host batches (host batch B > 1): a lease takes a host's next B requests at once,
+  one lease each, while all it has out stays within max in flight (at a limit below
+  B: only when none are out), and parks it until they are acked. The node runs them
+  within the gate (at most max in flight at once, the host's delay after each
+  response) and acks them together, so the host's cycle (its state read and written,
+  its ready-set moves) is paid once per batch, not per page.
   An ack with response time -1 hands a request back unstarted (a backoff stopped its
   batch): it goes back to the head of its queue. Host keys are named from
   the crawl's key prefix; every key of a crawl shares its hash tag, so the script
@@ -108,10 +109,10 @@ local groups, acks, want = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6
 local F, limit, max_inflight = tonumber(ARGV[7]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local delay, park, prefix = tonumber(ARGV[12]), tonumber(ARGV[13]), ARGV[17]
 local host_batch = tonumber(ARGV[18])
--- a host may be leased while fewer than this are out: a batch of it goes to one node
--- at a time (which runs at most max_inflight of it at once), single requests to up to
--- max_inflight leases
-local open_below = host_batch > 1 and 1 or max_inflight
+-- a host may be leased while fewer than this are out, so that what it has out after
+-- a whole batch stays within max_inflight; below a batch's size, one batch at a time
+-- (its node runs at most max_inflight of it at once)
+local open_below = max(1, max_inflight - host_batch + 1)
 local READY, LEASES = KEYS[5], KEYS[6]
 local NOW, PARKED = int(now), int(now + park)  -- PARKED: the score of a host at its limit
 
