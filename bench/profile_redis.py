@@ -20,7 +20,7 @@ running the scripts, writing replies), and where: by function, inclusive. Unlike
 seconds on this shared machine, the count is the same run after run, so it shows a
 change of a few percent.
 
-    python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 6 --host-batch 4]
+    python bench/profile_redis.py [--hosts 40 --pages 200 --want 16 --batch 16 --host-batch 4]
 """
 
 from __future__ import annotations
@@ -223,8 +223,8 @@ def main() -> None:
     parser.add_argument("--want", type=int, default=16, help="hosts in flight")
     parser.add_argument("--host-batch", type=int, help="requests leased per host at once "
                         "(CRAWLER_HOST_BATCH; its default if not given)")
-    parser.add_argument("--batch", type=int, default=6,
-                        help="pages done per refill (the bench crawl's: about 6)")
+    parser.add_argument("--batch", type=int, default=16,
+                        help="pages done per refill (the bench crawl's: 16-22 with host batches)")
     parser.add_argument("--aof", action="store_true",
                         help="Redis with appendonly yes, appendfsync everysec (the embedded "
                              "default's persistence)")

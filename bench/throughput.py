@@ -12,6 +12,7 @@ by redis-py) and Redis' commandstats.
 from __future__ import annotations
 
 import argparse
+import time
 
 from common import (NO_ADDON, Crawl, ExternalRedis, LogWindow, Nginx, ensure_site, median,
                     pages_per_s, run_crawls, save)
@@ -21,6 +22,8 @@ MEMORY = [*NO_ADDON, "-s", "SCHEDULER=scrapy.core.scheduler.Scheduler",
 OURS = ["-s", "CRAWLER_ITEMS_STREAM=False"]  # the others store no items in Redis either
 PER_HOST_1 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
 PER_HOST_8 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "CRAWLER_HOST_MAX_INFLIGHT=8"]
+
+IDLE_PROBE = 5.0  # seconds an external Redis is watched idle before its crawl
 
 # name -> (spider, flags, needs an external Redis)
 CONFIGS: dict[str, tuple[str, list[str], bool]] = {
@@ -40,13 +43,21 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
     if redis:
         redis.__enter__()
         flags = [*flags, "-s", f"REDIS_URL={redis.url}"]
+        # Redis' own timers (serverCron: 10 a second) cost CPU whether it serves pages or
+        # not; measured here so the per-page figure can leave them out
+        idle = redis.snapshot()
+        time.sleep(IDLE_PROBE)
         before = redis.snapshot()
+        idle_rate = (before["cpu"] - idle["cpu"]) / IDLE_PROBE
     try:
+        started = time.monotonic()
         (stats,), cpu = run_crawls([(Crawl(spider, nginx.base_urls(hosts), flags, name), tag)])
-        redis_cpu, calls, commands = 0.0, {}, 0
+        took = time.monotonic() - started
+        redis_cpu, redis_idle, calls, commands = 0.0, 0.0, {}, 0
         if redis:
             after = redis.snapshot()
             redis_cpu = after["cpu"] - before["cpu"]
+            redis_idle = min(redis_cpu, idle_rate * took)
             calls = {k: v - before["calls"].get(k, 0) for k, v in after["calls"].items()}
             commands = after["commands"] - before["commands"]
     finally:
@@ -58,6 +69,8 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
     return {"pages": pages, "pages_per_s": pages_per_s(hits),
             "cpu_per_1000": 1000 * (cpu + redis_cpu) / pages,
             "redis_cpu_per_1000": 1000 * redis_cpu / pages,
+            "redis_cpu_net_per_1000": 1000 * (redis_cpu - redis_idle) / pages if redis else None,
+            "redis_idle_cpu_ms_per_s": 1000 * idle_rate if redis else None,
             "round_trips_per_page": stats["redis_sends"] / pages,
             "frontier_round_trips_per_page": s.get("frontier/redis_round_trips", 0) / pages,
             "redis_commands_per_page": commands / pages if redis else None,
@@ -99,6 +112,7 @@ def main() -> None:
                       f"{result['round_trips_per_page']:.3f} round trips/page", flush=True)
     expected = sum(manifest["pages"][:args.hosts])
     save(args.name, {"hosts": args.hosts, "runs": args.runs, "site_pages": expected,
+                     "idle_probe_s": IDLE_PROBE,
                         "configs": summarize(results), "raw": results})
 
 
