@@ -51,7 +51,10 @@ def ensure_site(hosts: int = 200, pages: int = 205) -> dict:
 
 
 def save(name: str, data: dict) -> None:
+    """Write a part's results, with the commit they measured (report.py names it)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
+    commit = CODE_ROOT / "COMMIT"
+    data = {**data, "commit": commit.read_text().strip() if commit.exists() else "worktree"}
     (RESULTS / f"{name}.json").write_text(json.dumps(data, indent=1))
 
 

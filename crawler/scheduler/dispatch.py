@@ -1,6 +1,6 @@
 """This node's side of the politeness gate for the requests it holds: host batches.
 
-A lease takes up to ``CRAWLER_HOST_BATCH`` requests of a free host at once
+A lease takes up to ``CRAWLER_HOST_BATCH`` requests of a due host at once
 (``refill.lua``), and the host stays parked in Redis until all of them are acked.
 Here they wait their turn: at most ``CRAWLER_HOST_MAX_INFLIGHT`` of a host at once,
 each start at least the host's delay after the previous start and after the last
