@@ -35,8 +35,8 @@ DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
 HANDED_BACK = -1  # an Ack's done_ms for a request handed back unstarted (refill.lua)
 SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
 
-__all__ = ["DUPLICATE", "HANDED_BACK", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier", "LeaseAsk",
-           "Leased", "Pending", "StaleEpoch"]
+__all__ = ["DUPLICATE", "HANDED_BACK", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier",
+           "LeaseAsk", "Leased", "Pending", "RedisTooOld", "StaleEpoch"]
 
 
 
@@ -113,7 +113,7 @@ class Frontier(RedisLink):
         self.node = node
         self.delay_ms = delay_ms
         self.max_inflight = max_inflight
-        self.host_batch = host_batch  # requests of a free host one lease takes at most
+        self.host_batch = host_batch  # requests of a due host one lease takes at most
         self.host_limit = host_limit
         self.backoff_base_ms = backoff_base_ms
         self.backoff_max_ms = backoff_max_ms
