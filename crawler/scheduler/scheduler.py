@@ -5,7 +5,7 @@ part                does
 ==================  =============================================================
 ``options``         the settings, read and checked once (:mod:`.options`)
 ``leases``          the lease book: settle, release, leaks (:mod:`.leases`)
-``leases.dispatch`` host batches, handed out within each host's gate (:mod:`.dispatch`)
+``dispatch``        host batches held here, handed out within each host's gate (:mod:`.dispatch`)
 ``outcomes``        one outcome per URL, per-request counters (:mod:`.outcomes`)
 ``politeness``      Crawl-delays and host backoff fed to the gate (:mod:`.politeness`)
 ``exchange``        batches out, leases in, engine wake-ups (:mod:`.exchange`)
