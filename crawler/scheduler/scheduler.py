@@ -174,7 +174,6 @@ class Scheduler(BaseScheduler):
                                  "times out", {"n": len(self.exchange.outbox)})
                     return
                 time.sleep(0.5)
-        self.leases.dispatch.take_all()
         self.leases.leased.clear()
         self.loop.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
