@@ -95,4 +95,8 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
         )
+        # innermost (Scrapy's own end at 1000): repeats skip all the others
+        settings.set_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.RepeatLinkFilter", 1100
+        )
 

@@ -1,4 +1,5 @@
-"""Middlewares that settle leases on every way out of Scrapy, and space robots.txt."""
+"""Middlewares that settle leases on every way out of Scrapy, drop repeated links and
+space robots.txt."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import Request, signals
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
@@ -42,26 +44,35 @@ class _LeaseMiddleware:
 
 class LeaseSpiderMiddleware(_LeaseMiddleware):
     """Outermost spider middleware: a response's lease is settled once everything
-    its callback produced has passed on to the engine (and so to the frontier).
-
-    A link this node queued lately ends here as ``filtered/duplicate``, as the
-    scheduler would end it, without the engine's way there (signals, the offsite
-    check, the scraper's queue): most links a page yields are such repeats.
-    """
+    its callback produced has passed on to the engine (and so to the frontier)."""
 
     async def process_spider_output(self, response: Response, result: AsyncIterator[Any]):
-        scheduler = frontier_scheduler(self.crawler)
         try:
             async for item_or_request in result:
-                if scheduler is not None and isinstance(item_or_request, Request) \
-                        and scheduler.drop_if_seen(item_or_request):
-                    continue
                 yield item_or_request
         finally:
             self._settle(response.request, response_outcome(response))
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
         self._settle(response.request, response_outcome(response))
+
+
+class RepeatLinkFilter(BaseSpiderMiddleware):
+    """Innermost spider middleware: a link this node queued lately ends here as
+    ``filtered/duplicate``, as the scheduler would end it, before the other spider
+    middlewares (depth, referer) and the engine's way there (signals, the offsite
+    check, the scraper's queue): most links a page yields are such repeats.
+
+    A listing's rows (``revisit_row``) pass: the revisit middleware records each and
+    fetches a changed one again (:mod:`crawler.incremental`)."""
+
+    def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
+        if response is None or "revisit_row" in request.meta:
+            return request
+        scheduler = frontier_scheduler(self.crawler)
+        if scheduler is not None and scheduler.drop_if_seen(request):
+            return None
+        return request
 
 
 class LeaseDownloaderMiddleware(_LeaseMiddleware):

@@ -85,6 +85,7 @@ def test_the_url_cache_is_bounded_and_forgotten_with_the_bloom_filter() -> None:
 def test_repeated_links_end_as_duplicates_before_the_engine_routes_them(nodes) -> None:
     with SiteServer(hosts=2, pages_per_host=30, seed=5) as site:
         node = nodes("crawler-0", site.base_urls, **COMMON, DOWNLOAD_DELAY=0,
+                     DEPTH_STATS_VERBOSE=True,
                      EXTENSIONS=json.dumps({"tests.helpers.signal_counts.SignalCounts": 0}))
         assert node.wait(120) == 0, node.output()[-3000:]
         assert_each_page_once(site)
@@ -93,6 +94,9 @@ def test_repeated_links_end_as_duplicates_before_the_engine_routes_them(nodes) -
     # every link the engine scheduled was discovered, but most repeats never got there
     scheduled = stats["test/request_scheduled"]
     assert counts["fetched"] <= scheduled < counts["discovered"] - counts["filtered/duplicate"] / 2
+    # nor Scrapy's spider middlewares: the depth middleware counts each link it sees
+    through_depth = sum(v for k, v in stats.items() if k.startswith("request_depth_count/"))
+    assert counts["fetched"] <= through_depth < counts["discovered"] - counts["filtered/duplicate"] / 2
 
 
 def test_expected_false_positives_follow_the_filters_fill() -> None:
