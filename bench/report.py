@@ -48,13 +48,16 @@ def throughput(d: dict) -> list[str]:
         "(`ADDONS={}`); ours with `CRAWLER_ITEMS_STREAM=False` (nobody else stores items in Redis).",
         "",
         "| configuration | pages/s | vs Scrapy memory | CPU s / 1000 pages (of which external Redis) "
-        "| Redis round trips / page | Redis commands / page | runs (pages/s) |",
-        "|---|---|---|---|---|---|---|"]
+        "| of which garbage collector | Redis round trips / page | Redis commands / page "
+        "| runs (pages/s) |",
+        "|---|---|---|---|---|---|---|---|"]
     for name, r in c.items():
         cmds = r.get("redis_commands_per_page")
         lines.append(
             f"| {name} | {r['pages_per_s']:.0f} | {r['ratio']:.2f}x | {r['cpu_per_1000']:.2f} "
-            f"({r['redis_cpu_per_1000']:.2f}) | {r['round_trips_per_page']:.3f} | "
+            f"({r['redis_cpu_per_1000']:.2f}) | "
+            + (f"{r['gc_cpu_per_1000']:.2f}" if "gc_cpu_per_1000" in r else "-")
+            + f" | {r['round_trips_per_page']:.3f} | "
             + (f"{cmds:.1f}" if cmds else "-") + " | "
             + ", ".join(f"{v:.0f}" for v in r["runs_pages_per_s"]) + " |")
     lines += ["", bar_plot("throughput.png", list(c), [r["pages_per_s"] for r in c.values()],

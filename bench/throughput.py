@@ -23,11 +23,16 @@ OURS = ["-s", "CRAWLER_ITEMS_STREAM=False"]  # the others store no items in Redi
 PER_HOST_1 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
 PER_HOST_8 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "CRAWLER_HOST_MAX_INFLIGHT=8"]
 
+# Scrapy alone with the node's garbage-collector tuning (crawler.ops.collector): how much
+# of ours' lead is that, which any Scrapy project could copy, and how much the scheduler
+GC_TUNED = ["-s", 'EXTENSIONS={"benchext.BenchStats": 0, "crawler.ops.collector.GcTuning": 0}']
+
 IDLE_PROBE = 5.0  # seconds an external Redis is watched idle before its crawl
 
 # name -> (spider, flags, needs an external Redis)
 CONFIGS: dict[str, tuple[str, list[str], bool]] = {
     "scrapy (memory)": ("follow", [*MEMORY, *PER_HOST_1], False),
+    "scrapy (memory) + our GC tuning": ("follow", [*MEMORY, *PER_HOST_1, *GC_TUNED], False),
     "scrapy-redis": ("follow_sr", PER_HOST_1, True),
     "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
     "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
@@ -75,6 +80,7 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
             "frontier_round_trips_per_page": s.get("frontier/redis_round_trips", 0) / pages,
             "redis_commands_per_page": commands / pages if redis else None,
             "evalsha_per_page": calls.get("evalsha", 0) / pages if redis else None,
+            "gc_cpu_per_1000": 1000 * sum(stats["gc_cpu"]) / pages,
             "commandstats": calls, "items": s.get("item_scraped_count", 0)}
 
 

@@ -91,6 +91,8 @@ class ClusterAddon:
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", "crawler.ops.stats_file.StatsFile", 500)
         settings.setdefault_in_component_priority_dict(
+            "EXTENSIONS", "crawler.ops.collector.GcTuning", 500)
+        settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", "crawler.ops.sink.RedisStreamSink", 900)
         settings.set_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
