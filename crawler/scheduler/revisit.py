@@ -158,7 +158,8 @@ class Revisits:
 
     def _bucket(self, key: str) -> dict:
         """A whole item bucket (a thread's items), read once for the items of a page
-        and kept for the next ones (an LRU of :data:`_BUCKETS`): one round trip per page."""
+        and kept for the next ones until the next heartbeat (an LRU of :data:`_BUCKETS`,
+        emptied by :meth:`tick`): one round trip per page."""
         cached = self._buckets.get(key)
         if cached is not None:
             self._buckets.move_to_end(key)
@@ -199,6 +200,11 @@ class Revisits:
     def tick(self) -> None:
         """Send buffered state, then promote this node's due listings."""
         self.flush()
+        # Item buckets read from Redis are kept for one heartbeat only: other nodes write
+        # them too (a host's thread moves to its new owner when its node dies, or to a node
+        # that steals a batch), and an item whose stored digest this node never sees is
+        # taken for new, so an edit of it would come out as a new item, without revision.
+        self._buckets.clear()
         if not self.reading:
             return
         now = self.frontier.now_ms()

@@ -16,7 +16,7 @@ from crawler.scheduler.keys import Keys
 from crawler.scheduler.ring import Ring
 from crawler.settings_defaults import DEFAULTS
 from crawler.testing.server import LoopbackServer
-from tests.helpers.changing_forum import ChangingForum
+from tests.helpers.changing_forum import ChangingForum, version1
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
 
@@ -32,12 +32,18 @@ NEW = {"99900", "99901", "20350", "20351", "10550", "10050"}
 def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisServer,
                                                            nodes) -> None:
     site, client = ChangingForum(), redis_server.client()
-    stream = Keys("phpbb").items
+    keys = Keys("phpbb")
+    stream = keys.items
+    first_pass_items = sum(1 + len(t.posts) for board in version1() for t in board.threads)
 
     def posts() -> set[str]:
         items = [json.loads(f[b"item"]) for _, f in client.xrange(stream)]
         return {i.get("post_id") + ("+" if i.get("revision") else "") for i in items
                 if i.get("post_id")}
+
+    def digests() -> int:
+        """Item digests in Redis, one per thread or post (crawler.incremental)."""
+        return sum(client.hlen(key) for key in client.scan_iter(match=f"{keys.prefix}:rvi:*"))
 
     requested, owner_dead = threading.Event(), threading.Event()
 
@@ -60,6 +66,10 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
         wait_until(lambda: any(r.status == 304 for r in server.recorder.requests), 30,
                    what="a revisit answered 304")
         assert not NEW & posts() and "10512+" not in posts()
+        # what the first pass stored reached Redis: a node keeps its item digests (and a
+        # thread's last page) until its next heartbeat, and one killed before it loses them
+        # (its items come out again as new, an edited one without its revision)
+        wait_until(lambda: digests() >= first_pass_items, 30, what="the first pass's item digests")
         site.version = 2
         assert requested.wait(30), "no revisit of version 2"
         cluster[owner].kill()  # mid-revisit: its request is in flight

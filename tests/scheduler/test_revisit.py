@@ -103,6 +103,17 @@ def test_the_items_of_a_thread_cost_one_read(r):
     assert fresh.frontier.round_trips == before + 1
 
 
+def test_a_thread_read_before_sees_what_another_node_stored_since(r):
+    # a host's threads move (a dead owner, work stealing): the digests another node
+    # stored after this one read the thread must be seen by this one's next heartbeat
+    thief, owner = _revisits(r, node="n1"), _revisits(r, node="n2")
+    assert thief.get("a.test", [b"p12"], bucket=b"thread-105") == [None]
+    owner.set("a.test", b"p12", b"digest-12", bucket=b"thread-105")
+    owner.tick()
+    thief.tick()
+    assert thief.get("a.test", [b"p12"], bucket=b"thread-105") == [b"digest-12"]
+
+
 class _Pipeline(RevisitPipeline):
     """RevisitPipeline on given revisit state, without a running crawl's scheduler."""
 
