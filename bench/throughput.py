@@ -36,7 +36,7 @@ CONFIGS: dict[str, tuple[str, list[str], bool]] = {
     "scrapy-redis": ("follow_sr", PER_HOST_1, True),
     "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
     "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
-    "ours (embedded Redis), Python's GC": (
+    "ours (embedded Redis) on Python's GC defaults": (
         "follow", [*OURS, *PER_HOST_1, "-s", "CRAWLER_GC_THRESHOLD=0"], False),
     "scrapy (memory) 8/host": ("follow", [*MEMORY, *PER_HOST_8], False),
     "ours (external Redis) 8/host": ("follow", [*OURS, *PER_HOST_8], True),
