@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 
 class GcTuning:
+    """Extension: the collector tuned from ``spider_opened`` to ``spider_closed``."""
+
     def __init__(self, crawler: Crawler, threshold: int) -> None:
         self.crawler = crawler
         self.threshold = threshold
