@@ -31,6 +31,7 @@ from urllib.parse import urljoin
 from lxml import etree, html
 from w3lib.url import canonicalize_url
 
+from crawler import jsonld
 from crawler.learn.dom import element_text, has_class_xpath, inner_html
 from crawler.learn.when import parse_date
 
@@ -64,7 +65,7 @@ class Entry:
 
 def find_entry(text: str, url: str) -> Entry | None:
     root = html.document_fromstring(text.encode("utf-8"), parser=html.HTMLParser(encoding="utf-8"), base_url=url)
-    import extruct  # noqa: PLC0415 - on first use, as in crawler/profiles/generic.py
+    import extruct  # noqa: PLC0415 - on first use: it pulls in rdflib, mf2py and bs4
 
     try:
         data = extruct.extract(text, base_url=url, syntaxes=["microformat", "json-ld", "microdata"], uniform=False)
@@ -219,9 +220,9 @@ def _common_ancestor(a: etree._Element, b: etree._Element) -> etree._Element:
 
 # -- schema.org ----------------------------------------------------------------------------------
 def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
-    items = [i for i in _walk(data.get("json-ld") or []) if _types(i) & ARTICLE_TYPES]
+    items = [i for i in jsonld.objects(data.get("json-ld") or []) if jsonld.types(i) & ARTICLE_TYPES]
     items += [i.get("properties", {}) | {"@type": i.get("type")} for i in data.get("microdata") or []
-              if _types({"@type": i.get("type")}) & ARTICLE_TYPES]
+              if jsonld.types({"@type": i.get("type")}) & ARTICLE_TYPES]
     if not items:
         return None
     item = items[0]
@@ -239,21 +240,6 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         categories=[s for s in ([item["articleSection"]] if isinstance(item.get("articleSection"), str) else item.get("articleSection") or [])],
         body_html=_body(node[0]) if node else None,
     )
-
-
-def _walk(items: Any) -> list[dict[str, Any]]:
-    found = []
-    for item in items if isinstance(items, list) else [items]:
-        if isinstance(item, dict):
-            found.append(item)
-            found += _walk(item.get("@graph") or [])
-    return found
-
-
-def _types(item: dict[str, Any]) -> set[str]:
-    value = item.get("@type")
-    values = value if isinstance(value, list) else [value]
-    return {str(v).rsplit("/", 1)[-1] for v in values if v}
 
 
 # -- a lone <article> ----------------------------------------------------------------------------

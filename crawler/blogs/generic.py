@@ -10,7 +10,6 @@ trafilatura's guesses, which only keep the day of a date.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 from typing import Any
@@ -20,6 +19,7 @@ import trafilatura
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
+from crawler import jsonld
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
 from crawler.profiles._utils import first_css, join_text
@@ -121,7 +121,7 @@ class BlogPage:
         og_type = self.response.css('meta[property="og:type"]::attr(content)').get("")
         if og_type.lower() == "article" or self.response.css('meta[property="article:published_time"]'):
             return True
-        if any(_types(item) & ARTICLE_TYPES for item in self.json_ld()):
+        if any(jsonld.types(item) & ARTICLE_TYPES for item in self.json_ld()):
             return True
         entry = self.entry()
         if entry is not None:
@@ -164,7 +164,7 @@ class BlogPage:
             include_formatting=True,
             favor_precision=True,
         ) if with_body else None
-        ld = next((item for item in self.json_ld() if _types(item) & ARTICLE_TYPES), {})
+        ld = next((item for item in self.json_ld() if jsonld.types(item) & ARTICLE_TYPES), {})
         canonical = response.css('link[rel="canonical"]::attr(href)').get()
         return {
             "url": canonicalize_url(response.urljoin(canonical or response.url)),
@@ -217,16 +217,8 @@ class BlogPage:
 
     def json_ld(self) -> list[dict[str, Any]]:
         if self._ld is None:
-            self._ld = []
-            for script in self.response.css('script[type="application/ld+json"]::text').getall():
-                try:
-                    data = json.loads(script)
-                except ValueError:
-                    continue
-                for item in data if isinstance(data, list) else [data]:
-                    if isinstance(item, dict):
-                        self._ld.append(item)
-                        self._ld.extend(i for i in item.get("@graph") or [] if isinstance(i, dict))
+            scripts = self.response.css('script[type="application/ld+json"]::text').getall()
+            self._ld = list(jsonld.objects(jsonld.parse_scripts(scripts)))
         return self._ld
 
 
@@ -250,11 +242,6 @@ def _declared(entry: Entry) -> dict[str, Any]:
         "body_html": entry.body_html,
     }
     return {k: v for k, v in fields.items() if v}
-
-
-def _types(item: dict[str, Any]) -> set[str]:
-    value = item.get("@type")
-    return set(value if isinstance(value, list) else [value]) - {None}
 
 
 def _author(ld: dict[str, Any]) -> str | None:

@@ -1,8 +1,9 @@
-"""Learned site templates for forums without a profile (issue 11).
+"""Learned site templates for forums without a profile: a pure library (lxml in, plain data
+out) that loads neither Scrapy's engine nor the scheduler.
 
 Module map:
 
-* :mod:`~crawler.learn.template`: the :class:`~crawler.learn.template.Template` (JSON, ``matches``);
+* :mod:`~crawler.learn.template`: the :class:`~crawler.learn.template.Template` (JSON);
 * :mod:`~crawler.learn.learner`: :func:`~crawler.learn.learner.learn_site`, pages -> template;
 * :mod:`~crawler.learn.records`: record mining (repeated sibling blocks, table rows);
 * :mod:`~crawler.learn.fields`, :mod:`~crawler.learn.when`, :mod:`~crawler.learn.generalize`:
@@ -14,12 +15,12 @@ Module map:
 * :mod:`~crawler.learn.paging`, :mod:`~crawler.learn.urls`, :mod:`~crawler.learn.links`:
   pagination forms, URL shapes and ids, links worth following;
 * :mod:`~crawler.learn.thread`: thread title and breadcrumbs;
-* :mod:`~crawler.learn.apply`: reading a page with a template;
+* :mod:`~crawler.learn.apply`: reading a page with a template (``matches``: does it still fit);
 * :mod:`~crawler.learn.strategy`: learning then applying, page by page, per host;
-* :mod:`~crawler.learn.store`: per-crawler state (the seam for a Redis template store);
-* :mod:`~crawler.learn.profile_base`, :mod:`~crawler.learn.profile_file`: a template as a
-  committed profile (``python -m crawler learn URL``);
-* :mod:`~crawler.learn.evaluate`: scoring against an engine's database truth.
+* :mod:`~crawler.learn.profile_file`: a template as a committed profile (``python -m crawler
+  learn URL``).
 
-The spider sees it as the ``learned`` fallback (:mod:`crawler.profiles.learned`).
+The spider sees it as the ``learned`` fallback (:mod:`crawler.profiles.learned`), which also holds
+the Scrapy and Redis glue: the per-crawl template store (:mod:`crawler.profiles.learned_store`)
+and committed templates (:mod:`crawler.profiles.template_profile`).
 """

@@ -8,18 +8,17 @@ and breadcrumb trail. Positions, repeats and ids across pages are the caller's b
 from __future__ import annotations
 
 import copy
-import hashlib
 import re
 from typing import Any
 
 from lxml import etree
 
-from crawler.learn.dom import element_text, inner_html
+from crawler.learn.dom import content_digest, element_text, inner_html
 from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
 
-__all__ = ["content_digest", "read_field", "read_posts", "read_thread", "record_rows"]
+__all__ = ["matches", "read_field", "read_posts", "read_thread", "record_rows"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -92,13 +91,6 @@ def _append_text(parent: etree._Element, text: str) -> None:
         last.tail = (last.tail or "") + text
 
 
-def content_digest(author: str | None, text: str, date: str | None = None) -> str:
-    """A post's id when the page gives none: its author, date and text (a repeated post on a
-    later page has the same digest; two "+1" replies by one author at other times do not)."""
-    data = f"{author or ''}\x1f{date or ''}\x1f{_SPACE.sub(' ', text).strip()[:2000]}".encode()
-    return hashlib.sha1(data).hexdigest()[:16]
-
-
 def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[str, Any]]:
     """The posts of a thread page as plain fields; ``position`` is the page's own number for the
     post (rule value plus delta) or ``None`` where the page shows none."""
@@ -153,3 +145,12 @@ def strip_title(text: str, affixes: list[str]) -> str:
         elif text.startswith(affix):
             text = text[len(affix) :]
     return text.strip()
+
+
+def matches(template: Template, root: etree._Element, url: str | None = None) -> bool:
+    """Whether a page still fits ``template``: a thread URL (when given) whose posts the rules
+    read. A theme change breaks the record or body rule, and this turns ``False``."""
+    if url is not None and template.thread_id(url) is None:
+        return False
+    posts = read_posts(template, root, url or "")
+    return bool(posts) and sum(1 for p in posts if p.get("body_html")) >= max(1, len(posts) // 2)

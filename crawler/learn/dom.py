@@ -7,6 +7,7 @@ what a profile's CSS selectors compile to as well.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
@@ -14,6 +15,7 @@ from lxml import etree, html
 
 __all__ = [
     "class_tokens",
+    "content_digest",
     "element_text",
     "has_class_xpath",
     "link_text_len",
@@ -123,3 +125,10 @@ def inner_html(element: etree._Element) -> str:
 
 def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def content_digest(author: str | None, text: str, date: str | None = None) -> str:
+    """A post's id when the page gives none: its author, date and text (a repeated post on a
+    later page has the same digest; two "+1" replies by one author at other times do not)."""
+    data = f"{author or ''}\x1f{date or ''}\x1f{_SPACE.sub(' ', text).strip()[:2000]}".encode()
+    return hashlib.sha1(data).hexdigest()[:16]

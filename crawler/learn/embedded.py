@@ -21,7 +21,8 @@ from typing import Any
 
 from lxml import etree
 
-from crawler.learn.dom import element_text, parse
+from crawler import jsonld
+from crawler.learn.dom import content_digest, element_text, parse
 
 __all__ = ["learn_data_rule", "read_data_posts"]
 
@@ -41,30 +42,11 @@ _NAME_KEYS = ("name", "username", "displayName", "display_name", "userslug", "lo
 _ID_KEYS = ("id", "uid", "user_id", "userId")
 
 
-def _jsonld_objects(root: etree._Element) -> list[Any]:
-    found = []
-    for script in root.xpath("//script[@type='application/ld+json']"):
-        try:
-            found.append(json.loads(script.text or ""))
-        except ValueError:
-            continue
-    return found
-
-
-def _walk_postings(data: Any) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    if isinstance(data, list):
-        for item in data:
-            out += _walk_postings(item)
-    elif isinstance(data, dict):
-        types = data.get("@type")
-        types = set(types) if isinstance(types, list) else {types}
-        if types & _POSTING and (data.get("text") or data.get("articleBody")):
-            out.append(data)
-        for key in ("@graph", "mainEntity", "comment", "hasPart", "suggestedAnswer", "acceptedAnswer", "itemListElement"):
-            if key in data:
-                out += _walk_postings(data[key])
-    return out
+def _postings(root: etree._Element) -> list[dict[str, Any]]:
+    """The page's JSON-LD posts: postings, comments and answers that carry their text."""
+    scripts = jsonld.parse_scripts(s.text for s in root.xpath("//script[@type='application/ld+json']"))
+    return [obj for obj in jsonld.objects(scripts, jsonld.NESTED)
+            if jsonld.types(obj) & _POSTING and (obj.get("text") or obj.get("articleBody"))]
 
 
 def _blobs(root: etree._Element) -> list[Any]:
@@ -117,7 +99,7 @@ def _post_lists(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, 
 
 def learn_data_rule(roots: list[etree._Element]) -> dict[str, Any] | None:
     """A data rule that gives posts on at least two pages (JSON-LD first), else ``None``."""
-    if sum(1 for root in roots if len(_walk_postings(_jsonld_objects(root))) >= 1) >= 2:
+    if sum(1 for root in roots if len(_postings(root)) >= 1) >= 2:
         return {"kind": "jsonld"}
     votes: dict[str, tuple[int, dict[str, Any]]] = {}
     for root in roots:
@@ -165,8 +147,6 @@ def _body(value: Any) -> tuple[str | None, str]:
 
 
 def _post(obj: dict[str, Any], keys: dict[str, str]) -> dict[str, Any]:
-    from crawler.learn.apply import content_digest
-
     body_html, body_text = _body(obj.get(keys["body"]))
     name, uid = _author(obj.get(keys["author"]))
     created = obj.get(keys["date"])
@@ -193,7 +173,7 @@ _JSONLD_KEYS = {"body": "articleBody", "date": "datePublished", "author": "autho
 def read_data_posts(rule: dict[str, Any], root: etree._Element) -> list[dict[str, Any]]:
     if rule.get("kind") == "jsonld":
         posts = []
-        for obj in _walk_postings(_jsonld_objects(root)):
+        for obj in _postings(root):
             keys = dict(_JSONLD_KEYS, body="articleBody" if obj.get("articleBody") else "text",
                         date="datePublished" if obj.get("datePublished") else "dateCreated",
                         post_id="url" if obj.get("url") else "@id")

@@ -3,7 +3,7 @@
 :func:`learn_url` runs the ``forum`` spider on ``URL`` with the learned fallback (engine
 detection off, a temporary frontier) until the template is learned and a first post read, or
 ``max_pages`` pages; :func:`render_profile` turns the template into a module for
-``crawler/profiles/`` (a :class:`~crawler.learn.profile_base.TemplateProfile` detected by host)
+``crawler/profiles/`` (a :class:`~crawler.profiles.template_profile.TemplateProfile` detected by host)
 that a developer reviews, adjusts and commits. The template's rules are plain XPath in a dict:
 each line says where a field is read.
 """
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from crawler.learn.profile_base import TemplateProfile
+from crawler.profiles.template_profile import TemplateProfile
 
 # Learned from:
 {sources}
@@ -61,7 +61,7 @@ def learn_url(url: str, max_pages: int = 60) -> Template | str:
     from scrapy.crawler import CrawlerProcess
     from scrapy.utils.project import get_project_settings
 
-    from crawler.learn.store import store_for
+    from crawler.profiles.learned_store import store_for
     from crawler.spiders.forum import ForumSpider
 
     settings = get_project_settings()

@@ -40,10 +40,7 @@ from crawler.learn.when import to_ymd
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["ENGINE", "LearnedForum", "Output"]
-
-#: The engine name learned items carry (pipelines look profiles up by it: the generic one).
-ENGINE = "generic"
+__all__ = ["LearnedForum", "Output"]
 
 
 @dataclass

@@ -7,8 +7,9 @@ the first pages of a site (:mod:`crawler.learn.learner`) and then applied to eve
 (:mod:`crawler.learn.apply`), which costs a handful of XPath evaluations per page.
 
 ``Template.to_json()`` / ``Template.from_json()`` round-trip exactly; a template is small
-(a few kB), so a cluster can keep one per host in Redis. :meth:`Template.matches` says whether
-a thread page still fits it (a theme change makes it fail, and the site is learned again).
+(a few kB), so a cluster can keep one per host in Redis. :func:`crawler.learn.apply.matches`
+says whether a thread page still fits it (a theme change makes it fail, and the site is learned
+again).
 """
 
 from __future__ import annotations
@@ -230,18 +231,6 @@ class Template:
             return None
         match = re.search(self.board_url, _path_query(url))
         return match.group("bid") if match else None
-
-    def matches(self, root: Any, url: str | None = None) -> bool:
-        """Whether a page still fits: a thread URL (when given) whose posts the rules read.
-
-        A theme change breaks the record or body rule, and this turns ``False``.
-        """
-        from crawler.learn.apply import read_posts  # the apply module imports this one
-
-        if url is not None and self.thread_id(url) is None:
-            return False
-        posts = read_posts(self, root, url or "")
-        return bool(posts) and sum(1 for p in posts if p.get("body_html")) >= max(1, len(posts) // 2)
 
 
 def _page_query(query: str, param: str | None) -> str:

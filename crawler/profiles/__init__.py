@@ -8,7 +8,10 @@ to keep in step, here or in the spiders (one ``<engine>`` spider per registered 
 Layout: :mod:`~crawler.profiles.base` (the interface the spider uses),
 :mod:`~crawler.profiles.html` (selector-driven engines), :mod:`~crawler.profiles.jsonapi`
 (JSON API engines), :mod:`~crawler.profiles.records` (what profiles return),
-:mod:`~crawler.profiles.registry`, :mod:`~crawler.profiles.generic` (the last fallback).
+:mod:`~crawler.profiles.registry`, :mod:`~crawler.profiles.learned` (the fallback: a site template
+learned with :mod:`crawler.learn`), :mod:`~crawler.profiles.learned_store` (its templates, in
+Redis during a crawl) and :mod:`~crawler.profiles.template_profile` (a learned template
+committed as a profile).
 """
 
 from __future__ import annotations

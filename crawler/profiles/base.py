@@ -16,7 +16,7 @@ rely on, and nothing more:
 Two kinds of concrete profile build on it: :class:`~crawler.profiles.html.HtmlForumProfile`
 (declarative CSS selectors) and :class:`~crawler.profiles.jsonapi.JsonApiProfile` (engines read
 through a JSON API). Fallbacks for forums without a profile implement the same hooks
-(:class:`~crawler.profiles.generic.Generic`). Every profile registers itself
+(:class:`~crawler.profiles.learned.Learned`). Every profile registers itself
 (:mod:`crawler.profiles.registry`).
 
 Pagination is a :class:`PageCursor`; the spider passes it in ``cb_kwargs`` as a plain dict

@@ -1,10 +1,10 @@
 """The learned-template fallback: forums without a profile, read with a template learned on
 their first pages (:mod:`crawler.learn`).
 
-Registered ahead of the generic reader (``fallback_order`` 100 < 1000). It accepts any start
-page; the site is then learned (record mining, structured data, pagination, URL shapes) and read
-with the template. A site that turns out not to be a forum ends the crawl with one line saying
-so and what was tried (close reason ``not_a_forum``). ``-a fallback=generic`` skips it.
+The one fallback (``fallback_order`` 100). It accepts any start page; the site is then learned
+(record mining, structured data, pagination, URL shapes) and read with the template. A site that
+turns out not to be a forum ends the crawl with one line saying so and what was tried (close
+reason ``not_a_forum``). Templates live in :mod:`crawler.profiles.learned_store`.
 
 Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
 ``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``, and
@@ -19,10 +19,10 @@ import time
 from typing import TYPE_CHECKING, ClassVar, Self
 from urllib.parse import urlsplit
 
-from scrapy import Request
-from scrapy.exceptions import CloseSpider
+from scrapy import Request, signals
+from scrapy.exceptions import CloseSpider, DontCloseSpider
 
-from crawler.learn.store import MemoryTemplateStore, store_for
+from crawler.profiles.learned_store import MemoryTemplateStore, store_for
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.records import Follow, PageResult, PostRecord, ThreadPage, ThreadRecord, ThreadRef
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Learned", "finish_learning"]
+__all__ = ["Learned", "finish_learning", "page_result"]
 
 
 class Learned(ForumProfile):
@@ -51,7 +51,11 @@ class Learned(ForumProfile):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        return cls(store_for(crawler), crawler.stats)
+        store = store_for(crawler)
+        if store.idle is None:
+            store.idle = _IdleFlush(crawler, store)  # signals hold receivers weakly
+            crawler.signals.connect(store.idle.on_idle, signal=signals.spider_idle)
+        return cls(store, crawler.stats)
 
     @classmethod
     def detect(cls, response: Response) -> bool:
@@ -96,7 +100,7 @@ class Learned(ForumProfile):
                 {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
             )
             logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
-        return _result(out)
+        return page_result(out)
 
 
 def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
@@ -112,7 +116,7 @@ def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore
     if out.learned is None:
         return []
     store.save(learner.host, out.learned)
-    for key in _result(out).stats:
+    for key in page_result(out).stats:
         crawler.stats.inc_value(key)
     logger.info("Learned a template for %(host)s when the crawl went idle", {"host": learner.host})
     return [
@@ -123,7 +127,27 @@ def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore
     ]
 
 
-def _result(out: Output) -> PageResult:
+class _IdleFlush:
+    """A small site can run out of pages before its learner saw enough: when the crawl goes
+    idle, every learner still learning finishes with what it has."""
+
+    def __init__(self, crawler: Crawler, store: MemoryTemplateStore) -> None:
+        self.crawler = crawler
+        self.store = store
+
+    def on_idle(self, spider: Spider) -> None:
+        requests = []
+        logger.debug("Idle: %(n)d hosts still learning", {"n": len(self.store.learning())})
+        for learner in self.store.learning():
+            requests += finish_learning(self.crawler, spider, self.store, learner)
+        for request in requests:
+            self.crawler.engine.crawl(request)
+        if requests:
+            raise DontCloseSpider
+
+
+def page_result(out: Output) -> PageResult:
+    """What the spider takes from one page the learner read: thread, posts, links, stats."""
     stats = []
     if out.learned is not None:
         stats += ["learn/learned", f"learn/source/{out.learned.source}"]

@@ -3,8 +3,9 @@
 ``scrapy crawl forum -a start_url=URL`` asks the profile registry which engine the first
 response shows (stats ``profiles/detected/<engine>``, plus ``profiles/detected/<engine>/<version>``
 when a nested markup version reads the page). When none does, it takes the first fallback that
-accepts the page (``profiles/undetected`` and ``profiles/fallback/<name>``): the generic reader
-unless another fallback is registered ahead of it or ``-a fallback=`` names others.
+accepts the page (``profiles/undetected`` and ``profiles/fallback/<name>``): the learned-template
+reader (:mod:`crawler.profiles.learned`) unless ``-a fallback=`` names others (``-a fallback=``:
+none).
 ``scrapy crawl <engine> -a start_url=URL`` (one spider per engine in the registry) skips
 detection. Either way each page is read by the engine's version that matches it
 (:meth:`~crawler.profiles.base.ForumProfile.for_page`: vBulletin 3 and 4 are one engine).

@@ -25,10 +25,10 @@ from crawler.profiles import (
     ThreadRecord,
     ThreadRef,
 )
-from crawler.profiles.generic import Generic
+from crawler.profiles.learned import Learned
 from crawler.profiles.vbulletin import VBulletin3
 from crawler.spiders.forum import ForumSpider
-from crawler.testing.expected import FIXTURES
+from tests.helpers.expected import SITES
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -71,7 +71,7 @@ class Template(ForumProfile, register=False):
 
 def local_registry() -> ProfileRegistry:
     registry = ProfileRegistry()
-    for profile in (*REGISTRY.engines, Generic, Template):
+    for profile in (*REGISTRY.engines, Learned, Template):
         registry.add(profile)
     return registry
 
@@ -88,15 +88,15 @@ def spider(**kwargs: Any) -> ForumSpider:
 
 
 def fluxbb_index(extra: bytes = b"") -> HtmlResponse:
-    body = (FIXTURES / "fluxbb" / "site" / "index.html").read_bytes().replace(b"</body>", extra + b"</body>")
+    body = (SITES / "fluxbb" / "index.html").read_bytes().replace(b"</body>", extra + b"</body>")
     return HtmlResponse(url="http://bbs.example/index.php", body=body, encoding="utf-8")
 
 
 def test_engines_in_detect_order_and_fallbacks_apart() -> None:
     orders = [p.detect_order for p in REGISTRY.engines]
     assert orders == sorted(orders) and None not in orders
-    assert Generic in REGISTRY.fallbacks and Generic not in REGISTRY.engines
-    assert REGISTRY.fallbacks[-1] is Generic, "generic reads anything: it must be the last resort"
+    assert Learned in REGISTRY.fallbacks and Learned not in REGISTRY.engines
+    assert REGISTRY.fallbacks[-1] is Learned, "the learned fallback reads anything: it must be the last resort"
     # Markup versions inherit the order but not the registration.
     assert VBulletin3 not in REGISTRY.engines and REGISTRY.get("vbulletin") is not VBulletin3
 
@@ -137,17 +137,17 @@ def test_fallbacks_tried_in_order_and_the_first_that_accepts_wins() -> None:
 def test_a_fallback_that_declines_passes_to_the_next() -> None:
     s = spider()
     out = list(s.parse_start(fluxbb_index()))
-    assert s.crawler.stats.get_value("profiles/fallback/generic") == 1
+    assert s.crawler.stats.get_value("profiles/fallback/learned") == 1
     requests = [r for r in out if isinstance(r, Request)]
-    assert requests and {r.cb_kwargs["engine"] for r in requests} == {"generic"}
+    assert requests and {r.cb_kwargs["engine"] for r in requests} == {"learned"}
     assert {r.cb_kwargs["kind"] for r in requests} == {"page"}
     json.dumps([r.to_dict(spider=s)["cb_kwargs"] for r in requests])
 
 
 def test_fallback_argument_chooses_the_fallbacks() -> None:
-    s = spider(fallback="generic")
+    s = spider(fallback="learned")
     list(s.parse_start(fluxbb_index(b'<div class="learned"></div>')))
-    assert s.crawler.stats.get_value("profiles/fallback/generic") == 1
+    assert s.crawler.stats.get_value("profiles/fallback/learned") == 1
     none = spider(fallback="")
     assert list(none.parse_start(fluxbb_index())) == []
     assert none.crawler.stats.get_value("profiles/undetected") == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.learn.apply import read_posts, read_thread
+from crawler.learn.apply import matches, read_posts, read_thread
 from crawler.learn.dom import element_text, parse
 from crawler.learn.learner import NotLearned, Page, learn_site
 from crawler.learn.paging import learn_paging, page_number
@@ -176,9 +176,9 @@ def test_template_json_round_trip_and_match_check() -> None:
     assert isinstance(template, Template)
     again = Template.from_json(template.to_json())
     assert again == template
-    assert again.matches(parse(pages.div_posts(3, 1)), f"{BASE}/thread.php?t=3")
+    assert matches(again, parse(pages.div_posts(3, 1)), f"{BASE}/thread.php?t=3")
     # A new theme: same URLs, other markup.
-    assert not again.matches(parse(pages.table_posts(3, 0)), f"{BASE}/thread.php?t=3")
+    assert not matches(again, parse(pages.table_posts(3, 0)), f"{BASE}/thread.php?t=3")
     with pytest.raises(ValueError, match="learn again"):
         Template.from_json(template.to_json().replace('"format": 1', '"format": 0'))
 

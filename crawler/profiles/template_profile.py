@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from crawler.learn.template import Template
 from crawler.profiles.base import PageCursor, PageKind
-from crawler.profiles.learned import Learned, _result
+from crawler.profiles.learned import Learned, page_result
 from crawler.profiles.records import PageResult, ThreadRef
 
 if TYPE_CHECKING:
@@ -45,4 +45,4 @@ class TemplateProfile(Learned, register=False):
         if reader.template is None:
             reader.template = self.template()
         state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
-        return _result(reader.page(response.url, response.text, str(kind), state))
+        return page_result(reader.page(response.url, response.text, str(kind), state))

@@ -1,4 +1,4 @@
-"""Where the learned fallback keeps its per-host state during a crawl.
+"""Where the learned fallback (:mod:`crawler.profiles.learned`) keeps its per-host state.
 
 Every process keeps its learners in memory (:class:`MemoryTemplateStore`), one
 :class:`~crawler.learn.strategy.LearnedForum` per host. Templates are cluster state:
@@ -15,17 +15,11 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
-from scrapy import signals
-from scrapy.exceptions import DontCloseSpider
-
 from crawler.learn.strategy import LearnedForum
 from crawler.learn.template import Template
-from crawler.redis import FAILED, client_from_crawler, crawl_id
-from crawler.scheduler.cluster import Cluster
-from crawler.scheduler.scheduler import frontier_scheduler
+from crawler.redis import FAILED
 
 if TYPE_CHECKING:
-    from scrapy import Spider
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
@@ -50,6 +44,7 @@ class MemoryTemplateStore:
     def __init__(self) -> None:
         self._templates: dict[str, Template] = {}
         self._learners: dict[str, LearnedForum] = {}
+        #: The learned fallback's idle hook, connected once per crawler (signals hold it weakly).
         self.idle: object | None = None
 
     def load(self, host: str) -> Template | None:
@@ -63,7 +58,6 @@ class MemoryTemplateStore:
         if found is None:
             found = self._learners[host] = LearnedForum(host, self.load(host))
         return found
-
 
     def learners(self) -> list[LearnedForum]:
         return list(self._learners.values())
@@ -117,40 +111,21 @@ _STORES: WeakKeyDictionary[Crawler, MemoryTemplateStore] = WeakKeyDictionary()
 
 
 def store_for(crawler: Crawler) -> MemoryTemplateStore:
-    """The crawler's store: the spider builds a profile per page, the store outlives them.
-
-    The first call connects ``spider_idle``: a small site can run out of pages before the
-    learner saw enough, so the learner is then told to finish with what it has."""
+    """The crawler's store: the spider builds a profile per page, the store outlives them."""
     store = _STORES.get(crawler)
     if store is None:
         store = _STORES[crawler] = _new_store(crawler)
-        store.idle = _IdleFlush(crawler, store)  # signals hold receivers weakly
-        crawler.signals.connect(store.idle.on_idle, signal=signals.spider_idle)
     return store
 
 
 def _new_store(crawler: Crawler) -> MemoryTemplateStore:
     """Templates in the crawl's Redis when the crawl runs on the frontier; else in memory."""
-    if frontier_scheduler(crawler) is None and "crawler.scheduler" not in str(
-            crawler.settings.get("SCHEDULER")):
+    if "crawler.scheduler" not in str(crawler.settings.get("SCHEDULER")):
         return MemoryTemplateStore()
+    # The frontier's Redis glue loads only for a crawl that has a frontier: importing the
+    # profiles (every `scrapy` command does) must not load the scheduler.
+    from crawler.redis import client_from_crawler, crawl_id
+    from crawler.scheduler.cluster import Cluster
+
     cluster = Cluster(client_from_crawler(crawler), crawl_id(crawler))
     return ClusterTemplateStore(cluster.templates, crawler.stats)
-
-
-class _IdleFlush:
-    def __init__(self, crawler: Crawler, store: MemoryTemplateStore) -> None:
-        self.crawler = crawler
-        self.store = store
-
-    def on_idle(self, spider: Spider) -> None:
-        from crawler.profiles.learned import finish_learning  # the profile module imports this one
-
-        requests = []
-        logger.debug("Idle: %(n)d hosts still learning", {"n": len(self.store.learning())})
-        for learner in self.store.learning():
-            requests += finish_learning(self.crawler, spider, self.store, learner)
-        for request in requests:
-            self.crawler.engine.crawl(request)
-        if requests:
-            raise DontCloseSpider
