@@ -11,6 +11,7 @@ ENV PATH=/opt/venv/bin:$PATH PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY crawler ./crawler
+# not editable: the package with its data (the Lua scripts, serve-fixture's sites)
 RUN pip install .
 
 # -- runtime: the virtualenv and the project file, nothing else -----------------

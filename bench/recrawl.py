@@ -33,8 +33,8 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-from crawler.testing.crawl import run_crawl  # noqa: E402
-from crawler.testing.server import LoopbackServer  # noqa: E402
+from crawler.demo.server import LoopbackServer  # noqa: E402
+from tests.helpers.crawl import run_crawl  # noqa: E402
 from tests.helpers.changing_forum import ChangingForum  # noqa: E402
 
 # imported last: report's `common` puts bench/work/code first on sys.path, whose

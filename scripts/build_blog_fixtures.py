@@ -9,9 +9,10 @@ WordPress content (its database truth: 15 posts, 3 authors, tags, categories).
   ``address.vcard.author``), an Atom feed with full content, index pagination, no Open Graph,
   no JSON-LD, no sitemap.
 
-Writes ``site/`` (``routes.json`` for the fixture server) and ``truth.json`` (the posts with
-their URLs on the fixture site). ``expected.json`` is then written by
-``scripts/update_profile_fixtures.py --overwrite-json blog_pelican``.
+Writes the site to ``crawler/demo/sites/<name>/`` (``routes.json`` for the fixture server) and
+``tests/fixtures/profiles/<name>/truth.json`` (the posts with their URLs on the fixture site).
+``expected.json`` is then written by ``scripts/update_profile_fixtures.py --overwrite-json
+blog_pelican``.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawler.testing.fixture_server import route_key  # noqa: E402
+from crawler.demo.fixture_server import route_key  # noqa: E402
+from crawler.demo.fixtures import SITES  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "profiles"
 FAKE = "http://fixture.invalid"
@@ -153,9 +155,9 @@ def _build(truth: dict, out: Path, tmp: Path, extra: list[str], engine: str) -> 
 
 
 def _to_site(output: Path, out: Path) -> None:
-    site = out / "site"
-    if out.exists():
-        shutil.rmtree(out)
+    site = SITES / out.name
+    if site.exists():
+        shutil.rmtree(site)
     site.mkdir(parents=True)
     routes = {}
     for path in sorted(output.rglob("*")):
@@ -174,6 +176,7 @@ def _truth(out: Path, truth: dict, posts: list[dict], engine: str) -> None:
     for post in posts:
         post.pop("comments", None)
     data = {"engine": engine, "base_url": f"{FAKE}/", "posts": posts}
+    out.mkdir(parents=True, exist_ok=True)
     (out / "truth.json").write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

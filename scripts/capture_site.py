@@ -11,7 +11,7 @@ What is saved, under ``tests/fixtures/real/<engine>-<version>/``:
 
 * ``site/``: every response the crawl got, byte for byte except that the lab's origin
   (``http://127.0.0.1:<port>``, also URL-encoded or JSON-escaped) becomes
-  ``http://fixture.invalid``, in the format :class:`crawler.testing.fixture_server.FixtureServer`
+  ``http://fixture.invalid``, in the format :class:`crawler.demo.fixture_server.FixtureServer`
   serves: ``routes.json`` (``date`` = the ``Date`` of the first response, ``start``, ``routes``
   with ``file``, ``content_type``, ``status`` and the headers a crawl reads: ``Location`` made
   relative, ``X-Powered-By``, ``X-WP-Total(Pages)``, ``Retry-After``) plus one file per response.
@@ -39,9 +39,10 @@ are retried and only the final answer is kept.
 ``--learned START --out DIR`` captures any running forum (a lab engine, a PyPI engine such as
 django-machina) for the learned-template tests instead: breadth-first from START over the links
 the learner follows (:func:`crawler.learn.links.follow_links`), at most ``--pages`` pages (``--keep``
-a regex the links must match). It writes ``DIR/site/`` (one file per page, ``routes.json`` of kind
-``learned`` crawled with ``-a profile=none``, origin rewritten to ``http://fixture.invalid``,
-inline scripts and styles over 2 kB emptied: they hold no posts there) and, with ``--truth``,
+a regex the links must match). It writes the site to ``crawler/demo/sites/<DIR's name>/`` (one
+file per page, ``routes.json`` of kind ``learned`` crawled with ``-a profile=none``, origin
+rewritten to ``http://fixture.invalid``, inline scripts and styles over 2 kB emptied: they hold
+no posts there) and, with ``--truth``,
 ``DIR/truth.json``: the truth cut down to the threads captured whole (``all_markers`` lists every
 post of the site). ``expected.json`` then comes from ``scripts/update_profile_fixtures.py
 --overwrite-json <name>``.
@@ -72,10 +73,11 @@ sys.path.insert(0, str(ROOT))
 
 from w3lib.url import canonicalize_url  # noqa: E402
 
+from crawler.demo.fixture_server import route_key  # noqa: E402
+from crawler.demo.fixtures import SITES  # noqa: E402
 from crawler.learn.dom import parse  # noqa: E402
-from crawler.learn.evaluate import marker  # noqa: E402
 from crawler.learn.links import follow_links  # noqa: E402
-from crawler.testing.fixture_server import route_key  # noqa: E402
+from tests.helpers.evaluate import marker  # noqa: E402
 
 REAL = ROOT / "tests" / "fixtures" / "real"
 LAB = ROOT.parent / "shared" / "engines"
@@ -476,7 +478,7 @@ def fetch(url: str) -> tuple[int, str, bytes, str]:
 
 def capture_learned(start: str, out: Path, pages: int, keep: re.Pattern[str] | None, timezone: str | None = None) -> dict[str, str]:
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(start))
-    site = out / "site"
+    site = SITES / out.name  # the fixture site; out keeps its truth.json
     site.mkdir(parents=True, exist_ok=True)
     routes: dict[str, dict[str, str]] = {}
     queue, seen, kept = deque([start]), {start}, {}
@@ -524,6 +526,7 @@ def cut_truth(truth_path: Path, kept: dict[str, str], out: Path) -> None:
     truth["all_markers"] = sorted({m for t in truth["threads"] for p in t["posts"] if (m := marker(p["body_text"])) is not None})
     truth["threads"] = threads
     text = json.dumps(truth, ensure_ascii=False, indent=1).replace(origin, FAKE_ORIGIN)
+    out.mkdir(parents=True, exist_ok=True)
     (out / "truth.json").write_text(text + "\n", encoding="utf-8")
     print(f"truth: {len(threads)} threads, {sum(len(t['posts']) for t in threads)} posts fully captured")
 
@@ -549,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.out:
             parser.error("--learned needs --out DIR")
         kept = capture_learned(args.learned, args.out, args.pages, re.compile(args.keep) if args.keep else None, args.timezone)
-        print(f"captured {len(kept)} pages into {args.out / 'site'}")
+        print(f"captured {len(kept)} pages into {SITES / args.out.name}")
         if args.truth:
             cut_truth(args.truth, kept, args.out)
         return 0

@@ -34,25 +34,39 @@ from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from crawler.demo.fixture_server import route_key  # noqa: E402
+from crawler.demo.fixtures import SITES  # noqa: E402
 from crawler.learn.dom import parse  # noqa: E402
-from crawler.testing.fixture_server import route_key  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "profiles"
 FAKE = "http://fixture.invalid"
 
 
-def _copy(source: str, target: str) -> Path:
+def _site(out: Path) -> Path:
+    """The site folder of the fixture ``out`` (``tests/fixtures/profiles/<name>``)."""
+    return SITES / out.name
+
+
+def _fresh(target: str) -> Path:
+    """Remove fixture ``target`` and its site; return its (absent) fixture folder."""
     out = FIXTURES / target
-    if out.exists():
-        shutil.rmtree(out)
+    for folder in (out, _site(out)):
+        if folder.exists():
+            shutil.rmtree(folder)
+    return out
+
+
+def _copy(source: str, target: str) -> Path:
+    out = _fresh(target)
     shutil.copytree(FIXTURES / source, out, ignore=shutil.ignore_patterns("expected.json"))
+    shutil.copytree(SITES / source, _site(out))
     return out
 
 
 def date_in_title() -> None:
     out = _copy("learned_mybb", "learned_datetitle")
     shown = re.compile(r'<span class="post_date">(\d{2})-(\d{2})-(\d{4}), (\d{2}):(\d{2}) (AM|PM)')
-    for page in (out / "site").glob("*.html"):
+    for page in _site(out).glob("*.html"):
         text = page.read_text(encoding="utf-8")
 
         def title(m: re.Match[str]) -> str:
@@ -66,10 +80,10 @@ def date_in_title() -> None:
 
 def chinese_date_only() -> None:
     out = _copy("learned_discuz", "learned_cn_dateonly")
-    manifest = json.loads((out / "site" / "routes.json").read_text(encoding="utf-8"))
+    manifest = json.loads((_site(out) / "routes.json").read_text(encoding="utf-8"))
     manifest["timezone"] = "Asia/Shanghai"
-    (out / "site" / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    files = {k: out / "site" / v["file"] for k, v in manifest["routes"].items()}
+    (_site(out) / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    files = {k: _site(out) / v["file"] for k, v in manifest["routes"].items()}
     openers: dict[str, str] = {}
     for key, path in files.items():
         match = re.search(r"mod=viewthread&tid=(\d+)$", key) or re.search(r"tid=(\d+)&mod=viewthread$", key)
@@ -90,10 +104,9 @@ def chinese_date_only() -> None:
 
 def table_layout() -> None:
     source = json.loads((FIXTURES / "learned_smf" / "truth.json").read_text(encoding="utf-8"))
-    out = FIXTURES / "learned_table"
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "site").mkdir(parents=True)
+    out = _fresh("learned_table")
+    out.mkdir(parents=True)
+    _site(out).mkdir(parents=True)
     per_page, routes, threads = 10, {}, []
     boards: dict[str, list[dict[str, object]]] = {}
     for number, thread in enumerate(source["threads"], 1):
@@ -138,17 +151,16 @@ def table_layout() -> None:
     _write(out, routes, "/index.php", "index.html", _page("Lab Board", f'<table class="forumline">{index_rows}</table>'))
     manifest = {"kind": "learned", "spider": "forum", "args": {"profile": "none"},
                 "date": "Mon, 01 Jul 2024 00:00:00 GMT", "start": "/index.php", "routes": routes}
-    (out / "site" / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (_site(out) / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     truth = dict(source, engine="phpBB 2 subSilver-style tables (derived)", base_url=f"{FAKE}/", threads=threads)
     (out / "truth.json").write_text(json.dumps(truth, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def microdata_layout() -> None:
     source = json.loads((FIXTURES / "learned_smf" / "truth.json").read_text(encoding="utf-8"))
-    out = FIXTURES / "learned_microdata"
-    if out.exists():
-        shutil.rmtree(out)
-    (out / "site").mkdir(parents=True)
+    out = _fresh("learned_microdata")
+    out.mkdir(parents=True)
+    _site(out).mkdir(parents=True)
     per_page, per_board_page, routes, threads = 10, 3, {}, []
     boards: dict[str, list[dict[str, object]]] = {}
     for thread in source["threads"]:
@@ -190,7 +202,7 @@ def microdata_layout() -> None:
     _write(out, routes, "/", "index.html", _community("Lab Community", f'<ul class="categories">{index}</ul>'))
     manifest = {"kind": "learned", "spider": "forum", "args": {"profile": "none"},
                 "date": "Mon, 01 Jul 2024 00:00:00 GMT", "start": "/", "routes": routes}
-    (out / "site" / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    (_site(out) / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     for thread in threads:
         del thread["path"]
     truth = dict(source, engine="schema.org DiscussionForumPosting microdata, rel=next pages (derived)", base_url=f"{FAKE}/",
@@ -253,7 +265,7 @@ def _page(title: str, body: str) -> str:
 
 
 def _write(out: Path, routes: dict[str, dict[str, str]], target: str, name: str, text: str) -> None:
-    (out / "site" / name).write_text(text, encoding="utf-8")
+    (_site(out) / name).write_text(text, encoding="utf-8")
     routes[route_key(target)] = {"file": name, "content_type": "text/html; charset=utf-8"}
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawler.learn.evaluate import score, score_blog  # noqa: E402
-from crawler.testing.crawl import run_crawl  # noqa: E402
+from tests.helpers.crawl import run_crawl  # noqa: E402
+from tests.helpers.evaluate import score, score_blog  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -60,7 +60,7 @@ def main() -> None:
 
 def fixtures() -> None:
     """The captured and derived fixture sites, crawled as the end-to-end tests crawl them."""
-    from crawler.testing.expected import FIXTURES, ORIGIN, _manifest, _sites, crawl_fixture
+    from tests.helpers.expected import FIXTURES, ORIGIN, _manifest, _sites, crawl_fixture
 
     for kind in ("learned", "learned_blog"):
         for site in _sites(kind):

@@ -4,8 +4,8 @@
     python scripts/new_engine.py punbb "PunBB"
 
 writes ``crawler/profiles/punbb.py`` and ``tests/extract/sitegen/punbb.py`` from the templates
-in ``scripts/templates/``, builds the placeholder fixture site
-(``tests/fixtures/profiles/punbb/site/``) and writes its ``expected.json`` through
+in ``scripts/templates/``, builds the placeholder fixture site (``crawler/demo/sites/punbb/``)
+and writes its ``tests/fixtures/profiles/punbb/expected.json`` through
 ``scripts/update_profile_fixtures.py``. Nothing needs registering: the profile registers itself
 and the fixture site is found on disk. The placeholder profile and site agree with each other,
 so the tests pass from the start; then replace the markup and the selectors with the engine's
@@ -57,8 +57,9 @@ def main() -> int:
         ROOT / "crawler" / "profiles" / f"{options.name}.py": TEMPLATES / "profile.py.tmpl",
         ROOT / "tests" / "extract" / "sitegen" / f"{options.name}.py": TEMPLATES / "sitegen.py.tmpl",
     }
-    site = ROOT / "tests" / "fixtures" / "profiles" / options.name
-    for target in (*targets, site):
+    fixture = ROOT / "tests" / "fixtures" / "profiles" / options.name
+    site = ROOT / "crawler" / "demo" / "sites" / options.name
+    for target in (*targets, fixture, site):
         if target.exists():
             parser.error(f"{target.relative_to(ROOT)} exists; pick another name or delete it first")
     for target, template in targets.items():

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from crawler.testing.expected import all_sites, crawl_fixture, dump_expected, expected_path
+from tests.helpers.expected import all_sites, crawl_fixture, dump_expected, expected_path
 
 
 def main() -> int:
@@ -40,6 +40,7 @@ def main() -> int:
             continue
         changed += 1
         if options.overwrite_json:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             print(f"{engine}: wrote {path} ({len(items)} items)")
         else:

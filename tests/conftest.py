@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from crawler.testing.redis_server import RedisServer
 from tests.helpers.nodes import Node
+from tests.helpers.redis_server import RedisServer
 
 
 @pytest.fixture(scope="session")

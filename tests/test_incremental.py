@@ -14,8 +14,8 @@ import pytest
 
 from crawler.incremental import VOLATILE
 from crawler.pipelines import ITEM_PIPELINES
-from crawler.testing.crawl import CrawlResult, run_crawl
-from crawler.testing.server import LoopbackServer
+from crawler.demo.server import LoopbackServer
+from tests.helpers.crawl import CrawlResult, run_crawl
 from tests.helpers.changing_blog import ChangingBlog
 from tests.helpers.changing_forum import ChangingForum
 

@@ -1,6 +1,6 @@
 """The deterministic generated forum: hosts, pages, their HTML, the link graph, expected URLs.
 
-A :class:`GeneratedForum` is a :class:`~crawler.testing.server.Site`: it knows nothing of ports.
+A :class:`GeneratedForum` is a :class:`~crawler.demo.server.Site`: it knows nothing of ports.
 Links to other hosts are rendered with a placeholder origin per host (``http://host3.invalid``),
 which :meth:`GeneratedForum.respond` (or a writer of static files, like ``bench/site_gen.py``)
 swaps for the real one with :func:`with_origins`. :meth:`GeneratedForum.expected_paths` is
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawler.testing.server import Response
+from crawler.demo.server import Response
 
 __all__ = ["DEFAULT_ROBOTS", "ForumShape", "GeneratedForum", "Node", "placeholder_origin", "with_origins"]
 

@@ -1,9 +1,9 @@
 """Fixture sites of real engines, served together: one host per site, every request recorded.
 
-The sites are the captured and modelled ones of the extraction tests
-(``tests/fixtures/profiles/<name>/site``, a ``routes.json`` folder each, see
-:mod:`crawler.testing.fixture_server`): phpBB and Discuz! forums, WordPress and Hugo blogs, ...
-:class:`FixtureSites` serves several of them on one :class:`~crawler.testing.server.LoopbackServer`,
+The sites are package data, ``crawler/demo/sites/<name>/`` (a ``routes.json`` folder each, see
+:mod:`crawler.demo.fixture_server`): the captured and modelled sites the extraction tests crawl
+too, phpBB and Discuz! forums, WordPress and Hugo blogs, ...
+:class:`FixtureSites` serves several of them on one :class:`~crawler.demo.server.LoopbackServer`,
 each on a port of its own, so the recorder measures politeness per host at the server.
 
 ``python -m crawler serve-fixture phpbb wordpress`` serves them until Ctrl-C (:func:`serve`).
@@ -19,24 +19,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
-from crawler.testing.fixture_server import RoutesSite
-from crawler.testing.recorder import Recorder
-from crawler.testing.server import LoopbackServer, Response
+from crawler.demo.fixture_server import RoutesSite
+from crawler.demo.recorder import Recorder
+from crawler.demo.server import LoopbackServer, Response
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FIXTURES", "FixtureSites", "available", "serve"]
+__all__ = ["SITES", "FixtureSites", "available", "serve"]
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "profiles"
+#: The fixture sites, one ``routes.json`` folder each (package data: installed with the package).
+SITES = Path(__file__).resolve().parent / "sites"
 
 
 def available() -> list[str]:
-    """Names of the fixture sites in this checkout (``tests/fixtures/profiles/*/site``)."""
-    return sorted(p.parent.parent.name for p in FIXTURES.glob("*/site/routes.json"))
+    """Names of the fixture sites (``crawler/demo/sites/*``)."""
+    return sorted(p.parent.name for p in SITES.glob("*/routes.json"))
 
 
 class _Several:
-    """Several routes.json sites as one multi-host :class:`~crawler.testing.server.Site`."""
+    """Several routes.json sites as one multi-host :class:`~crawler.demo.server.Site`."""
 
     def __init__(self, sites: Sequence[RoutesSite]) -> None:
         self.sites = list(sites)
@@ -54,15 +55,15 @@ class FixtureSites:
     manager. ``latency`` delays every response (seconds)."""
 
     def __init__(self, names: Sequence[str], *, latency: float = 0.0) -> None:
-        unknown = [n for n in names if not (FIXTURES / n / "site" / "routes.json").is_file()]
+        unknown = [n for n in names if not (SITES / n / "routes.json").is_file()]
         if unknown:
             raise ValueError(f"no fixture site {', '.join(map(repr, unknown))}; "
                              f"the fixture sites are: {', '.join(available())}")
         self.names = list(names)
         self.manifests: list[dict[str, Any]] = [
-            json.loads((FIXTURES / n / "site" / "routes.json").read_text(encoding="utf-8")) for n in names]
+            json.loads((SITES / n / "routes.json").read_text(encoding="utf-8")) for n in names]
         self.recorder = Recorder(len(names))
-        self.server = LoopbackServer(_Several([RoutesSite(FIXTURES / n / "site") for n in names]),
+        self.server = LoopbackServer(_Several([RoutesSite(SITES / n) for n in names]),
                                      latency=latency, recorder=self.recorder)
 
     def __enter__(self) -> Self:

@@ -4,9 +4,9 @@
 
 - the content, :class:`crawler.demo.content.GeneratedForum` (hosts, pages, link graph, the
   expected URLs);
-- the server, :class:`crawler.testing.server.LoopbackServer` (one listening socket per host,
+- the server, :class:`crawler.demo.server.LoopbackServer` (one listening socket per host,
   latency, fault hooks, robots.txt);
-- the recorder, :class:`crawler.testing.recorder.Recorder` (every request: fetch counts,
+- the recorder, :class:`crawler.demo.recorder.Recorder` (every request: fetch counts,
   per-host in-flight peaks, gaps between request starts).
 
 Tests assert on what the *server* saw. ``expected_urls()`` is the oracle for "every page was
@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self, overload
 
 from crawler.demo.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
-from crawler.testing.recorder import Recorder, RequestRecord
-from crawler.testing.server import Fault, LoopbackServer, RobotsConfig, RobotsSpec
+from crawler.demo.recorder import Recorder, RequestRecord
+from crawler.demo.server import Fault, LoopbackServer, RobotsConfig, RobotsSpec
 
 logger = logging.getLogger(__name__)
 

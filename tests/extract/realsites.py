@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from scrapy.http import Headers, Response
 from scrapy.responsetypes import responsetypes
 
-from crawler.testing.fixture_server import route_key
+from crawler.demo.fixture_server import route_key
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "fixtures" / "real"

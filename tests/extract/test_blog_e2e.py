@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from crawler.testing.expected import ORIGIN, blog_sites, crawl_fixture, load_expected
+from tests.helpers.expected import ORIGIN, blog_sites, crawl_fixture, load_expected
 from tests.extract.sitegen import hugo
 from tests.extract.sitegen.blog import BPost, build_blog
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from crawler.testing.expected import crawl_fixture, engines, load_expected, site_engine
-from crawler.testing.fixture_server import route_key
+from crawler.demo.fixture_server import route_key
+from tests.helpers.expected import crawl_fixture, engines, load_expected, site_engine
 from tests.extract.sitegen.content import build
 
 ENGINES = engines()

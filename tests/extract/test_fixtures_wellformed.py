@@ -8,8 +8,9 @@ from dataclasses import fields
 import pytest
 
 from crawler.items import REQUIRED, Article, Comment, Post, Thread
-from crawler.testing.expected import (
+from tests.helpers.expected import (
     FIXTURES,
+    SITES,
     all_sites,
     dump_expected,
     engines,
@@ -47,7 +48,7 @@ def test_expected_items_have_known_keys_and_required_values(engine: str) -> None
 
 @pytest.mark.parametrize("engine", all_sites())
 def test_routes_point_at_existing_files(engine: str) -> None:
-    site = FIXTURES / engine / "site"
+    site = SITES / engine
     manifest = json.loads((site / "routes.json").read_text(encoding="utf-8"))
     assert manifest["start"] in manifest["routes"]
     for target, route in manifest["routes"].items():

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from crawler.testing.expected import _sites, crawl_fixture, load_expected
+from tests.helpers.expected import _sites, crawl_fixture, load_expected
 from tests.extract.sitegen.content import build
 
 GENERIC = _sites("generic")

@@ -26,7 +26,7 @@ def _copy_project(dest: Path) -> None:
         shutil.copy(ROOT / name, dest / name)
     (dest / "tests").mkdir()
     shutil.copy(ROOT / "tests" / "__init__.py", dest / "tests" / "__init__.py")
-    for name in ("extract", "fixtures"):
+    for name in ("extract", "fixtures", "helpers"):
         shutil.copytree(ROOT / "tests" / name, dest / "tests" / name, ignore=IGNORE)
 
 
@@ -53,7 +53,8 @@ def test_scaffolded_engine_passes_its_tests_as_generated() -> None:
         # One profile module, its site builder, its fixture site and expected output; no list edited.
         assert changed and all(
             path in (Path("crawler/profiles", f"{name}.py"), Path("tests/extract/sitegen", f"{name}.py"))
-            or path.parts[:3] == ("tests", "fixtures", "profiles") and path.parts[3] == name
+            or path.parts[:3] in (("tests", "fixtures", "profiles"), ("crawler", "demo", "sites"))
+            and path.parts[3] == name
             for path in changed
         ), sorted(map(str, changed))
         assert (project / "tests" / "fixtures" / "profiles" / name / "expected.json").exists()

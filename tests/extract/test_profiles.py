@@ -12,13 +12,13 @@ from crawler.encoding import decode_html
 from crawler.profiles import REGISTRY, detect_profile, get_profile
 from crawler.profiles.base import PageCursor, PageKind
 from crawler.profiles.vbulletin import VBulletin, VBulletin3
-from crawler.testing.expected import FIXTURES, _sites, engines, site_engine
+from tests.helpers.expected import SITES, _sites, engines, site_engine
 
 WORDPRESS = Path(__file__).resolve().parents[1] / "fixtures" / "reference" / "wordpress-6.1-twentytwentyone"
 
 
 def html_pages(engine: str) -> list[tuple[str, HtmlResponse]]:
-    site = FIXTURES / engine / "site"
+    site = SITES / engine
     routes = json.loads((site / "routes.json").read_text(encoding="utf-8"))["routes"]
     pages = []
     for target, route in routes.items():

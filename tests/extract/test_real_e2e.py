@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from crawler.testing.crawl import CrawlResult, run_crawl
-from crawler.testing.fixture_server import FixtureServer, route_key
+from crawler.demo.fixture_server import FixtureServer, route_key
+from tests.helpers.crawl import CrawlResult, run_crawl
 from tests.extract.realsites import Capture, load_scorer, names
 
 SCORER = load_scorer()

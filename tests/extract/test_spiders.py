@@ -17,9 +17,9 @@ from crawler.profiles import REGISTRY
 from crawler.profiles.base import PageKind
 from crawler.spiders import forum
 from crawler.spiders.forum import ForumSpider, site_domain
-from crawler.testing.expected import FIXTURES
+from tests.helpers.expected import SITES
 
-SITE = FIXTURES / "phpbb" / "site"
+SITE = SITES / "phpbb"
 
 
 def response(target: str, url_base: str = "http://bbs.example") -> HtmlResponse:

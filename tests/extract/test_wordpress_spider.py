@@ -15,9 +15,9 @@ from twisted.python.failure import Failure
 
 from crawler.items import Article, Comment
 from crawler.spiders.wordpress import WordPressSpider
-from crawler.testing.expected import FIXTURES
+from tests.helpers.expected import SITES
 
-SITE = FIXTURES / "wordpress" / "site"
+SITE = SITES / "wordpress"
 ROOT = "http://blog.example/wp-json/"
 
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from crawler.testing.server import LoopbackServer
+from crawler.demo.server import LoopbackServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
 
 if TYPE_CHECKING:
-    from crawler.testing.redis_server import RedisServer
+    from tests.helpers.redis_server import RedisServer
 
 FAST = {**COMMON, "DOWNLOAD_DELAY": 0}
 

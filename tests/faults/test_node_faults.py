@@ -10,13 +10,13 @@ import pytest
 
 from crawler.demo.site import SiteServer
 from crawler.scheduler.keys import Keys
-from crawler.testing.server import LoopbackServer
+from crawler.demo.server import LoopbackServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
 
 if TYPE_CHECKING:
-    from crawler.testing.redis_server import RedisServer
+    from tests.helpers.redis_server import RedisServer
 
 pytestmark = pytest.mark.slow
 

@@ -54,7 +54,7 @@ def test_robots_failures_disallow_until_a_fetch_succeeds(redis_server, nodes):
 
 
 def test_robots_txt_answering_429_waits_its_retry_after_in_the_host_gate(redis_server, nodes):
-    from crawler.testing.server import LoopbackServer  # noqa: PLC0415
+    from crawler.demo.server import LoopbackServer  # noqa: PLC0415
     from tests.helpers.graph_site import GraphSite, Page  # noqa: PLC0415
 
     def busy_once(target: str, hit: int):

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 import pytest
 
 from crawler.netguard import is_public
-from crawler.testing.server import LoopbackServer
+from crawler.demo.server import LoopbackServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 
 if TYPE_CHECKING:
-    from crawler.testing.redis_server import RedisServer
+    from tests.helpers.redis_server import RedisServer
 
 
 @pytest.mark.parametrize(("address", "public"), [

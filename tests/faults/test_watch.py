@@ -15,13 +15,13 @@ from crawler.scheduler.cluster import Cluster
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.ring import Ring
 from crawler.settings_defaults import DEFAULTS
-from crawler.testing.server import LoopbackServer
+from crawler.demo.server import LoopbackServer
 from tests.helpers.changing_forum import ChangingForum, version1
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
 
 if TYPE_CHECKING:
-    from crawler.testing.redis_server import RedisServer
+    from tests.helpers.redis_server import RedisServer
 
 WATCH = {**COMMON, "DOWNLOAD_DELAY": 0, "CRAWLER_WATCH": 1, "CRAWLER_ITEMS_STREAM": True,
          "CRAWLER_PROGRESS_INTERVAL": 1}

@@ -14,8 +14,8 @@ import hashlib
 from collections.abc import Sequence
 from datetime import timedelta
 
-from crawler.testing.fixture_server import route_key
-from crawler.testing.server import Response
+from crawler.demo.fixture_server import route_key
+from crawler.demo.server import Response
 from tests.extract.sitegen import wordpress as wp
 from tests.extract.sitegen.blog import POSTS_PER_PAGE, BComment, BPost, build_blog
 from tests.extract.sitegen.content import HTTP_DATE
@@ -64,7 +64,7 @@ def render(posts: list[BPost]) -> dict[str, tuple[str, bytes]]:
 
 
 class ChangingBlog:
-    """A one-host :class:`~crawler.testing.server.Site` serving :attr:`version` 1 or 2."""
+    """A one-host :class:`~crawler.demo.server.Site` serving :attr:`version` 1 or 2."""
 
     hosts = 1
     start = "/"

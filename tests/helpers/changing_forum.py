@@ -5,7 +5,7 @@ content model than the extraction fixtures: 2 boards of 12 threads, each thread 
 posts (5 pages). Version 2 is version 1 plus what the incremental re-crawl must find:
 replies in three threads (one spilling onto a new page), a new thread on top of the first
 board, and an edited post (on the last page of a thread that got a reply). Every page has an
-ETag and a Last-Modified, and :class:`~crawler.testing.server.LoopbackServer` answers a
+ETag and a Last-Modified, and :class:`~crawler.demo.server.LoopbackServer` answers a
 matching conditional GET with 304.
 """
 
@@ -16,8 +16,8 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from crawler.testing.fixture_server import route_key
-from crawler.testing.server import Response
+from crawler.demo.fixture_server import route_key
+from crawler.demo.server import Response
 from tests.extract.sitegen import phpbb
 from tests.extract.sitegen.content import HTTP_DATE, SHANGHAI, FBoard, FPost, FThread, User
 
@@ -74,7 +74,7 @@ def render(boards: list[FBoard]) -> dict[str, bytes]:
 
 
 class ChangingForum:
-    """A one-host :class:`~crawler.testing.server.Site` serving :attr:`version` 1 or 2."""
+    """A one-host :class:`~crawler.demo.server.Site` serving :attr:`version` 1 or 2."""
 
     hosts = 1
     start = "/index.php"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from crawler.testing.server import Response
+from crawler.demo.server import Response
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from crawler.learn.evaluate import score_blog
-from crawler.testing.expected import FIXTURES, ORIGIN, _sites, crawl_fixture, load_expected
+from tests.helpers.evaluate import score_blog
+from tests.helpers.expected import FIXTURES, ORIGIN, _sites, crawl_fixture, load_expected
 
 SITES = _sites("learned_blog")
 HOW = {"blog_pelican": "hatom", "blog_hentry": "h-entry", "blog_article": "article", "blog_feedonly": "feed"}

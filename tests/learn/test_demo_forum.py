@@ -13,7 +13,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from crawler.demo.site import SiteServer
-from crawler.testing.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
 
 POSTS_PER_PAGE = 6
 

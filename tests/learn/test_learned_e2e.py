@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from crawler.learn.evaluate import score
-from crawler.testing.expected import FIXTURES, _manifest, _sites, crawl_fixture, load_expected
+from tests.helpers.evaluate import score
+from tests.helpers.expected import FIXTURES, _manifest, _sites, crawl_fixture, load_expected
 
 SITES = _sites("learned")
 STYLES = {

@@ -27,7 +27,7 @@ import redis
 
 from crawler.addon import ClusterAddon
 from crawler.demo.site import SiteServer
-from crawler.testing.redis_server import REDIS_SERVER
+from tests.helpers.redis_server import REDIS_SERVER
 from tests.helpers import ROOT
 from tests.helpers.ops import EXTENSIONS, HEALTH_LINE, PIPELINES, cli, ready, wait_until
 from tests.helpers.k8s import container, find, render

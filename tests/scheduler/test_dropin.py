@@ -16,7 +16,7 @@ from tests.helpers.foreign import crawl, foreign_project, start
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from crawler.testing.redis_server import RedisServer
+    from tests.helpers.redis_server import RedisServer
 
 
 @pytest.mark.slow

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
-from crawler.testing.fixture_server import route_key
+from crawler.demo.fixture_server import route_key
+from crawler.demo.fixtures import SITES
 from tests.extract.sitegen.content import CODE, HTTP_DATE, FPost
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "profiles"
 
 
 @dataclass
@@ -54,7 +54,7 @@ class Site:
         self.files[filename] = body.encode(encoding)
 
     def write(self) -> Path:
-        root = FIXTURES / self.engine / "site"
+        root = SITES / self.engine
         if root.exists():
             shutil.rmtree(root)
         root.mkdir(parents=True)

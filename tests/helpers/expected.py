@@ -7,20 +7,23 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from crawler.testing.crawl import CrawlResult, run_crawl
-from crawler.testing.fixture_server import FixtureServer
+from crawler.demo.fixture_server import FixtureServer
+from crawler.demo.fixtures import SITES
+from tests.helpers.crawl import CrawlResult, run_crawl
 
-FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "profiles"
+#: Each fixture site's expected output (``<name>/expected.json``) and, for captured and lab
+#: sites, its database truth (``<name>/truth.json``); the sites themselves are :data:`SITES`.
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "profiles"
 #: Stands for the fixture server's random origin in expected output.
 ORIGIN = "http://fixture.test"
 
 
 def _manifest(name: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / name / "site" / "routes.json").read_text(encoding="utf-8"))
+    return json.loads((SITES / name / "routes.json").read_text(encoding="utf-8"))
 
 
 def _sites(kind: str) -> list[str]:
-    names = sorted(p.parent.parent.name for p in FIXTURES.glob("*/site/routes.json"))
+    names = sorted(p.parent.name for p in SITES.glob("*/routes.json"))
     return [n for n in names if _manifest(n).get("kind", "forum") == kind]
 
 
@@ -41,14 +44,14 @@ def blog_sites() -> list[str]:
 
 
 def all_sites() -> list[str]:
-    return sorted(p.parent.parent.name for p in FIXTURES.glob("*/site/routes.json"))
+    return sorted(p.parent.name for p in SITES.glob("*/routes.json"))
 
 
 def crawl_fixture(
     engine: str, spider: str | None = None
 ) -> tuple[list[dict[str, Any]], CrawlResult, FixtureServer]:
     """Serve ``engine``'s fixture site, crawl it, return normalized sorted items."""
-    site = FIXTURES / engine / "site"
+    site = SITES / engine
     manifest = _manifest(engine)
     args = dict(manifest.get("args") or {})
     if manifest.get("timezone"):

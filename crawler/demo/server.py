@@ -2,10 +2,10 @@
 
 A :class:`Site` maps, for each of its hosts, a request target to a :class:`Response`; it may be
 generated (:class:`crawler.demo.content.GeneratedForum`) or loaded from a folder
-(:class:`crawler.testing.fixture_server.RoutesSite`). :class:`LoopbackServer` gives every host
+(:class:`crawler.demo.fixture_server.RoutesSite`). :class:`LoopbackServer` gives every host
 its own listening socket (127.0.0.1 on a free port unless told otherwise) and answers from the
 site, with optional per-host latency, fault hooks and robots.txt overrides. Every request goes
-to a :class:`~crawler.testing.recorder.Recorder`.
+to a :class:`~crawler.demo.recorder.Recorder`.
 
 One thread accepts on all listening sockets; each connection gets a thread (HTTP/1.1 keep-alive),
 so a fault hook or a latency may simply block. :meth:`LoopbackServer.stop` cuts latencies short,
@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler
 from types import TracebackType
 from typing import Any, Protocol, Self
 
-from crawler.testing.recorder import Recorder, RequestRecord
+from crawler.demo.recorder import Recorder, RequestRecord
 
 logger = logging.getLogger(__name__)
 

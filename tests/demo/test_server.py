@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from crawler.testing.recorder import Recorder
-from crawler.testing.server import LoopbackServer, Response
+from crawler.demo.recorder import Recorder
+from crawler.demo.server import LoopbackServer, Response
 
 FIXED_DATE = "Sat, 02 Mar 2024 04:00:00 GMT"
 

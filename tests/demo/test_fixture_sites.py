@@ -1,5 +1,5 @@
-"""Every routes.json fixture site in the tree (written by tests/extract/sitegen and by hand) is
-served by the one server, through FixtureServer, exactly as its manifest says."""
+"""Every routes.json fixture site (crawler/demo/sites, written by tests/extract/sitegen and the
+capture scripts) is served by the one server, through FixtureServer, exactly as its manifest says."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from crawler.testing.expected import FIXTURES
-from crawler.testing.fixture_server import ORIGIN, FixtureServer, route_key
+from crawler.demo.fixture_server import ORIGIN, FixtureServer, route_key
+from crawler.demo.fixtures import SITES as SITES_DIR
 
-SITES = sorted(p.parent for p in FIXTURES.glob("*/site/routes.json"))
+SITES = sorted(p.parent for p in SITES_DIR.glob("*/routes.json"))
 
 
 def request(base_url: str, target: str) -> tuple[int, http.client.HTTPMessage, bytes]:
@@ -29,7 +29,7 @@ def test_there_are_fixture_sites() -> None:
     assert len(SITES) >= 10
 
 
-@pytest.mark.parametrize("site_dir", SITES, ids=[p.parent.name for p in SITES])
+@pytest.mark.parametrize("site_dir", SITES, ids=[p.name for p in SITES])
 def test_every_route_is_served_as_its_manifest_says(site_dir: Path) -> None:
     manifest = json.loads((site_dir / "routes.json").read_text(encoding="utf-8"))
     with FixtureServer(site_dir) as server:
@@ -48,7 +48,7 @@ def test_every_route_is_served_as_its_manifest_says(site_dir: Path) -> None:
 
 
 def test_lookup_is_canonical_but_forgives_nothing_else() -> None:
-    site_dir = FIXTURES / "wordpress" / "site"
+    site_dir = SITES_DIR / "wordpress"
     routes = json.loads((site_dir / "routes.json").read_text(encoding="utf-8"))["routes"]
     target = next(t for t in routes if t.count("&") >= 2)
     path, query = target.split("?")

@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+import crawler
+
+#: The checkout whose ``crawler`` package is imported (the bench imports a snapshot of it):
+#: crawls run there, on that code.
+PROJECT_ROOT = Path(crawler.__file__).resolve().parents[1]
 
 #: Settings every fixture crawl runs with: the project's own (the cluster add-on, so the
 #: distributed frontier on an embedded Redis of its own), made quick for small local sites.

@@ -1,6 +1,6 @@
 """What a local test server saw: every request, per-host concurrency, gaps between starts.
 
-:class:`~crawler.testing.server.LoopbackServer` calls :meth:`Recorder.begin` when it has read a
+:class:`~crawler.demo.server.LoopbackServer` calls :meth:`Recorder.begin` when it has read a
 request line and :meth:`Recorder.end` just before it writes the response, so a client that
 holds a response always finds it recorded. Times are ``time.monotonic()`` of the server process.
 

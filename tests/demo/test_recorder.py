@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from crawler.testing.recorder import Recorder, RequestRecord, min_start_gap, peak_overlap
+from crawler.demo.recorder import Recorder, RequestRecord, min_start_gap, peak_overlap
 
 
 def answer(recorder: Recorder, host: int, path: str, status: int = 200) -> RequestRecord:

@@ -14,8 +14,8 @@ origin ``http://fixture.invalid``, replaced with the server's own origin when se
 The ``Date`` header is the fixed ``date`` of the manifest, which is the "now" that the pages'
 relative dates were written against.
 
-:class:`RoutesSite` is such a folder as a :class:`~crawler.testing.server.Site`;
-:class:`FixtureServer` serves one with :class:`~crawler.testing.server.LoopbackServer`.
+:class:`RoutesSite` is such a folder as a :class:`~crawler.demo.server.Site`;
+:class:`FixtureServer` serves one with :class:`~crawler.demo.server.LoopbackServer`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Self
 
 from w3lib.url import canonicalize_url
 
-from crawler.testing.server import LoopbackServer, Response
+from crawler.demo.server import LoopbackServer, Response
 
 logger = logging.getLogger(__name__)
 
