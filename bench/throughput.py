@@ -23,9 +23,9 @@ OURS = ["-s", "CRAWLER_ITEMS_STREAM=False"]  # the others store no items in Redi
 PER_HOST_1 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1"]
 PER_HOST_8 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "CRAWLER_HOST_MAX_INFLIGHT=8"]
 
-# Scrapy alone with the node's garbage-collector tuning (crawler.ops.collector): how much
+# Scrapy alone with the node's garbage-collector tuning (crawler.ops.gc_tuning): how much
 # of ours' lead is that, which any Scrapy project could copy, and how much the scheduler
-GC_TUNED = ["-s", 'EXTENSIONS={"benchext.BenchStats": 0, "crawler.ops.collector.GcTuning": 0}']
+GC_TUNED = ["-s", 'EXTENSIONS={"benchext.BenchStats": 0, "crawler.ops.gc_tuning.GcTuning": 0}']
 
 IDLE_PROBE = 5.0  # seconds an external Redis is watched idle before its crawl
 

@@ -91,7 +91,7 @@ class ClusterAddon:
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", "crawler.ops.stats_file.StatsFile", 500)
         settings.setdefault_in_component_priority_dict(
-            "EXTENSIONS", "crawler.ops.collector.GcTuning", 500)
+            "EXTENSIONS", "crawler.ops.gc_tuning.GcTuning", 500)
         settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", "crawler.ops.sink.RedisStreamSink", 900)
         settings.set_in_component_priority_dict(

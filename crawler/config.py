@@ -54,6 +54,8 @@ def parse(setting: Setting, raw: Any) -> Any:
         return _codes(name, raw)
     if kind == "zones":
         return _zones(name, raw)
+    if kind == "zone":
+        return check_zone(name, raw)
     if kind == "crawl_id":
         if not CRAWL_ID.match(str(raw)):
             raise ConfigError(f"{name} ({raw!r}) must be 1 to 100 letters, digits, '.', '_' "
@@ -97,8 +99,6 @@ def _codes(name: str, raw: Any) -> list[int]:
 
 
 def _zones(name: str, raw: Any) -> dict[str, str]:
-    from zoneinfo import ZoneInfo  # noqa: PLC0415
-
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -108,12 +108,19 @@ def _zones(name: str, raw: Any) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise ConfigError(f"{name} ({raw!r}) must be an object of site -> IANA time zone")
     for site, zone in dict(raw).items():
-        try:
-            ZoneInfo(str(zone))
-        except (ValueError, KeyError, OSError):
-            raise ConfigError(f"{name}: {zone!r} (for {site!r}) is not an IANA time zone, "
-                              "e.g. Asia/Shanghai") from None
+        check_zone(f"{name}: {site!r}", zone)
     return dict(raw)
+
+
+def check_zone(name: str, raw: Any) -> str:
+    """An IANA time zone name, or ConfigError naming ``name``."""
+    from zoneinfo import ZoneInfo  # noqa: PLC0415
+
+    try:
+        ZoneInfo(str(raw))
+    except (ValueError, KeyError, OSError):
+        raise ConfigError(f"{name} ({raw!r}) is not an IANA time zone, e.g. Asia/Shanghai") from None
+    return str(raw)
 
 
 def known_names(settings: BaseSettings) -> set[str]:

@@ -26,6 +26,7 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.exceptions import DropItem
 
+from crawler import config
 from crawler.dates import normalize_date
 from crawler.items import REQUIRED
 from crawler.profiles import get_profile
@@ -152,8 +153,8 @@ class NormalizeDatesPipeline:
         return cls(
             crawler,
             crawler.stats,
-            settings.get("CRAWLER_TIMEZONE"),
-            settings.getdict("CRAWLER_SITE_TIMEZONES"),
+            config.value(settings, "CRAWLER_TIMEZONE"),
+            config.value(settings, "CRAWLER_SITE_TIMEZONES"),
         )
 
     def process_item(self, item: Any) -> Any:

@@ -30,7 +30,7 @@ class Setting:
 
     @property
     def type_text(self) -> str:
-        text = {"codes": "list of int", "zones": "dict", "crawl_id": "str"}.get(self.kind, self.kind)
+        text = {"codes": "list of int", "zones": "dict", "zone": "str", "crawl_id": "str"}.get(self.kind, self.kind)
         if self.low is not None and self.high is not None:
             text += f" {_num(self.low)}..{_num(self.high)}"
         elif self.low is not None:
@@ -178,7 +178,7 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_SITE_TIMEZONES", "zones", {}, "pipelines",
       "Per-site time zones of displayed dates, a JSON object: "
       "`{\"bbs.example.cn\": \"Asia/Shanghai\"}`."),
-    S("CRAWLER_TIMEZONE", "str", None, "pipelines",
+    S("CRAWLER_TIMEZONE", "zone", None, "pipelines",
       "IANA time zone of dates that forums display without one. `None`: the profile's "
       "default.", none=True),
     # Operations
@@ -199,7 +199,7 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_STATS_FILE", "path", None, "`crawler.ops.stats_file`",
       "Where to write every crawl stat as one JSON object at the end. `None`: no file.",
       none=True),
-    S("CRAWLER_GC_THRESHOLD", "int", 10_000, "`crawler.ops.collector`",
+    S("CRAWLER_GC_THRESHOLD", "int", 10_000, "`crawler.ops.gc_tuning`",
       "Net allocations between two young collections of Python's garbage collector while the "
       "spider is open (Python's default: 700, which costs a crawl 8-10% of its CPU); the "
       "objects alive at start are frozen out of full collections. `0`: Python's own "

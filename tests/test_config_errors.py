@@ -55,7 +55,9 @@ CASES += [(_setting(a), m) for a, m in [
     ("CRAWLER_CRAWL_ID=a}b", "error: CRAWLER_CRAWL_ID ('a}b') must be 1 to 100 letters"),
     ("CRAWLER_SITE_TIMEZONES=notjson", "error: CRAWLER_SITE_TIMEZONES ('notjson') must be a JSON"),
     ('CRAWLER_SITE_TIMEZONES={"a.org": "Mars/Olympus"}',
-     "error: CRAWLER_SITE_TIMEZONES: 'Mars/Olympus' (for 'a.org') is not an IANA time zone"),
+     "error: CRAWLER_SITE_TIMEZONES: 'a.org' ('Mars/Olympus') is not an IANA time zone"),
+    # An unknown zone used to drop every item, one traceback each, and exit 0.
+    ("CRAWLER_TIMEZONE=Mars/Olympus", "error: CRAWLER_TIMEZONE ('Mars/Olympus') is not an IANA time zone"),
     ("DOWNLOAD_DELY=1", "error: unknown setting DOWNLOAD_DELY; did you mean DOWNLOAD_DELAY?"),
     ("CRAWLER_HOST_PAGE_LIMT=5",
      "error: unknown setting CRAWLER_HOST_PAGE_LIMT; did you mean CRAWLER_HOST_PAGE_LIMIT?"),

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from crawler import config
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
@@ -67,7 +68,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve-fixture", help="serve fixture sites of real engines on 127.0.0.1 "
                        "until Ctrl-C, to try a crawl on (phpbb, discuz, wordpress, ...)")
     p.add_argument("sites", nargs="+", metavar="SITE",
-                   help="fixture site names (tests/fixtures/profiles/<SITE>/site)")
+                   help="fixture site names (crawler/demo/sites/<SITE>)")
     p.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
                    help="delay every response (default 0)")
     p = sub.add_parser("learn", help="learn a forum's template and print it as a profile module")
@@ -114,7 +115,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     target = open_target(args)
     status = target.cluster.status(
-        top=args.top, node_timeout=target.settings.getfloat("CRAWLER_NODE_TIMEOUT"))
+        top=args.top, node_timeout=config.value(target.settings, "CRAWLER_NODE_TIMEOUT"))
     print(json.dumps(status, indent=2) if args.json else render(status, target.url))
     return 0
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from scrapy import Request
 from scrapy.utils.httpobj import urlparse_cached
 
+from crawler import config
 from crawler.ops.connect import CliError
 from crawler.redis import stop_embedded
 
@@ -33,8 +34,8 @@ def seed(target: Target, urls: list[str], *, dont_filter: bool = False) -> SeedR
     s = target.settings
     return target.cluster.seed([_request(url, dont_filter) for url in urls],
                                dont_filter=dont_filter,
-                               host_limit=s.getint("CRAWLER_HOST_PAGE_LIMIT"),
-                               vnodes=s.getint("CRAWLER_RING_VNODES"))
+                               host_limit=config.value(s, "CRAWLER_HOST_PAGE_LIMIT"),
+                               vnodes=config.value(s, "CRAWLER_RING_VNODES"))
 
 
 def _request(url: str, dont_filter: bool) -> Request:
@@ -91,7 +92,7 @@ def remove_state_folder(target: Target) -> Path | None:
 
 
 def live_nodes(target: Target) -> list[str]:
-    return target.cluster.live_nodes(target.settings.getfloat("CRAWLER_NODE_TIMEOUT"))
+    return target.cluster.live_nodes(config.value(target.settings, "CRAWLER_NODE_TIMEOUT"))
 
 
 def purge(target: Target, *, force: bool = False) -> int:

@@ -47,6 +47,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.extensions.logstats import LogStats
 from scrapy.utils.asyncio import create_looping_call
 
+from crawler import config
 from crawler.ops.metrics import scheduler_health
 from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
 from crawler.scheduler.cluster import Cluster
@@ -114,7 +115,7 @@ class ProgressExtension:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        interval = crawler.settings.getfloat("CRAWLER_PROGRESS_INTERVAL")
+        interval = config.value(crawler.settings, "CRAWLER_PROGRESS_INTERVAL")
         if interval <= 0:
             raise NotConfigured
         live = not crawler.settings.get("LOG_FILE") and sys.stderr.isatty()
@@ -314,7 +315,7 @@ class LogStatsUnlessProgress(LogStats):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        if crawler.settings.getfloat("CRAWLER_PROGRESS_INTERVAL") > 0 and any(
+        if config.value(crawler.settings, "CRAWLER_PROGRESS_INTERVAL") > 0 and any(
                 _is_progress(name) for name, order in
                 crawler.settings.getwithbase("EXTENSIONS").items() if order is not None):
             raise NotConfigured
@@ -345,7 +346,7 @@ def plural(kind: str) -> str:
 def state_location(crawler: Crawler) -> str:
     """Where the crawl's state lives: the embedded server's folder, or the Redis URL."""
     if not crawler.settings.get("REDIS_URL"):
-        return str(crawl_state_dir(crawler.settings.get("CRAWLER_STATE_DIR"), crawl_id(crawler)))
+        return str(crawl_state_dir(config.value(crawler.settings, "CRAWLER_STATE_DIR"), crawl_id(crawler)))
     from crawler.redis import redact  # noqa: PLC0415
 
     return redact(crawler.settings.get("REDIS_URL") or "?")

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from scrapy import signals
+from crawler import config
 from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ class StatsFile:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
-        path = crawler.settings.get("CRAWLER_STATS_FILE")
+        path = config.value(crawler.settings, "CRAWLER_STATS_FILE")
         if not path:
             raise disabled(cls, "CRAWLER_STATS_FILE is not set")
         extension = cls(crawler, Path(path))

@@ -30,7 +30,7 @@ from crawler.profiles._utils import join_text, to_int
 from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.wordpress import WordPress
-from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
+from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ logger = logging.getLogger(__name__)
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class BlogSpider(scrapy.Spider):
     name = "blog"
-    custom_settings: ClassVar[dict[str, Any]] = dict(FORUM_SETTINGS)
+    custom_settings: ClassVar[dict[str, Any]] = dict(SPIDER_SETTINGS)
     default_charset = None
 
     def __init__(self, start_url: str | None = None, timezone: str | None = None, **kwargs: Any):
@@ -57,7 +57,6 @@ class BlogSpider(scrapy.Spider):
     @staticmethod
     def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
-        check_start_url(start_url)
         check_timezone(timezone)
 
     async def start(self) -> AsyncIterator[scrapy.Request]:

@@ -28,11 +28,8 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import scrapy
 from scrapy.http import Response, TextResponse
@@ -40,24 +37,16 @@ from scrapy.utils.misc import build_from_crawler
 
 from crawler.incremental import LISTING, row_meta
 from crawler.learn.rows import ROW_FIELDS
-from crawler.pipelines import ITEM_PIPELINES
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
 from crawler.spiders.arguments import one_site
+from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)
 
 # Higher runs first: finish the listing levels before descending (breadth-first per level).
 PRIORITY = {PageKind.INDEX: 30, PageKind.BOARD: 20, PageKind.PAGE: 15, PageKind.THREAD: 10}
 
-FORUM_SETTINGS: dict[str, Any] = {
-    "ITEM_PIPELINES": ITEM_PIPELINES,
-    # After HttpCompressionMiddleware (590) on the way back, so it sees the decoded body.
-    "DOWNLOADER_MIDDLEWARES": {"crawler.encoding.CharsetMiddleware": 580},
-    # Scrapy 2.19 creates CONCURRENT_ITEMS tasks per response; 8 is plenty for forum pages.
-    "CONCURRENT_ITEMS": 8,
-    "FEED_EXPORT_ENCODING": "utf-8",
-}
 
 
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
@@ -69,7 +58,7 @@ class ForumSpider(scrapy.Spider):
     profile_class: ClassVar[type[ForumProfile] | None] = None
     #: Where profiles are looked up by name and detected.
     registry: ClassVar[ProfileRegistry] = REGISTRY
-    custom_settings: ClassVar[dict[str, Any]] = FORUM_SETTINGS
+    custom_settings: ClassVar[dict[str, Any]] = SPIDER_SETTINGS
 
     def __init__(
         self,
@@ -98,7 +87,6 @@ class ForumSpider(scrapy.Spider):
         cls, start_url: str | None = None, timezone: str | None = None, fallback: str | None = None, **_: Any
     ) -> None:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
-        check_start_url(start_url)
         check_timezone(timezone)
         for name in _names(fallback) or ():
             cls.registry.named_fallback(name)
@@ -247,39 +235,6 @@ def _names(value: str | None) -> tuple[str, ...] | None:
     if value is None:
         return None
     return tuple(name.strip() for name in value.split(",") if name.strip())
-
-
-def check_start_url(start_url: str | None) -> None:
-    if not start_url:
-        raise ValueError("give the site to crawl: -a start_url=URL")
-    if not start_url.startswith(("http://", "https://")):
-        raise ValueError(f"start_url {start_url!r} must start with http:// or https://")
-
-
-def check_timezone(timezone: str | None) -> None:
-    if timezone is None:
-        return
-    try:
-        ZoneInfo(timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"timezone {timezone!r} is not an IANA zone name (like Asia/Shanghai)") from None
-
-
-def site_domain(url: str) -> str:
-    """The host of ``url`` without port and without a leading ``www.``."""
-    host = urlsplit(url).hostname or ""
-    return host.removeprefix("www.")
-
-
-def fetch_time(response: Response) -> str:
-    """The server's Date header (the clock its relative dates were rendered against), else now."""
-    header = response.headers.get(b"Date")
-    if header:
-        try:
-            return parsedate_to_datetime(header.decode("latin-1")).astimezone(UTC).isoformat()
-        except (TypeError, ValueError):
-            pass
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _engine_spider(profile: type[ForumProfile]) -> type[ForumSpider]:

@@ -32,12 +32,12 @@ from crawler.blogs.feeds import feed_links
 from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
-from crawler.spiders.forum import FORUM_SETTINGS, check_start_url, check_timezone, fetch_time, site_domain
+from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
 
 logger = logging.getLogger(__name__)
 
-BLOG_SETTINGS: dict[str, Any] = dict(FORUM_SETTINGS)
+BLOG_SETTINGS: dict[str, Any] = dict(SPIDER_SETTINGS)
 
 
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
@@ -68,7 +68,6 @@ class WordPressSpider(scrapy.Spider):
         start_url: str | None = None, per_page: str | int = 100, timezone: str | None = None, **_: Any
     ) -> None:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
-        check_start_url(start_url)
         check_timezone(timezone)
         if not str(per_page).isdigit() or not 1 <= int(per_page) <= 100:
             raise ValueError(

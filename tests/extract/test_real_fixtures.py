@@ -23,7 +23,7 @@ from crawler.blogs.wordpress import WordPress
 from crawler.dates import normalize_date
 from crawler.profiles import detect_profile, get_profile
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
-from crawler.spiders.forum import fetch_time
+from crawler.spiders.common import fetch_time
 from tests.extract.realsites import (
     ABSENT_KINDS,
     BLOG_KINDS,

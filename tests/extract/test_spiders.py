@@ -16,7 +16,8 @@ from crawler.items import Post, Thread
 from crawler.profiles import REGISTRY
 from crawler.profiles.base import PageKind
 from crawler.spiders import forum
-from crawler.spiders.forum import ForumSpider, site_domain
+from crawler.spiders.common import site_domain
+from crawler.spiders.forum import ForumSpider
 from tests.helpers.expected import SITES
 
 SITE = SITES / "phpbb"

@@ -8,7 +8,7 @@ import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from crawler.ops.collector import GcTuning
+from crawler.ops.gc_tuning import GcTuning
 
 
 @pytest.fixture
