@@ -72,13 +72,6 @@ def to_int(text: str | int | None) -> int | None:
         return None
 
 
-def outer_html(sel: Selector | SelectorList | None) -> str | None:
-    if sel is None:
-        return None
-    html = sel.get() if hasattr(sel, "get") else None
-    return html.strip() if html else None
-
-
 #: Removed from every post body before computing body_text: quotes of other posts,
 #: signatures, scripts. Profiles add engine-specific ones in ``text_strip``.
 TEXT_STRIP = (
