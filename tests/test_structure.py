@@ -1,0 +1,115 @@
+"""The package's shape, as its next maintainer feels it: short modules and classes, no import
+circle at import time, a reading library that loads no crawl machinery, ops that go through the
+node's interface rather than the Redis key layout, and no test code in the package."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "crawler"
+MAX_MODULE_LINES = 400
+MAX_CLASS_METHODS = 20
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _import_time_imports(name: str, path: Path) -> set[str]:
+    """The ``crawler`` modules that importing ``name`` imports at once: module-level imports,
+    leaving out those under ``if TYPE_CHECKING`` and those inside functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        for child in ast.walk(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                break
+            if isinstance(child, ast.Import):
+                found |= {a.name for a in child.names}
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    base = ".".join(package.split(".")[: len(package.split(".")) - child.level + 1] + [base]).strip(".")
+                submodules = {f"{base}.{a.name}" for a in child.names} & set(MODULES)
+                found |= submodules
+                if len(submodules) < len(child.names):  # names defined by the module itself
+                    found.add(base)
+    return {m for m in found if m in MODULES and m != name}
+
+
+def test_no_module_is_too_long() -> None:
+    long = {n: len(p.read_text().splitlines()) for n, p in MODULES.items()}
+    assert not {n: k for n, k in long.items() if k > MAX_MODULE_LINES}, \
+        f"split these modules (at most {MAX_MODULE_LINES} lines)"
+
+
+def test_no_class_has_too_many_methods() -> None:
+    big = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                methods = [b for b in node.body if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))]
+                if len(methods) > MAX_CLASS_METHODS:
+                    big[f"{name}.{node.name}"] = len(methods)
+    assert not big, f"split these classes (at most {MAX_CLASS_METHODS} methods)"
+
+
+def test_no_import_circle_runs_at_import_time() -> None:
+    graph = {name: _import_time_imports(name, path) for name, path in MODULES.items()}
+    circles = []
+
+    def visit(name: str, trail: list[str]) -> None:
+        for target in graph[name]:
+            if target in trail:
+                circles.append(trail[trail.index(target):] + [target])
+            elif target not in done:
+                visit(target, [*trail, target])
+        done.add(name)
+
+    done: set[str] = set()
+    for name in graph:
+        if name not in done:
+            visit(name, [name])
+    # A package importing its own submodules is how Python packages work, not a circle.
+    real = [c for c in circles if not all(b.startswith(a + ".") or a.startswith(b + ".") for a, b in zip(c, c[1:]))]
+    assert not real, f"import circles: {real[:5]}"
+
+
+@pytest.mark.parametrize("package", ["crawler.learn", "crawler.profiles"])
+def test_the_reading_library_loads_no_crawl_machinery(package: str) -> None:
+    # Every module of it: the profiles package imports its modules anyway, learn/ does not.
+    modules = [n for n in MODULES if n == package or n.startswith(package + ".")]
+    code = (f"import sys, {', '.join(modules)}; "
+            "print(' '.join(m for m in sys.modules if m.startswith("
+            "('crawler.scheduler', 'scrapy.core', 'scrapy.crawler', 'twisted.internet.reactor'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert not loaded, f"importing {package} loads {loaded}"
+
+
+def test_ops_go_through_the_node_not_the_key_layout() -> None:
+    readers = [n for n in MODULES if n.startswith("crawler.ops.")
+               and "crawler.scheduler.keys" in _import_time_imports(n, MODULES[n])]
+    assert not readers, f"{readers} import the Redis key layout"
+
+
+def test_the_package_holds_no_test_code() -> None:
+    assert "crawler.testing" not in MODULES and "crawler.profiles.generic" not in MODULES
+    for name, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        assert "from tests" not in text and "import tests" not in text, f"{name} imports the tests"
