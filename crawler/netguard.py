@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import socket
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 from scrapy.resolver import CachingHostnameResolver
 from zope.interface import implementer
@@ -98,3 +100,34 @@ class PublicAddressResolver(CachingHostnameResolver):
                            "loopback, link-local or reserved address (set "
                            "CRAWLER_ALLOW_PRIVATE_ADDRESSES to crawl such sites)",
                            {"host": host, "address": address})
+
+
+#: what a refused start URL's error tells the user to add
+ALLOW = "-s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"
+
+
+def private_address(url: str) -> str | None:
+    """The non-public address *url*'s host resolves to, when every address it resolves to
+    is one (the crawl would fetch nothing there); ``None`` when one is public, or when the
+    host does not resolve here (the crawl then reports it as it goes)."""
+    host = urlsplit(url).hostname or ""
+    try:
+        infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+    except (OSError, UnicodeError):
+        return None
+    addresses = [str(info[4][0]) for info in infos]
+    if not addresses or any(is_public(address) for address in addresses):
+        return None
+    return addresses[0]
+
+
+def refused_start_url(urls: list[str], settings: Any) -> str | None:
+    """One line for the first start URL the netguard would refuse, or ``None``."""
+    if value(settings, "CRAWLER_ALLOW_PRIVATE_ADDRESSES"):
+        return None
+    for url in urls:
+        if (address := private_address(url)) is not None:
+            return (f"start URL {url} is on {address}, a private, loopback or reserved "
+                    f"address, which the crawler does not connect to by default (SSRF guard); "
+                    f"to crawl a site there, add {ALLOW}")
+    return None

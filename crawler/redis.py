@@ -27,7 +27,7 @@ from twisted.internet.threads import deferToThread
 
 from crawler import embedded_watchdog
 from crawler.config import value
-from crawler.state import STATE_FILE, crawl_state_dir
+from crawler.state import STATE_FILE, crawl_state_dir, default_crawl_id, lock_state
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -75,7 +75,15 @@ class RedisUnavailable(RuntimeError):
 
 
 def crawl_id(crawler: Crawler) -> str:
-    return value(crawler.settings, "CRAWLER_CRAWL_ID") or crawler.spider.name
+    """:setting:`CRAWLER_CRAWL_ID`; unset, the spider name, plus the site on the embedded
+    Redis (each site a crawl of its own: :func:`crawler.state.default_crawl_id`)."""
+    if given := value(crawler.settings, "CRAWLER_CRAWL_ID"):
+        return given
+    spider = crawler.spider
+    if crawler.settings.get("REDIS_URL"):
+        return spider.name
+    urls = getattr(spider, "start_urls", None)
+    return default_crawl_id(spider.name, urls if isinstance(urls, (list, tuple)) else None)
 
 
 def client_from_crawler(crawler: Crawler) -> redis.Redis:
@@ -86,6 +94,7 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
         url = settings.get("REDIS_URL")
         if not url:
             state_dir = str(crawl_state_dir(value(settings, "CRAWLER_STATE_DIR"), crawl_id(crawler)))
+            lock_state(state_dir)  # one process per embedded state (StateLocked, one line)
             crawler._crawler_embedded_redis = start_embedded(state_dir)
             url = "unix://" + crawler._crawler_embedded_redis.socket_file
         client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),

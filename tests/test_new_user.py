@@ -23,6 +23,7 @@ from scrapy.utils.test import get_crawler
 from crawler.demo.fixtures import FixtureSites
 from crawler.ops.logs import QuietLogFormatter
 from crawler.spiders.follow import FollowSpider
+from crawler.state import default_crawl_id
 from tests.helpers import ROOT
 
 DEAD = "http://127.0.0.1:9/"  # the discard port: connection refused
@@ -52,14 +53,16 @@ def test_a_crawl_then_the_same_command_again(tmp_path, state_name):
     out = tmp_path / "pages.jl"
     with FixtureSites(["phpbb"]) as site:
         urls = f"start_urls={site.start_url('phpbb')},{DEAD}"
+        crawl_id = default_crawl_id("follow", [site.start_url("phpbb"), DEAD])  # one per site list
+        assert crawl_id.startswith("follow-127.0.0.1-") and "-2-sites-" in crawl_id
         # 1. from a subfolder of the project: the state is the project's all the same
         first = crawl("-a", urls, "-o", str(out), "-s", f"CRAWLER_STATE_DIR={state_name}",
                       cwd=ROOT / "docs")
         assert first.returncode == 0, first.stderr[-3000:]
-        state = ROOT / state_name / "follow"
+        state = ROOT / state_name / crawl_id
         assert state.is_dir() and not (ROOT / "docs" / state_name).exists()
         log = first.stderr
-        assert f"Starting crawl follow (state: {state})" in log
+        assert f"Starting crawl {crawl_id} (state: {state})" in log
         pages = len(out.read_text().splitlines())
         ok = {r.url for r in site.recorder.requests if not r.is_robots and r.status == 200}
         assert pages == len(ok) > 10  # one record per page (404s are not items)
@@ -93,14 +96,14 @@ def test_a_crawl_then_the_same_command_again(tmp_path, state_name):
         # 2. the same command again, from the project folder: the crawl says it finished
         again = crawl("-a", urls, "-o", str(out), "-s", f"CRAWLER_STATE_DIR={state_name}")
         assert again.returncode == 0, again.stderr[-3000:]
-        finished = [w for w in lines_at(again.stderr, "WARNING") if "Crawl follow finished on" in w]
+        finished = [w for w in lines_at(again.stderr, "WARNING") if f"Crawl {crawl_id} finished on" in w]
         assert finished and "delete the state or pick another -s CRAWLER_CRAWL_ID" in finished[0]
         assert len(out.read_text().splitlines()) == pages  # -o appended nothing, lost nothing
 
         # 3. -O over it is refused before anything is written
         refused = crawl("-a", urls, "-O", str(out), "-s", f"CRAWLER_STATE_DIR={state_name}")
         assert refused.returncode == 2
-        assert f"error: -O {out} would overwrite the items of crawl 'follow'" in refused.stderr
+        assert f"error: -O {out} would overwrite the items of crawl '{crawl_id}'" in refused.stderr
         assert f"append with -o {out}" in refused.stderr
         assert len(out.read_text().splitlines()) == pages
 
@@ -142,7 +145,8 @@ def test_ctrl_c_then_the_same_command_resumes(tmp_path, state_name):
         before = len(out.read_text().splitlines())
         resumed = crawl("-a", urls, *args)
         assert resumed.returncode == 0, resumed.stderr[-3000:]
-        line = re.search(r"Resuming crawl follow: (\d+) queued, \d+ leased, (\d+) seen", resumed.stderr)
+        crawl_id = re.escape(default_crawl_id("follow", [site.start_url("phpbb")]))
+        line = re.search(rf"Resuming crawl {crawl_id}: (\d+) queued, \d+ leased, (\d+) seen", resumed.stderr)
         assert line and int(line.group(1)) > 0 and int(line.group(2)) >= before
         fetched = [r.url for r in site.recorder.requests if not r.is_robots]
         assert len(fetched) == len(set(fetched))  # nothing fetched twice

@@ -2,6 +2,14 @@
 line naming the setting and a non-zero exit, not a traceback.
 
 ``REDIS_URL`` from the environment is used when no setting gives one (settings win).
+
+Exit status (the README's table): 0 a crawl that finished (or hit a ``CLOSESPIDER_*`` limit)
+having fetched something, an incremental pass included, or a graceful stop (Ctrl-C once,
+SIGTERM: it resumes); 1 an unexpected error; 2 refused at the start (bad setting or
+argument, a start URL on a private address, Redis unreachable or refusing the frontier, the
+embedded state in use by another crawl); 3 nothing fetched: every URL it tried failed or was
+filtered; 4 stopped before finishing for another reason (a stall, an error in a component);
+130 a forced stop (Ctrl-C twice).
 """
 
 from __future__ import annotations
@@ -18,7 +26,10 @@ from scrapy.utils.misc import load_object
 from crawler.addon import ClusterAddon
 from crawler.redis import RedisUnavailable, connect
 from crawler.scheduler.scheduler import REFUSED_STAT
-from crawler.state import crawl_state_dir, is_crawl_state
+from crawler.state import StateLocked, crawl_state_dir, default_crawl_id, is_crawl_state, lock_state
+
+#: exit statuses besides Scrapy's 0 (done), 1 (error) and 2 (usage)
+EXIT_REFUSED, EXIT_NOTHING_FETCHED, EXIT_STOPPED, EXIT_FORCED = 2, 3, 4, 130
 
 if TYPE_CHECKING:
     import argparse
@@ -27,6 +38,7 @@ if TYPE_CHECKING:
 class Command(ScrapyCrawl):
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
+        self._spargs = opts.spargs
         # set names of -s options: checked for typos in the preflight
         self._cmdline_names = [item.split("=", 1)[0] for item in opts.set or ()]
         if not self.settings.get("REDIS_URL") and os.environ.get("REDIS_URL"):
@@ -36,18 +48,44 @@ class Command(ScrapyCrawl):
         try:
             if len(args) == 1:
                 self._check_spider(args[0], opts.spargs)
-            self._preflight()
+            frontier = self._preflight()
+            if len(args) == 1 and frontier:
+                self._check_start(args[0], opts.spargs)
             if len(args) == 1 and opts.overwrite_output:
                 self._refuse_overwrite(args[0], opts.overwrite_output)
-        except (RedisUnavailable, ValueError) as exc:
+        except (RedisUnavailable, ValueError, StateLocked) as exc:
             print(f"error: {exc}", file=sys.stderr)
-            self.exitcode = 2
+            self.exitcode = EXIT_REFUSED
             return
+        self._note_forced_stop()
         super().run(args, opts)
         crawler = getattr(self, "_crawler", None)
-        if crawler is not None and (refused := crawler.stats.get_value(REFUSED_STAT)):
+        if crawler is None or self.exitcode:
+            return
+        if refused := crawler.stats.get_value(REFUSED_STAT):
             print(f"error: {refused}", file=sys.stderr)
-            self.exitcode = 2
+            self.exitcode = EXIT_REFUSED
+            return
+        stats = crawler.stats.get_stats()
+        if getattr(self, "_forced", False):
+            stats = {k: v for k, v in stats.items() if k != "finish_reason"}
+        self.exitcode, message = exit_status(stats)
+        if message:
+            print(f"error: {message}", file=sys.stderr)
+
+    def _note_forced_stop(self) -> None:
+        """Remember a second Ctrl-C (SIGTERM): Scrapy then stops the reactor at once, even
+        when the engine has just closed the spider gracefully."""
+        process = self.crawler_process
+        kill = getattr(process, "_signal_kill", None)
+        if kill is None:
+            return
+
+        def forced(signum: int, frame: object) -> None:
+            self._forced = True
+            kill(signum, frame)
+
+        process._signal_kill = forced  # installed by the first signal's handler
 
     def _create_crawler(self, spider: str):
         self._crawler = super()._create_crawler(spider)  # its stats say how it ended
@@ -67,9 +105,10 @@ class Command(ScrapyCrawl):
         if "watch" in arguments:  # any spider: read by the frontier (watch mode)
             watch_argument(arguments["watch"])
 
-    def _preflight(self) -> None:
+    def _preflight(self) -> bool:
         """Check what the frontier will run with (project and -s settings); a crawl in
-        Redis that this version cannot go on with is refused by the frontier's start."""
+        Redis that this version cannot go on with is refused by the frontier's start.
+        Whether the crawl runs on the frontier."""
         from crawler.config import validate  # noqa: PLC0415
         from crawler.scheduler.options import SchedulerOptions  # noqa: PLC0415
 
@@ -78,7 +117,7 @@ class Command(ScrapyCrawl):
                  *(n for n in settings if settings.getpriority(n) == 20)]  # project
         uses_addon = any(load_object(a) is ClusterAddon for a in settings.getdict("ADDONS"))
         if not uses_addon and "crawler.scheduler" not in str(settings.get("SCHEDULER")):
-            return
+            return False
         if uses_addon:
             ClusterAddon().update_settings(settings)
         validate(settings, names)
@@ -87,15 +126,30 @@ class Command(ScrapyCrawl):
             from crawler.config import value  # noqa: PLC0415
 
             connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT")).close()
+        return True
+
+    def _check_start(self, spider: str, arguments: dict[str, str]) -> None:
+        """Refuse, before anything is stored, start URLs the netguard would refuse (a crawl
+        of nothing, then "finished"), and a second process on one embedded state."""
+        from crawler.netguard import refused_start_url  # noqa: PLC0415
+
+        settings = self.settings.copy()
+        ClusterAddon().update_settings(settings)
+        urls = start_urls(self.crawler_process.spider_loader.load(spider), arguments)
+        if message := refused_start_url(urls, settings):
+            raise ValueError(message)
+        if not settings.get("REDIS_URL"):
+            lock_state(crawl_state_dir(settings.get("CRAWLER_STATE_DIR"),
+                                       crawl_of(spider, settings, arguments, self)))
 
     def _refuse_overwrite(self, spider: str, outputs: list[str]) -> None:
         """``-O FILE`` over a crawl that resumes would replace what its earlier runs wrote
         (a resumed crawl does not fetch those pages again): refuse, and say what to do."""
         settings = self.settings.copy()
         ClusterAddon().update_settings(settings)  # its defaults (CRAWLER_STATE_DIR)
-        crawl = settings.get("CRAWLER_CRAWL_ID") or spider
         if settings.get("REDIS_URL"):
             return  # a cluster's items go to its stream (python -m crawler export)
+        crawl = crawl_of(spider, settings, getattr(self, "_spargs", {}), self)
         state = crawl_state_dir(settings.get("CRAWLER_STATE_DIR"), crawl)
         if not is_crawl_state(state):
             return
@@ -107,3 +161,47 @@ class Command(ScrapyCrawl):
                     f"{state} and will not fetch those pages again; append with -o {output}, or "
                     f"start afresh: delete {state} or pick another -s CRAWLER_CRAWL_ID=...")
 
+
+
+def start_urls(spidercls: type, arguments: dict[str, str]) -> list[str]:
+    """The start URLs a spider gets from ``-a start_urls=``/``-a start_url=`` (comma-separated),
+    else its class's ``start_urls``."""
+    given = [u.strip() for name in ("start_urls", "start_url")
+             for u in str(arguments.get(name) or "").split(",") if u.strip()]
+    if given:
+        return list(dict.fromkeys(given))
+    urls = getattr(spidercls, "start_urls", None)
+    return list(urls) if isinstance(urls, (list, tuple)) else []
+
+
+def crawl_of(spider: str, settings, arguments: dict[str, str], command: Command) -> str:
+    """The crawl id the frontier will use (:func:`crawler.redis.crawl_id`)."""
+    from crawler.config import value  # noqa: PLC0415
+
+    if given := value(settings, "CRAWLER_CRAWL_ID"):
+        return given
+    if settings.get("REDIS_URL"):
+        return spider
+    return default_crawl_id(spider, start_urls(
+        command.crawler_process.spider_loader.load(spider), arguments))
+
+
+def exit_status(stats: dict) -> tuple[int, str | None]:
+    """The exit status of a crawl that ran, from its stats, and the error line to print."""
+    reason = stats.get("finish_reason")
+    fetched, failed = stats.get("outcomes/fetched", 0), stats.get("outcomes/failed", 0)
+    # refused: robots.txt, offsite, limits...; not URLs seen before (an incremental pass
+    # of a follow crawl that finds nothing new has only those)
+    refused = stats.get("outcomes/filtered", 0) - stats.get("outcomes/filtered/duplicate", 0)
+    if reason is None:  # the engine never closed: a second Ctrl-C stopped the reactor
+        return EXIT_FORCED, "forced stop: requests in flight were dropped (they are fetched " \
+            "again when the crawl resumes)"
+    if reason == "shutdown":  # Ctrl-C once, SIGTERM: handed back, resumes
+        return 0, None
+    if reason == "finished" or str(reason).startswith("closespider_"):
+        if not fetched and (failed or refused):
+            return EXIT_NOTHING_FETCHED, (
+                f"fetched 0 pages: {failed} URLs failed and {refused} were filtered (the "
+                "Crawl summary above says why; python -m crawler failures lists the failed ones)")
+        return 0, None
+    return EXIT_STOPPED, f"the crawl stopped before finishing (reason: {reason})"

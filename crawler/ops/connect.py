@@ -21,7 +21,7 @@ from crawler.scheduler.cluster import Cluster
 from crawler.redis import (UNREACHABLE, RedisUnavailable, connect, redact, start_embedded,
                            stop_embedded)
 from crawler.settings_defaults import DEFAULTS
-from crawler.state import is_crawl_state, state_root
+from crawler.state import check_crawl_id, is_crawl_state, state_root
 
 if TYPE_CHECKING:
     import argparse
@@ -72,7 +72,10 @@ def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
             # the folder a crawl logs ("Embedded Redis ... serving <dir>/<crawl id>")
             state_dir, crawl = state_dir.parent, state_dir.name
         crawl = crawl or _only_state(state_dir)
-        folder = state_dir / crawl
+        try:
+            folder = state_dir / check_crawl_id(crawl)  # not "..": purge deletes the folder
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
         if not folder.is_dir():
             raise CliError(f"no crawl {crawl!r} in {str(state_dir)!r} "
                            f"(crawls there: {', '.join(_states(state_dir)) or 'none'}); "

@@ -182,7 +182,7 @@ def test_an_embedded_crawl_of_the_classic_layout_is_refused_in_one_line(tmp_path
     stop_embedded(server)
     result = subprocess.run(
         [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://x.test/",
-         "-s", f"CRAWLER_STATE_DIR={tmp_path}"],
+         "-s", f"CRAWLER_STATE_DIR={tmp_path}", "-s", "CRAWLER_CRAWL_ID=follow"],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2, result.stderr[-2000:]
     assert "Traceback" not in result.stderr

@@ -147,7 +147,9 @@ def test_an_idle_node_takes_over_hosts_its_busy_owner_leaves_waiting(redis_serve
 
 def test_an_interrupted_embedded_crawl_resumes_without_refetching(tmp_path, nodes):
     state = tmp_path / "state"
-    settings = {**COMMON, "CRAWLER_STATE_DIR": state, "DOWNLOAD_DELAY": 0.05}
+    # named: without it the embedded crawl's id is per site (follow-<host>-3-sites-<digest>)
+    settings = {**COMMON, "CRAWLER_STATE_DIR": state, "DOWNLOAD_DELAY": 0.05,
+                "CRAWLER_CRAWL_ID": "follow"}
     with SiteServer(hosts=3, pages_per_host=40, latency=0.05, seed=15) as site:
         first = nodes("laptop", site.base_urls, **settings)
         assert site.wait_fetched(len(site.expected_urls()) // 2, timeout=120)

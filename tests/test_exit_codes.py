@@ -1,0 +1,180 @@
+"""What ``scrapy crawl`` exits with, and the crawl it picks (issue 29): a start URL the netguard
+refuses ends at once, one crawl (state folder) per site by default, one process per embedded
+state, exit statuses a script can tell apart (the README's table).
+
+Real crawls of fixture sites on 127.0.0.1, on the embedded Redis in a test's own state folder.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from crawler.commands.crawl import EXIT_FORCED, EXIT_NOTHING_FETCHED, EXIT_STOPPED, exit_status
+from crawler.demo.fixtures import FixtureSites
+from crawler.state import default_crawl_id
+from tests.helpers import ROOT
+
+DEAD = "http://127.0.0.1:9/"  # the discard port: connection refused
+ALLOW = ["-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]
+FAST = ["-s", "CRAWLER_IDLE_CLOSE=1", "-s", "DOWNLOAD_DELAY=0", "-s", "CRAWLER_BACKOFF_BASE=0.2",
+        "-s", "CRAWLER_BACKOFF_MAX=0.5", "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False"]
+
+
+def scrapy(*args: str) -> list[str]:
+    return [sys.executable, "-m", "scrapy", "crawl", *args]
+
+
+def run(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    return subprocess.run(scrapy(*args), cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def last_line(stderr: str) -> str:
+    return stderr.strip().splitlines()[-1]
+
+
+def test_a_start_url_on_a_private_address_is_refused_at_once(tmp_path):
+    state = tmp_path / "state"
+    with FixtureSites(["phpbb"]) as site:
+        url = site.start_url("phpbb")
+        began = time.monotonic()
+        refused = run("forum", "-a", f"start_urls={url}", "-o", str(tmp_path / "out.jl"),
+                      "-s", f"CRAWLER_STATE_DIR={state}", *FAST)
+        took = time.monotonic() - began
+        assert refused.returncode == 2, refused.stderr[-3000:]
+        line = last_line(refused.stderr)
+        assert line.startswith(f"error: start URL {url} is on 127.0.0.1"), line
+        assert line.endswith("add -s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"), line
+        assert "Traceback" not in refused.stderr
+        assert took < 30, took  # not a crawl of nothing until the idle close
+        assert site.recorder.requests == []
+    assert not state.exists(), "no crawl state (nor a 'finished' one) is left behind"
+    assert not (tmp_path / "out.jl").exists()
+
+
+def test_each_site_is_a_crawl_of_its_own_and_one_process_per_crawl(tmp_path):
+    state = tmp_path / "state"
+    common = ["-s", f"CRAWLER_STATE_DIR={state}", *ALLOW, *FAST]
+    with FixtureSites(["phpbb", "discuz"], latency=0.3) as site:
+        phpbb, discuz = site.start_url("phpbb"), site.start_url("discuz")
+        first_id = default_crawl_id("forum", [phpbb])
+        assert first_id == "forum-127.0.0.1-" + phpbb.split(":")[2].split("/")[0]
+        log = tmp_path / "first.log"
+        with log.open("w") as out:
+            first = subprocess.Popen(scrapy("forum", "-a", f"start_urls={phpbb}",
+                                            "-o", str(tmp_path / "phpbb.jl"), *common),
+                                     cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert site.recorder.wait_fetched(2, timeout=120), log.read_text()[-3000:]
+            # the same site again while it runs: refused in one line, the crawl untouched
+            second = run("forum", "-a", f"start_urls={phpbb}", "-o", str(tmp_path / "b.jl"),
+                         *common, timeout=120)
+            assert second.returncode == 2, second.stderr[-3000:]
+            line = last_line(second.stderr)
+            assert line.startswith(f"error: crawl state {state / first_id} is in use by another "
+                                   f"crawl (pid {first.pid})"), line
+            assert "Traceback" not in second.stderr
+            # another site at the same time: a new crawl of its own
+            other = run("forum", "-a", f"start_urls={discuz}", "-o", str(tmp_path / "discuz.jl"),
+                        *common)
+            assert other.returncode == 0, other.stderr[-3000:]
+            other_id = default_crawl_id("forum", [discuz])
+            assert f"Starting crawl {other_id} (state: {state / other_id})" in other.stderr
+            assert first.wait(180) == 0, log.read_text()[-3000:]
+        finally:
+            first.kill()
+            first.wait()
+        assert f"Starting crawl {first_id} (state: {state / first_id})" in log.read_text()
+        assert sorted(p.name for p in state.iterdir()) == sorted([first_id, other_id])
+        assert not (tmp_path / "b.jl").exists()
+        # the first site again: an incremental pass of its own crawl, which says so
+        again = run("forum", "-a", f"start_urls={phpbb}", "-o", str(tmp_path / "phpbb.jl"),
+                    *common)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert f"Crawl {first_id} finished on" in again.stderr
+        assert "This run is an incremental pass" in again.stderr
+
+
+def test_ids_that_would_leave_the_state_folder_are_refused(tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    for crawl in ("..", ".", "../x"):
+        refused = run("follow", "-a", "start_urls=http://x.test/", "-s", f"CRAWLER_STATE_DIR={state}",
+                      "-s", f"CRAWLER_CRAWL_ID={crawl}", *FAST, timeout=60)
+        assert refused.returncode == 2, refused.stderr[-2000:]
+        assert last_line(refused.stderr).startswith("error: "), refused.stderr[-2000:]
+        assert "Traceback" not in refused.stderr
+    status = subprocess.run([sys.executable, "-m", "crawler", "purge", "--yes", "--crawl", "..",
+                             "--state-dir", str(state)], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert status.returncode == 2 and "crawl id '..'" in status.stderr, status.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]
+    assert list(state.iterdir()) == []
+
+
+def test_nothing_fetched_is_a_failure(tmp_path):
+    result = run("follow", "-a", f"start_urls={DEAD}", "-s", f"CRAWLER_STATE_DIR={tmp_path}",
+                 *ALLOW, *FAST)
+    assert result.returncode == EXIT_NOTHING_FETCHED, result.stderr[-3000:]
+    assert last_line(result.stderr).startswith("error: fetched 0 pages: 1 URLs failed"), \
+        result.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_a_forced_stop_is_a_failure(tmp_path):
+    with FixtureSites(["phpbb"], latency=2.0) as site:
+        proc = subprocess.Popen(scrapy("forum", "-a", f"start_urls={site.start_url('phpbb')}",
+                                       "-s", f"CRAWLER_STATE_DIR={tmp_path}", *ALLOW, *FAST),
+                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            assert site.recorder.wait_fetched(1, timeout=120)
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)  # Ctrl-C twice
+            _, log = proc.communicate(timeout=120)
+        finally:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == EXIT_FORCED, log[-3000:]
+    assert "error: forced stop" in log
+
+
+@pytest.mark.parametrize(("stats", "status"), [
+    ({"finish_reason": "finished", "outcomes/fetched": 12}, 0),
+    # an incremental pass that found nothing new fetched its listings again (304 included)
+    ({"finish_reason": "finished", "outcomes/fetched": 3, "outcomes/filtered": 40}, 0),
+    ({"finish_reason": "closespider_pagecount", "outcomes/fetched": 5}, 0),
+    ({"finish_reason": "shutdown", "outcomes/fetched": 2}, 0),  # Ctrl-C once: it resumes
+    ({"finish_reason": "finished", "outcomes/failed": 2}, EXIT_NOTHING_FETCHED),
+    ({"finish_reason": "finished", "outcomes/filtered": 1}, EXIT_NOTHING_FETCHED),  # robots.txt
+    # a follow crawl's incremental pass that finds nothing new: its start URLs were seen
+    ({"finish_reason": "finished", "outcomes/filtered": 1, "outcomes/filtered/duplicate": 1}, 0),
+    ({}, EXIT_FORCED),  # the engine never closed: Ctrl-C twice
+    ({"finish_reason": "stalled", "outcomes/fetched": 9}, EXIT_STOPPED),
+    ({"finish_reason": "cancelled"}, EXIT_STOPPED),
+])
+def test_exit_status(stats, status):
+    code, message = exit_status(stats)
+    assert code == status
+    assert (message is None) == (status == 0)
+
+
+def test_default_crawl_ids():
+    assert default_crawl_id("forum", ["http://127.0.0.1:8080/index.php"]) == "forum-127.0.0.1-8080"
+    assert default_crawl_id("forum", ["https://bbs.example.cn/"]) == "forum-bbs.example.cn"
+    assert default_crawl_id("forum", []) == "forum"
+    several = default_crawl_id("follow", ["https://a.example/", "https://b.example/x"])
+    assert several.startswith("follow-a.example-2-sites-")
+    assert several == default_crawl_id("follow", ["https://a.example/y", "https://b.example/"])
+    assert several != default_crawl_id("follow", ["https://a.example/", "https://c.example/"])
+    assert default_crawl_id("x", ["http://[::1]:80/"]).startswith("x-")
+    for url in ("http://../", "http://a/..%2f..", "http://" + "a" * 300 + "/"):
+        crawl = default_crawl_id("forum", [url])
+        assert "/" not in crawl and not crawl.startswith(".") and len(crawl) <= 100
+
