@@ -40,6 +40,9 @@ class ClusterAddon:
             RedirectOffsiteMiddleware,
         )
 
+        from crawler.netguard import offline_public_suffix_list  # noqa: PLC0415
+
+        offline_public_suffix_list()  # the PSL from tldextract's snapshot, not downloaded
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
