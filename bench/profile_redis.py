@@ -122,7 +122,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
                 step("push", lambda: f.flush(outbox, [], epoch, ready))
             if acks:
                 step("ack", lambda: f.flush([], acks, epoch, ready))
-            leased, _ = step("lease", lambda: f.lease(ask, epoch))
+            leased, _ = step("lease", lambda: f.send([], [], epoch, None, lease=LeaseAsk(ask))[1])
         else:  # as a node refills: one round trip
             _, (leased, _) = f.send(outbox, acks, epoch, ready,
                                     lease=LeaseAsk(ask))

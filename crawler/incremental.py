@@ -18,8 +18,9 @@ Spiders opt in through request meta (the forum and blog spiders do):
 :class:`RevisitPipeline` emits on a revisit pass only new items and edited ones (their
 digest changed), the latter as dicts with a ``revision`` field (docs/items.md).
 
-All state is kept by :class:`crawler.scheduler.revisit.Revisits` (the frontier's Redis);
-without the frontier scheduler these components do nothing.
+All state is kept by :class:`crawler.scheduler.revisit.Revisits` (the frontier's Redis),
+the node's revisit state (:func:`crawler.scheduler.node.node_of`); without the frontier
+scheduler these components do nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from crawler.ops.sink import RedisStreamSink, items_streamed
 from crawler.scheduler import codec
 from crawler.scheduler.keys import host_of
 from crawler.scheduler.revisit import digest, next_interval
-from crawler.scheduler.scheduler import frontier_scheduler
+from crawler.scheduler.node import node_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -83,8 +84,8 @@ class _Component:
 
     @property
     def revisits(self) -> Revisits | None:
-        scheduler = frontier_scheduler(self.crawler)
-        return scheduler.revisits if scheduler is not None else None
+        node = node_of(self.crawler)
+        return node.revisits if node is not None else None
 
     def _stored(self, request: Request, meta: dict[str, Any]) -> bytes:
         """*request* as kept for a revisit: plain, ``dont_filter``, with *meta* only."""
@@ -152,7 +153,7 @@ class RevisitDownloaderMiddleware(_Component):
             return response
         fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
         revisits.schedule(host_of(request), fingerprint, payload,
-                          revisits.frontier.now_ms(), interval)
+                          revisits.now_ms(), interval)
         return response
 
 

@@ -13,6 +13,7 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 from crawler.config import value
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.scheduler.cluster import Cluster
+from crawler.scheduler.node import node_of
 from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
@@ -63,9 +64,9 @@ class RedisStreamSink:
 
     def spider_opened(self) -> None:
         self._cluster = Cluster(client_from_crawler(self.crawler), crawl_id(self.crawler))
-        scheduler = self.crawler.engine.scheduler
-        self._node = getattr(scheduler, "node", None) or self.crawler.settings.get(
-            "CRAWLER_NODE_ID") or ""
+        node = node_of(self.crawler)
+        self._node = (node.health()["node"] if node is not None else None) \
+            or self.crawler.settings.get("CRAWLER_NODE_ID") or ""
         self._ticker = create_looping_call(self.flush)
         self._ticker.start(_FLUSH_INTERVAL, now=False)
 

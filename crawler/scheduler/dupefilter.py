@@ -6,7 +6,8 @@ import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Self
 
-from scrapy.dupefilters import BaseDupeFilter
+from scrapy.dupefilters import BaseDupeFilter, RFPDupeFilter
+from scrapy.utils.misc import load_object
 from scrapy.utils.request import RequestFingerprinter
 
 from crawler.config import value
@@ -14,6 +15,7 @@ from crawler.config import value
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
 
     from crawler.scheduler.bloom import BloomFilter
     from crawler.scheduler.frontier import Frontier
@@ -150,3 +152,24 @@ class BloomDupeFilter(BaseDupeFilter):
                          "be shown (see DUPEFILTER_DEBUG to show all duplicates)",
                          {"request": request}, extra={"spider": self.crawler.spider})
             self.logdupes = False
+
+
+def dupefilter_class(settings: BaseSettings) -> type[BloomDupeFilter]:
+    """:setting:`DUPEFILTER_CLASS`, loaded as Scrapy's scheduler loads it.
+
+    Scrapy's default (``RFPDupeFilter``) stands for :class:`BloomDupeFilter`, so the
+    scheduler works as a drop-in; anything else must be a :class:`BloomDupeFilter`,
+    or a ``ValueError`` says so in one line.
+    """
+    name = settings["DUPEFILTER_CLASS"]
+    try:
+        cls = load_object(name)
+    except (ImportError, NameError, AttributeError, ValueError) as exc:
+        raise ValueError(f"DUPEFILTER_CLASS ({name!r}) cannot be loaded: {exc}") from None
+    if cls is RFPDupeFilter:
+        return BloomDupeFilter
+    if not (isinstance(cls, type) and issubclass(cls, BloomDupeFilter)):
+        raise ValueError(f"DUPEFILTER_CLASS ({name!r}) must be crawler.scheduler.BloomDupeFilter "
+                         f"or a subclass of it: the frontier keeps the crawl's seen URLs in "
+                         f"Redis, and this filter is each node's cache in front of them")
+    return cls

@@ -16,30 +16,29 @@ from scrapy.utils.asyncio import call_later
 from twisted.internet.interfaces import IReadDescriptor
 from zope.interface import implementer
 
-from crawler.redis import FAILED
 from crawler.scheduler import codec
 from crawler.scheduler.dispatch import HostBatch
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, FrontierLost, LeaseAsk
+from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, LeaseAsk
+from crawler.scheduler.outage import TRANSIENT
 from crawler.scheduler.scripts import StaleEpoch
-from crawler.scheduler.membership import RingUnstable
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from crawler.scheduler.dispatch import Dispatch
     from crawler.scheduler.dupefilter import BloomDupeFilter
     from crawler.scheduler.frontier import Ack, Frontier, Leased, Pending, Sending
+    from crawler.scheduler.leases import AckQueue, LeaseBook
     from crawler.scheduler.link import Sent
-    from crawler.scheduler.leases import LeaseBook
     from crawler.scheduler.membership import Membership
-    from crawler.scheduler.node_loop import Outage
     from crawler.scheduler.options import SchedulerOptions
+    from crawler.scheduler.outage import Outage
+    from crawler.scheduler.outcomes import Outcomes
     from crawler.scheduler.politeness import Politeness
 
 logger = logging.getLogger(__name__)
 
-# A Redis that fails or refuses, or a ring that churns: keep local work, retry later
-TRANSIENT = (*FAILED, RingUnstable, FrontierLost)
 UNLEASED_MAX = 4096  # pushed requests kept to skip their decode when leased here (oldest go)
 
 
@@ -59,6 +58,10 @@ class Waker:
 
     def due(self) -> bool:
         return time.monotonic() >= self.refill_after
+
+    def refill_now(self) -> None:
+        """The next refill may run at once."""
+        self.refill_after = 0.0
 
     def wait(self, seconds: float) -> None:
         """Refill no sooner than in *seconds*, and wake the engine then."""
@@ -149,19 +152,21 @@ class Exchange:
     """Batches this node's writes to the frontier and refills its buffer of leases."""
 
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
-                 membership: Membership, leases: LeaseBook, politeness: Politeness,
-                 dupefilter: BloomDupeFilter, outage: Outage) -> None:
+                 membership: Membership, leases: LeaseBook, acks: AckQueue, dispatch: Dispatch,
+                 politeness: Politeness, dupefilter: BloomDupeFilter, outcomes: Outcomes,
+                 outage: Outage) -> None:
         self.crawler = crawler
         self.options = options
         self.frontier = frontier
         self.membership = membership
         self.leases = leases
+        self.acks = acks
         self.politeness = politeness
         self.dupefilter = dupefilter
-        self.outcomes = leases.outcomes
+        self.outcomes = outcomes
         self.outage = outage
         self.waker = Waker(crawler)
-        self.dispatch = leases.dispatch
+        self.dispatch = dispatch
         self.outbox: list[Pending] = []
         # requests this node pushed, by host and payload: leased back here, they need no
         # decode (equal payloads of one host are equal requests; a payload holds no host)
@@ -176,6 +181,18 @@ class Exchange:
 
     def has_unsent(self) -> bool:
         return bool(self.outbox or self.unconfirmed or self.sending)
+
+    def unsent_count(self) -> int:
+        """Discovered requests buffered here, not yet sent to Redis."""
+        return len(self.outbox)
+
+    def wake(self) -> None:
+        """Wake the engine now (news it should act on: a resume, the crawl's end)."""
+        self.waker.wake()
+
+    def stop(self) -> None:
+        """Cancel the pending wake-ups (the node closes)."""
+        self.waker.cancel()
 
     def push(self, pending: Pending, request: Request | None = None) -> None:
         self.outbox.append(pending)
@@ -194,7 +211,7 @@ class Exchange:
     def next_request(self, paused: bool) -> Request | None:
         # The engine asks right after it finishes scraping a response: the moment
         # that response's held ack may go, and its host become due again.
-        if self.leases.leased or self.leases.held:
+        if self.leases.leased or self.acks.held:  # (fields read: the hot path)
             self.release_acks()
         if self.sending is not None and self.sending.sending.sent.ready():
             self.finish_refill()
@@ -226,7 +243,7 @@ class Exchange:
         engine_slot = getattr(engine, "_slot", None)
         if engine_slot is not None:
             self.leases.settle_finished(engine_slot.inprogress, scraping)
-        released = self.leases.release(scraping)
+        released = self.acks.release(scraping)
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
 
@@ -248,7 +265,7 @@ class Exchange:
             self.frontier.set_crawl_delays(delays)
         batch, pushes = self.unconfirmed or ("", [])
         # acks go with (after) the pushes of every request discovered before them
-        acks = [] if self.outbox else self.leases.take_acks()
+        acks = [] if self.outbox else self.acks.take()
         lease_now = lease and not self.outbox  # a retried batch first, then the rest and the lease
         if not (pushes or acks or lease_now):
             return None
@@ -257,7 +274,7 @@ class Exchange:
             sending = self.frontier.start_send(pushes, acks, self.membership.epoch,
                                                self.membership.ready_key, batch, lease=ask)
         except TRANSIENT:
-            self.leases.restore_acks(acks)
+            self.acks.restore(acks)
             raise
         return _Refill(sending, pushes, acks, batch, ask)
 
@@ -272,7 +289,7 @@ class Exchange:
                     refill.pushes, refill.acks, epoch, self.membership.ready_key,
                     refill.batch, lease=refill.ask))
         except TRANSIENT:
-            self.leases.restore_acks(refill.acks)
+            self.acks.restore(refill.acks)
             raise
         self.unconfirmed = None
         self._count(refill.pushes, codes)
@@ -327,8 +344,8 @@ class Exchange:
             counts["frontier/stolen"] += stolen
         # More to lease, or to send: pushes, or acks released while this refill was on
         # the wire (their hosts are free now; waiting would idle them up to a second).
-        if leased or refill.ask is None or self.outbox or self.leases.acks:
-            self.waker.refill_after = 0.0
+        if leased or refill.ask is None or self.outbox or self.acks.due():
+            self.waker.refill_now()
             return
         # Nothing due: sleep until the next owned host is, but at most
         # CRAWLER_IDLE_BACKOFF_MAX, the delay to notice work pushed by other nodes.
@@ -376,5 +393,5 @@ class Exchange:
         """How many to lease, and from whose hosts a node short of work may steal."""
         if self.options.steal_after is None:
             return LeaseAsk(self.options.prefetch)
-        others = tuple(node for node in self.membership.ring.weights if node != self.options.node)
+        others = tuple(node for node in self.membership.members() if node != self.options.node)
         return LeaseAsk(self.options.prefetch, others, int(self.options.steal_after * 1000))

@@ -19,6 +19,7 @@ from crawler.scheduler import scripts
 from crawler.scheduler.bloom import BloomFilter, create_or_read
 from crawler.scheduler.ledger import Ledger
 from crawler.scheduler.link import RedisLink, Sent
+from crawler.scheduler.outage import FrontierLost, RedisTooOld
 from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
 if TYPE_CHECKING:
@@ -36,16 +37,7 @@ HANDED_BACK = -1  # an Ack's done_ms for a request handed back unstarted (refill
 SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
 
 __all__ = ["DUPLICATE", "HANDED_BACK", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier",
-           "LeaseAsk", "Leased", "Pending", "RedisTooOld", "StaleEpoch"]
-
-
-
-class FrontierLost(Exception):
-    """The crawl's keys are gone from Redis (it restarted empty, or was flushed)."""
-
-
-class RedisTooOld(ValueError):
-    """The server lacks a command the frontier's scripts use with these settings."""
+           "FrontierLost", "LeaseAsk", "Leased", "Pending", "RedisTooOld", "StaleEpoch"]
 
 
 class Pending(NamedTuple):
@@ -91,7 +83,10 @@ class Beat(NamedTuple):
 
 
 class LeaseAsk(NamedTuple):
-    """What a lease asks for: see :meth:`Frontier.lease`."""
+    """What a refill leases: up to *want* requests from due hosts. Short of due hosts of
+    its own, the node takes hosts that have waited over *steal_after_ms* past their due
+    time in the ready sets of *steal_from* (other nodes), most overdue first: their
+    owners are too busy for them."""
 
     want: int
     steal_from: tuple[str, ...] = ()
@@ -125,7 +120,7 @@ class Frontier(RedisLink):
         self.ledger = Ledger(self, keys, node)
 
     def _require_lpop_count(self) -> None:
-        version = self._send("info", "server").get("redis_version", "0")
+        version = self.command("info", "server").get("redis_version", "0")
         if tuple(int(part) for part in version.split(".")[:2]) < (6, 2):
             raise RedisTooOld(f"Redis {version} cannot lease host batches (LPOP with a count "
                               f"needs Redis 6.2): upgrade it, or set CRAWLER_HOST_BATCH=1")
@@ -137,7 +132,7 @@ class Frontier(RedisLink):
     # -- dedup ----------------------------------------------------------------
 
     def _init_bloom(self, capacity: int, error_rate: float) -> BloomFilter:
-        bloom = create_or_read(self._send, self.keys.bloom, capacity, error_rate)
+        bloom = create_or_read(self.command, self.keys.bloom, capacity, error_rate)
         if (bloom.capacity, bloom.error_rate) != (capacity, error_rate):
             logger.warning(
                 "This crawl's Bloom filter was created with capacity %(c)d and error rate "
@@ -155,17 +150,6 @@ class Frontier(RedisLink):
         """
         return self.send(pushes, acks, epoch, ready_key, batch)[0]
 
-    def lease(self, want: int, epoch: int, steal_from: Sequence[str] = (),
-              steal_after_ms: int = 0) -> tuple[list[Leased], int | None]:
-        """Lease up to *want* requests from due hosts; also return the next due time.
-
-        Short of due hosts of its own, the node takes hosts that have waited over
-        *steal_after_ms* past their due time in the ready sets of *steal_from*
-        (other nodes), most overdue first: their owners are too busy for them.
-        """
-        return self.send([], [], epoch, None, lease=LeaseAsk(want, tuple(steal_from),
-                                                             steal_after_ms))[1]
-
     def send(self, pushes: Sequence[Pending], acks: Sequence[Ack], epoch: int, ready_key,
              batch: str = "", lease: LeaseAsk | None = None
              ) -> tuple[list[int], tuple[list[Leased], int | None]]:
@@ -174,7 +158,8 @@ class Frontier(RedisLink):
         Pushes go first so a settled page's discovered links are stored before
         its lease disappears, and the acks before the lease, so the hosts they
         free can be leased again at once. Returns one code per push (:data:`QUEUED`,
-        ...) and what :meth:`lease` returns (nothing leased if not asked).
+        ...), the leased requests (none if not asked: see :class:`LeaseAsk`) and the
+        time the next owned host is due (ms, None if none is queued).
         Retrying a *batch* whose reply was lost returns the first result.
         """
         return self.finish_send(self.start_send(pushes, acks, epoch, ready_key, batch, lease))
@@ -207,13 +192,13 @@ class Frontier(RedisLink):
         try:
             reply = scripts.check("refill", reply)
         except StaleBloom:  # another node started a new Bloom layer: all go again
-            layers = self._send("hget", self.keys.bloom, "n")
+            layers = self.command("hget", self.keys.bloom, "n")
             if layers is None:
                 raise FrontierLost("the Bloom filter's header is gone") from None
             self.bloom.grow_to(int(layers))
             return self.send(*sending.request)
         status, next_due, count = reply[0], reply[1], reply[2]
-        leased = self._leased(reply[3 + count:], next_due)
+        leased = _leased(reply[3 + count:], next_due)
         if not pushes:
             return [], leased
         # codes come back in group order; map them to the callers' order
@@ -261,15 +246,9 @@ class Frontier(RedisLink):
             keys += [self.keys.ready(node) for node in ask.steal_from]
         return keys, args
 
-    @staticmethod
-    def _leased(reply: list, next_due: int) -> tuple[list[Leased], int | None]:
-        leased = [Leased(reply[i].decode(), reply[i + 1].decode(), reply[i + 2], reply[i + 3] == 1)
-                  for i in range(0, len(reply), 4)]
-        return leased, (None if next_due == -1 else int(next_due))
-
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""
-        self._pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
+        self.pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
                                      for host, delay in delays_ms.items()])
 
     def promote_revisits(self, hosts: Sequence[str], epoch: int, now: int, horizon: int,
@@ -301,7 +280,7 @@ class Frontier(RedisLink):
             pipe.get(self.keys.epoch)
             pipe.hgetall(self.keys.weights)
 
-        epoch, weights = self._pipeline(build, True)
+        epoch, weights = self.pipeline(build, True)
         if epoch is None:
             raise FrontierLost("the ring's epoch is gone")
         return int(epoch), {k.decode(): int(v) for k, v in weights.items()}
@@ -320,7 +299,7 @@ class Frontier(RedisLink):
 
         sent = time.time()
         changed, epoch, dead, (queued, leased), orphans, control, (sec, usec) = \
-            self._pipeline(build)
+            self.pipeline(build)
         self._set_clock(sec, usec, sent)
         return Beat(bool(changed), int(epoch or 0), [d.decode() for d in dead],
                     int(queued or 0), int(leased or 0), orphans,
@@ -336,10 +315,10 @@ class Frontier(RedisLink):
         Returns the number of requests requeued, or None if the node is alive.
         """
         if lease_ids is None:
-            entries = self._send("hgetall", self.keys.leases(node))
+            entries = self.command("hgetall", self.keys.leases(node))
         else:
             ids = list(lease_ids)
-            entries = dict(zip(ids, self._send("hmget", self.keys.leases(node), ids))) if ids else {}
+            entries = dict(zip(ids, self.command("hmget", self.keys.leases(node), ids))) if ids else {}
         keys, args = SPECS["reclaim"].bind(
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch,
                  totals=self.keys.totals, ready=self.keys.ready(node),
@@ -359,7 +338,7 @@ class Frontier(RedisLink):
         except NodeAlive:
             return None
         if remove and node != self.node:  # a dead node's id: its own keys go with it
-            self._pipeline(lambda pipe: [pipe.delete(self.keys.push_log(node)),
+            self.pipeline(lambda pipe: [pipe.delete(self.keys.push_log(node)),
                                          pipe.hdel(self.keys.node_stats, node)])
         return requeued
 
@@ -369,21 +348,21 @@ class Frontier(RedisLink):
         orphans, every lease in a member's lease hash. Two round trips of O(1)
         commands per member, however many hosts: a host whose queue emptied stays
         counted until its owner's next lease takes it out of its ready set."""
-        nodes = [n.decode() for n in self._send("zrange", self.keys.members, 0, -1)]
-        counts = self._pipeline(lambda p: [
+        nodes = [n.decode() for n in self.command("zrange", self.keys.members, 0, -1)]
+        counts = self.pipeline(lambda p: [
             *(p.zcard(self.keys.ready(n)) for n in nodes), p.zcard(self.keys.orphans),
             *(p.hlen(self.keys.leases(n)) for n in nodes)])
         return sum(counts)
 
     def control(self) -> dict[str, str]:
         """The operator's switches (``paused``, ``drain:<node>``)."""
-        return {k.decode(): v.decode() for k, v in self._send("hgetall", self.keys.control).items()}
+        return {k.decode(): v.decode() for k, v in self.command("hgetall", self.keys.control).items()}
 
     def lease_ids(self) -> list[str]:
-        return [i.decode() for i in self._send("hkeys", self.keys.leases(self.node))]
+        return [i.decode() for i in self.command("hkeys", self.keys.leases(self.node))]
 
     def hosts_in(self, zset_key: str) -> list[str]:
-        return [h.decode() for h in self._send("zrange", zset_key, 0, -1)]
+        return [h.decode() for h in self.command("zrange", zset_key, 0, -1)]
 
     def sweep(self, source_key: str, moves: dict[str, str], epoch: int) -> int:
         """Move *moves* (host -> destination ready key) out of *source_key*.
@@ -404,3 +383,9 @@ def _group(pushes: Sequence[Pending]) -> list[tuple[str, list[tuple[int, Pending
     for index, pending in enumerate(pushes):
         groups.setdefault(pending.host, []).append((index, pending))
     return list(groups.items())
+
+
+def _leased(reply: list, next_due: int) -> tuple[list[Leased], int | None]:
+    leased = [Leased(reply[i].decode(), reply[i + 1].decode(), reply[i + 2], reply[i + 3] == 1)
+              for i in range(0, len(reply), 4)]
+    return leased, (None if next_due == -1 else int(next_due))

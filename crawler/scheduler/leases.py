@@ -45,6 +45,75 @@ class Lease:
         self.done_ms: int | None = None  # when its response arrived
         self.outcome: str | None = None  # its response's outcome, once received
 
+    def free_slot(self) -> None:
+        """Its response came (or it failed): its host's slot is free."""
+        if self.running:
+            self.running = False
+            self.batch.response_in(time.monotonic())
+
+
+class AckQueue:
+    """Acks on their way to Redis: *held* while Scrapy still scrapes their response
+    (whose links must reach the frontier first), then queued for the next flush. The
+    acks of a host batch wait for each other and go together."""
+
+    def __init__(self) -> None:
+        self.held: list[tuple[Ack, Request, HostBatch]] = []
+        self.queued: list[Ack] = []  # to send with the next flush
+
+    def __bool__(self) -> bool:
+        return bool(self.held or self.queued)
+
+    def due(self) -> bool:
+        """Any ack queued for the next flush."""
+        return bool(self.queued)
+
+    def hold(self, ack: Ack, request: Request, batch: HostBatch) -> None:
+        self.held.append((ack, request, batch))
+
+    def add(self, ack: Ack) -> None:
+        """Queue *ack* for the next flush at once (a request that could not be used)."""
+        self.queued.append(ack)
+
+    def ids(self) -> set[str]:
+        """Lease ids of the acks held, queued, or waiting for the rest of their batch."""
+        batches = {batch for _, _, batch in self.held}
+        return {*(ack.lease_id for ack, _, _ in self.held),
+                *(ack.lease_id for ack in self.queued),
+                *(ack.lease_id for batch in batches for ack in batch.acks)}
+
+    def batch_settled(self, batch: HostBatch, acks: list[Ack]) -> None:
+        """One lease of *batch* is settled (*acks*: its ack, or none if Redis took it
+        back): once all are, the batch's acks go out together."""
+        batch.acks += acks
+        batch.unsettled -= 1
+        if batch.unsettled == 0:
+            self.queued += batch.acks
+            batch.acks = []
+
+    def release(self, scraping: Collection[Request]) -> list[Ack]:
+        """Move held acks whose response Scrapy finished scraping to the send queue.
+
+        The spider middleware sees the callback's output end before the scraper's
+        workers have handed all of it to the engine (CONCURRENT_ITEMS at a time).
+        """
+        done = [held for held in self.held if held[1] not in scraping]
+        if not done:
+            return []
+        self.held = [held for held in self.held if held[1] in scraping]
+        before = len(self.queued)
+        for ack, _, batch in done:
+            self.batch_settled(batch, [ack])
+        return self.queued[before:]
+
+    def take(self) -> list[Ack]:
+        acks, self.queued = self.queued, []
+        return acks
+
+    def restore(self, acks: list[Ack]) -> None:
+        """A flush failed: send these first next time."""
+        self.queued[:0] = acks
+
 
 class LeaseBook:
     """Every lease this node holds, and the settling of each on every way out of Scrapy.
@@ -54,28 +123,29 @@ class LeaseBook:
     is the safety net for a path nobody foresaw.
     """
 
-    def __init__(self, outcomes: Outcomes, now_ms: Callable[[], int], dispatch: Dispatch) -> None:
+    def __init__(self, outcomes: Outcomes, now_ms: Callable[[], int], dispatch: Dispatch,
+                 acks: AckQueue) -> None:
         self.outcomes = outcomes
         self.dispatch = dispatch  # the leased requests not handed to the engine yet
         self.now_ms = now_ms  # Redis' clock: acks are compared with other nodes' times
+        self.acks = acks  # where a settled lease's ack goes
         self.leased: dict[str, Lease] = {}
-        self.held: list[tuple[Ack, Request, HostBatch]] = []
-        self.acks: list[Ack] = []  # to send with the next flush
 
     def __len__(self) -> int:
         return len(self.leased)
 
     def busy(self) -> bool:
         """Any lease not yet acknowledged by Redis."""
-        return bool(self.leased or self.held or self.acks)
+        return bool(self.leased or self.acks)
 
     def ours(self) -> set[str]:
         """Lease ids this node still accounts for (leased, held, or ack unsent)."""
-        batches = {*(lease.batch for lease in self.leased.values()),
-                   *(batch for _, _, batch in self.held)}
-        return {*self.leased, *(ack.lease_id for ack, _, _ in self.held),
-                *(ack.lease_id for ack in self.acks),
-                *(ack.lease_id for batch in batches for ack in batch.acks)}
+        return {*self.leased, *self.acks.ids(),
+                *(ack.lease_id for lease in self.leased.values() for ack in lease.batch.acks)}
+
+    def clear(self) -> None:
+        """Every lease went back to Redis with this node's leave: none is held here."""
+        self.leased.clear()
 
     def add(self, lease_id: str, request: Request, batch: HostBatch) -> None:
         request.meta[LEASE_META] = lease_id
@@ -94,7 +164,7 @@ class LeaseBook:
         """Drop leases handed back to Redis (drain, declared dead)."""
         for lease_id in lease_ids:
             if (lease := self.leased.pop(lease_id, None)) is not None:
-                self._batch_settled(lease.batch, [])
+                self.acks.batch_settled(lease.batch, [])
 
     def settle(self, request: Request, outcome: str | None) -> None:
         """The outcome of *request* has been processed: release its lease.
@@ -108,21 +178,15 @@ class LeaseBook:
         lease = self.leased.pop(lease_id, None)
         if lease is None:
             return
-        self._free_slot(lease)
+        lease.free_slot()
         done = lease.done_ms or self.now_ms()
-        self.held.append((Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request,
-                          lease.batch))
+        self.acks.hold(Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request,
+                       lease.batch)
         if lease.backoff_ms:
             self._hand_back_rest(lease.batch)
         self.outcomes.counts["frontier/settled"] += 1
         if outcome is not None:
             self.outcomes.record(outcome, lease.url)
-
-    @staticmethod
-    def _free_slot(lease: Lease) -> None:
-        if lease.running:
-            lease.running = False
-            lease.batch.response_in(time.monotonic())
 
     def _hand_back_rest(self, batch: HostBatch) -> None:
         """The host backs off: the batch's requests not started yet go back to the
@@ -130,22 +194,13 @@ class LeaseBook:
         for request in self.dispatch.take_waiting(batch):
             lease_id = request.meta[LEASE_META]
             if self.leased.pop(lease_id, None) is not None:
-                self._batch_settled(batch, [Ack(lease_id, batch.host, HANDED_BACK)])
+                self.acks.batch_settled(batch, [Ack(lease_id, batch.host, HANDED_BACK)])
                 self.outcomes.counts["frontier/handed_back"] += 1
-
-    def _batch_settled(self, batch: HostBatch, acks: list[Ack]) -> None:
-        """One lease of *batch* is settled (*acks*: its ack, or none if Redis took it
-        back): once all are, the batch's acks go out together."""
-        batch.acks += acks
-        batch.unsettled -= 1
-        if batch.unsettled == 0:
-            self.acks += batch.acks
-            batch.acks = []
 
     def refuse(self, lease_id: str, host: str, reason: str) -> None:
         """A leased request that cannot be used at all (it does not decode): ack it at
         once, so its host goes on, and count its outcome."""
-        self.acks.append(Ack(lease_id, host, self.now_ms()))
+        self.acks.add(Ack(lease_id, host, self.now_ms()))
         self.outcomes.counts["frontier/settled"] += 1
         self.outcomes.record(f"failed/{reason}")
 
@@ -184,7 +239,7 @@ class LeaseBook:
         if (lease := self.get(request)) is not None:
             lease.done_ms = self.now_ms()
             lease.outcome = response_outcome(response)
-            self._free_slot(lease)
+            lease.free_slot()
 
     def settle_finished(self, inprogress: Collection[Request], scraping: Collection[Request]
                         ) -> None:
@@ -201,28 +256,13 @@ class LeaseBook:
                     and lease.request not in scraping:
                 self._settle(lease_id, lease.outcome or "failed/download_error")
 
-    def release(self, scraping: Collection[Request]) -> list[Ack]:
-        """Move held acks whose response Scrapy finished scraping to the send queue.
-
-        The spider middleware sees the callback's output end before the scraper's
-        workers have handed all of it to the engine (CONCURRENT_ITEMS at a time).
-        """
-        done = [held for held in self.held if held[1] not in scraping]
-        if not done:
-            return []
-        self.held = [held for held in self.held if held[1] in scraping]
-        before = len(self.acks)
-        for ack, _, batch in done:
-            self._batch_settled(batch, [ack])
-        return self.acks[before:]
-
-    def take_acks(self) -> list[Ack]:
-        acks, self.acks = self.acks, []
-        return acks
-
-    def restore_acks(self, acks: list[Ack]) -> None:
-        """A flush failed: send these first next time."""
-        self.acks[:0] = acks
+    def back_off(self, request: Request, backoff_ms: int) -> str | None:
+        """Put *request*'s host into backoff when its lease settles (*backoff_ms*: ms to
+        wait, or -1: exponential); its host, or None if this node holds no such lease."""
+        if (lease := self.get(request)) is None:
+            return None
+        lease.backoff_ms = backoff_ms
+        return lease.host
 
     def settle_leaked(self, engine: ExecutionEngine, ready: int) -> None:
         """Every path out of Scrapy settles a lease (middlewares, signals); this is

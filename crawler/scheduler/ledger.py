@@ -36,7 +36,7 @@ class Ledger:
                           maxlen=FAILURES_MAXLEN, approximate=True)
 
         if outcomes or failures:
-            self.link._pipeline(build)
+            self.link.pipeline(build)
 
     def retire(self, run: str, outcomes: dict[str, int]) -> None:
         """Fold a finished run's outcome counters into the cluster's retired totals, so
@@ -47,17 +47,17 @@ class Ledger:
             pipe.hdel(self.keys.outcomes, *(f"{run}/{key}" for key in outcomes))
 
         if outcomes:
-            self.link._pipeline(build, True)
+            self.link.pipeline(build, True)
 
     def dead_letter(self, letters: Sequence[tuple[str, bytes, str]]) -> None:
         """Keep queued requests that cannot be used (host, payload, reason) for a person
         to look at, out of the queues."""
-        self.link._pipeline(lambda pipe: [pipe.xadd(
+        self.link.pipeline(lambda pipe: [pipe.xadd(
             self.keys.dead_letters, {"host": host, "payload": payload, "reason": reason,
                                      "node": self.node}, maxlen=FAILURES_MAXLEN, approximate=True)
             for host, payload, reason in letters])
 
     def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
         """Keep the last rebalances readable by ``python -m crawler status``."""
-        self.link._send("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
+        self.link.command("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
                                               "claimed": claimed}, maxlen=100, approximate=True)

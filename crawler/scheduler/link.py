@@ -34,12 +34,12 @@ class RedisLink:
         self.round_trips += 1
         self.scripts = scripts.load(self.client)
 
-    def _send(self, command: str, *args, **kwargs):
+    def command(self, name: str, *args, **kwargs):
         """One command, one round trip."""
         self.round_trips += 1
-        return getattr(self.client, command)(*args, **kwargs)
+        return getattr(self.client, name)(*args, **kwargs)
 
-    def _pipeline(self, build, transaction: bool = False) -> list:
+    def pipeline(self, build, transaction: bool = False) -> list:
         """Run the commands *build* queues on a fresh pipeline, in one round trip."""
         for attempt in (1, 2):
             pipe = self.client.pipeline(transaction=transaction)
@@ -83,7 +83,7 @@ class RedisLink:
 
     def _sync_clock(self) -> None:
         sent = time.time()
-        sec, usec = self._send("time")
+        sec, usec = self.command("time")
         self._set_clock(sec, usec, sent)
 
     def _set_clock(self, sec: int, usec: int, sent: float) -> None:

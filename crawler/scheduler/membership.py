@@ -6,8 +6,9 @@ import logging
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from crawler.scheduler.frontier import StaleEpoch
+from crawler.scheduler.outage import RingUnstable
 from crawler.scheduler.ring import Ring
+from crawler.scheduler.scripts import StaleEpoch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -16,9 +17,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-
-class RingUnstable(Exception):
-    """Membership changed on every one of several consecutive attempts."""
+__all__ = ["Membership", "RingUnstable"]
 
 
 class Membership:
@@ -63,6 +62,20 @@ class Membership:
         self.refresh()
         logger.info("Node %(node)s joined the ring (weight %(w)d, %(n)d members)",
                     {"node": self.node, "w": self.weight, "n": len(self.ring.weights)})
+
+    def rejoin(self) -> None:
+        """Join a frontier built anew (its keys were lost): the ring is rebuilt from it."""
+        self.epoch = -1
+        self.join()
+
+    def members(self) -> list[str]:
+        """The nodes that own hosts on the ring, as this node last saw it."""
+        return list(self.ring.weights)
+
+    def take_counts(self) -> Counter[str]:
+        """The ``frontier/*`` counts since the last call (for the crawl's stats)."""
+        counts, self.counts = self.counts, Counter()
+        return counts
 
     def refresh(self) -> None:
         """Rebuild the ring from Redis and move hosts whose owner changed."""

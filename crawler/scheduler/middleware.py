@@ -20,7 +20,7 @@ from crawler.config import value
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.politeness import remember
 from crawler.scheduler.outcomes import ROBOTS_UNAVAILABLE, exception_outcome, response_outcome
-from crawler.scheduler.scheduler import frontier_scheduler
+from crawler.scheduler.node import node_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -38,8 +38,8 @@ class _LeaseMiddleware:
         return cls(crawler)
 
     def _settle(self, request: Request, outcome: str) -> None:
-        if (scheduler := frontier_scheduler(self.crawler)) is not None:
-            scheduler.leases.settle(request, outcome)
+        if (node := node_of(self.crawler)) is not None:
+            node.settle(request, outcome)
 
 
 class LeaseSpiderMiddleware(_LeaseMiddleware):
@@ -69,8 +69,8 @@ class RepeatLinkFilter(BaseSpiderMiddleware):
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None or "revisit_row" in request.meta:
             return request
-        scheduler = frontier_scheduler(self.crawler)
-        if scheduler is not None and scheduler.drop_if_seen(request):
+        node = node_of(self.crawler)
+        if node is not None and node.drop_if_seen(request):
             return None
         return request
 
@@ -129,21 +129,21 @@ class HostBackoffMiddleware(_LeaseMiddleware):
             # host wait in the frontier (PoliteRobotsTxtMiddleware), Retry-After included
             request.meta["dont_retry"] = True
             return response
-        scheduler = frontier_scheduler(self.crawler)
-        if response.status in self.codes and scheduler is not None:
+        node = node_of(self.crawler)
+        if response.status in self.codes and node is not None:
             wait = retry_after(response.headers.get(b"Retry-After"), self.retry_after_max)
-            scheduler.politeness.back_off(request, wait, f"http_{response.status}")
+            node.back_off(request, wait, f"http_{response.status}")
         return response
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         if is_robots_request(request):
             request.meta["dont_retry"] = True
             return
-        scheduler = frontier_scheduler(self.crawler)
+        node = node_of(self.crawler)
         host_trouble = not isinstance(exception,
                                       (IgnoreRequest, DownloadCancelledError, StopDownload))
-        if host_trouble and scheduler is not None:
-            scheduler.politeness.back_off(request, None, type(exception).__name__)
+        if host_trouble and node is not None:
+            node.back_off(request, None, type(exception).__name__)
 
 
 def is_robots_request(request: Request) -> bool:
@@ -211,9 +211,8 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         if netloc in self._unavailable:
             return self._wait_for_robots(request, netloc)
         self.process_request_2(parser, request)
-        scheduler = frontier_scheduler(self.crawler)
-        if fetching and scheduler is not None and scheduler.leases.get(request) is not None \
-                and scheduler.politeness.host_delay(request) > 0:
+        node = node_of(self.crawler)
+        if fetching and node is not None and (node.pending_gap(request) or 0) > 0:
             # robots.txt was just fetched: the request goes back to its host's queue
             # and waits out the host's gap there, not here holding its lease
             self._stats.inc_value("robotstxt/requeued_after_fetch")
@@ -226,9 +225,8 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
         waits = request.meta.get("robots_waits", 0)
         if waits >= self.max_waits:
             raise IgnoreRequest(ROBOTS_UNAVAILABLE)
-        if (scheduler := frontier_scheduler(self.crawler)) is not None:
-            scheduler.politeness.back_off(request, self._retry_after.pop(netloc, None),
-                                          "robots_unavailable")
+        if (node := node_of(self.crawler)) is not None:
+            node.back_off(request, self._retry_after.pop(netloc, None), "robots_unavailable")
         self._stats.inc_value("robotstxt/unavailable_retry")
         return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
 

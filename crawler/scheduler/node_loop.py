@@ -10,40 +10,23 @@ from scrapy.utils.asyncio import create_looping_call
 
 from crawler.netguard import BLOCKED
 from crawler.redis import restart_watch
-from crawler.scheduler.exchange import TRANSIENT
-from crawler.scheduler.frontier import FrontierLost
+from crawler.scheduler.outage import TRANSIENT, FrontierLost
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-    from scrapy.statscollectors import StatsCollector
 
+    from crawler.scheduler.dispatch import Dispatch
     from crawler.scheduler.dupefilter import BloomDupeFilter
     from crawler.scheduler.exchange import Exchange
     from crawler.scheduler.frontier import Beat, Frontier
+    from crawler.scheduler.leases import LeaseBook
     from crawler.scheduler.membership import Membership
     from crawler.scheduler.options import SchedulerOptions
+    from crawler.scheduler.outage import Outage
+    from crawler.scheduler.outcomes import Outcomes
     from crawler.scheduler.revisit import Revisits
 
 logger = logging.getLogger(__name__)
-
-
-class Outage:
-    """Whether Redis is failing for this node, and since when (logged once)."""
-
-    def __init__(self, stats: StatsCollector) -> None:
-        self.stats = stats
-        self.since: float | None = None
-
-    @property
-    def down(self) -> bool:
-        return self.since is not None
-
-    def failed(self, exc: Exception) -> None:
-        if self.since is None:
-            self.since = time.monotonic()
-            logger.error("Redis unreachable or failing (%(exc)s); keeping local work and retrying",
-                         {"exc": exc})
-        self.stats.inc_value("frontier/redis_errors")
 
 
 class NodeLoop:
@@ -55,7 +38,8 @@ class NodeLoop:
     """
 
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
-                 membership: Membership, exchange: Exchange, dupefilter: BloomDupeFilter,
+                 membership: Membership, exchange: Exchange, leases: LeaseBook,
+                 dispatch: Dispatch, dupefilter: BloomDupeFilter, outcomes: Outcomes,
                  outage: Outage, revisits: Revisits) -> None:
         self.crawler = crawler
         self.revisits = revisits
@@ -63,8 +47,9 @@ class NodeLoop:
         self.frontier = frontier
         self.membership = membership
         self.exchange = exchange
-        self.leases = exchange.leases
-        self.outcomes = exchange.outcomes
+        self.leases = leases
+        self.dispatch = dispatch
+        self.outcomes = outcomes
         self.dupefilter = dupefilter
         self.outage = outage
         self.paused = False
@@ -83,9 +68,10 @@ class NodeLoop:
         self._ticker = create_looping_call(self.tick)
         self._stop_watch = create_looping_call(self._watch_for_stop)
 
-    def start(self) -> None:
-        # a node joining a paused crawl must not lease before its first heartbeat
-        self._follow_control(self.frontier.control())
+    def start(self, control: dict[str, str]) -> None:
+        """Start beating, following the operator's switches *control* at once: a node
+        joining a paused crawl must not lease before its first heartbeat."""
+        self._follow_control(control)
         self._ticker.start(self.options.heartbeat_interval, now=False)
         self._stop_watch.start(0.1, now=False)
 
@@ -93,6 +79,10 @@ class NodeLoop:
         for loop in (self._ticker, self._stop_watch):
             if loop.running:
                 loop.stop()
+
+    def finished(self) -> bool:
+        """Whether the whole cluster's crawl is done (see :meth:`_update_idle`)."""
+        return self.cluster_done
 
     def tick(self) -> None:
         try:
@@ -118,7 +108,7 @@ class NodeLoop:
             return
         self.last_beat, self.last_beat_at = beat, time.monotonic()
         self._last_good, self._cut_off = self.last_beat_at, False
-        self.leases.settle_leaked(self.crawler.engine, len(self.leases.dispatch))
+        self.leases.settle_leaked(self.crawler.engine, len(self.dispatch))
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
@@ -141,8 +131,7 @@ class NodeLoop:
         return True
 
     def update_stats(self) -> None:
-        self.outcomes.counts.update(self.membership.counts)
-        self.membership.counts.clear()
+        self.outcomes.counts.update(self.membership.take_counts())
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
@@ -185,25 +174,23 @@ class NodeLoop:
             "Node %(node)s rejoins and goes on with the %(n)d requests it holds; turn on "
             "appendonly in Redis to avoid this.",
             {"node": self.options.node,
-             "n": len(self.exchange.outbox) + len(self.leases)})
+             "n": self.exchange.unsent_count() + len(self.leases)})
         self.frontier.recreate()
         self.dupefilter.forget()
-        self.membership.epoch = -1
-        self.membership.join()
+        self.membership.rejoin()
 
     def _recover_from_outage(self) -> None:
         """Redis is back: requeue leases granted by calls whose replies were lost,
         and give the other nodes a heartbeat timeout to show they are alive."""
-        if self.outage.since is not None:
+        if (down_for := self.outage.over()) is not None:
             logger.warning("Redis is reachable again after %(s).1fs; %(n)d requests were "
-                           "buffered meanwhile", {"s": time.monotonic() - self.outage.since,
-                                                  "n": len(self.exchange.outbox)})
+                           "buffered meanwhile", {"s": down_for,
+                                                  "n": self.exchange.unsent_count()})
         if self._restarts.restarts != self._restarts_seen:
             self._restarts_seen = self._restarts.restarts
             self.outcomes.counts["frontier/redis_restarts"] += 1
             logger.warning("Redis restarted (a new run id); requeueing the leases it holds "
                            "for this node that this node no longer knows")
-        self.outage.since = None
         self._trust_deaths_after = time.monotonic() + self.options.node_timeout
         # Redis may be back without its last writes (an older AOF or snapshot): the
         # links this node remembers pushing may be gone with them, and the pages that
@@ -224,7 +211,7 @@ class NodeLoop:
             self.paused = paused
             logger.info("Crawl %(state)s by the operator", {"state": "paused" if paused else "resumed"})
             if not paused:
-                self.exchange.waker.wake()
+                self.exchange.wake()
         drain = control.get(f"drain:{self.options.node}") == "1"
         if drain and not self.draining:
             self.drain()
@@ -232,7 +219,7 @@ class NodeLoop:
             self.draining = False
             self.membership.undrain(self.options.weight)
             logger.info("Node %(node)s owns hosts again", {"node": self.options.node})
-            self.exchange.waker.wake()
+            self.exchange.wake()
 
     def drain(self) -> None:
         """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
@@ -246,7 +233,7 @@ class NodeLoop:
                     {"node": self.options.node, "n": requeued, "f": len(self.leases)})
 
     def _update_idle(self, cluster_work: int) -> None:
-        local_work = self.leases.dispatch or self.exchange.has_unsent() or self.leases.busy()
+        local_work = len(self.dispatch) or self.exchange.has_unsent() or self.leases.busy()
         if cluster_work and not local_work:
             cluster_work = self._recount(cluster_work)
         if cluster_work or local_work or self.revisits.watch:  # watching: never done
@@ -260,7 +247,7 @@ class NodeLoop:
             self.cluster_done = True
             logger.info("The cluster's frontier has been empty for %(s)gs: finishing",
                         {"s": self.options.idle_close})
-            self.exchange.waker.wake()
+            self.exchange.wake()
 
     def _recount(self, counted: int) -> int:
         """The cluster's counters say work is left but this node has none: every
@@ -291,11 +278,11 @@ class NodeLoop:
             "seconds_since_heartbeat": None if self.last_beat_at is None
             else time.monotonic() - self.last_beat_at,
             "ring_epoch": self.membership.epoch,
-            "ring_members": len(self.membership.ring.weights),
+            "ring_members": len(self.membership.members()),
             "cluster_queued": beat.queued if beat else None,
             "cluster_leased": beat.leased if beat else None,
-            "local_ready": len(self.leases.dispatch),
+            "local_ready": len(self.dispatch),
             "local_leased": len(self.leases),
-            "outbox": len(self.exchange.outbox),
+            "outbox": self.exchange.unsent_count(),
             "redis_round_trips": self.frontier.round_trips,
         }

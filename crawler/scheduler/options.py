@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from crawler.config import number_setting, value
+from crawler.scheduler.dupefilter import BloomDupeFilter, dupefilter_class
 from crawler.scheduler.traps import TrapRules
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class SchedulerOptions:
     watch: float = 0.0
     revisit_min_interval: float = 60.0
     revisit_max_interval: float = 86400.0
+    dupefilter: type[BloomDupeFilter] = BloomDupeFilter  # DUPEFILTER_CLASS
 
     @classmethod
     def from_settings(cls, s: BaseSettings) -> SchedulerOptions:
@@ -82,6 +84,7 @@ class SchedulerOptions:
             watch=get("CRAWLER_WATCH"),
             revisit_min_interval=get("CRAWLER_REVISIT_MIN_INTERVAL"),
             revisit_max_interval=get("CRAWLER_REVISIT_MAX_INTERVAL"),
+            dupefilter=dupefilter_class(s),
         )
         options._validate()
         return options

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from crawler.scheduler.frontier import Ack
     from crawler.scheduler.leases import LeaseBook
+    from crawler.scheduler.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 
@@ -39,12 +40,22 @@ def remember(memory: dict, key: Any, value: Any, cap: int = HOSTS_REMEMBERED) ->
 
 
 class Politeness:
-    def __init__(self, delay: float, leases: LeaseBook, robots_user_agent: Any,
-                 max_delay: float) -> None:
+    """Crawl-delays and host backoff, fed to the gate.
+
+    *robots_user_agent* and *user_agent* are :setting:`ROBOTSTXT_USER_AGENT` and
+    :setting:`USER_AGENT`: the agent whose robots.txt rules apply is the first of
+    ``ROBOTSTXT_USER_AGENT``, the request's ``User-Agent`` header, ``USER_AGENT``.
+    """
+
+    def __init__(self, delay: float, leases: LeaseBook, outcomes: Outcomes, *,
+                 max_delay: float, robots_user_agent: str | None = None,
+                 user_agent: str | None = None) -> None:
         self.delay = delay  # the default gap between request starts to a host (s)
         self.max_delay = max(delay, max_delay)  # cap on a Crawl-delay (CRAWLER_BACKOFF_MAX)
         self.leases = leases
-        self.robots_user_agent = robots_user_agent  # callable(request) -> agent
+        self.outcomes = outcomes
+        self.robots_user_agent = robots_user_agent
+        self.user_agent = user_agent
         self._crawl_delays: dict[str, float] = {}
         self._unsaved: dict[str, int] = {}  # host -> Crawl-delay (ms) not yet in Redis
         self._backed_off: dict[str, None] = {}  # hosts whose backoff was logged
@@ -62,7 +73,8 @@ class Politeness:
 
     def robots_parsed(self, robotparser: Any, request: Request) -> None:
         """Signal handler: a robots.txt ``Crawl-delay`` larger than the default wins."""
-        crawl_delay = robotparser.crawl_delay(self.robots_user_agent(request))
+        agent = self.robots_user_agent or request.headers.get(b"User-Agent") or self.user_agent
+        crawl_delay = robotparser.crawl_delay(agent)
         if crawl_delay and crawl_delay > self.max_delay:
             logger.warning("Host %(host)s asks for a Crawl-delay of %(d)gs; capped at "
                            "CRAWLER_BACKOFF_MAX (%(m)gs)",
@@ -72,7 +84,7 @@ class Politeness:
             host = host_of(request)
             remember(self._crawl_delays, host, crawl_delay)
             self._unsaved[host] = int(crawl_delay * 1000)
-            self.leases.outcomes.counts["frontier/robots_crawl_delay"] += 1
+            self.outcomes.counts["frontier/robots_crawl_delay"] += 1
 
     def take_unsaved(self) -> dict[str, int]:
         """Crawl delays to record in Redis, for whichever node owns their hosts."""
@@ -82,16 +94,16 @@ class Politeness:
     def back_off(self, request: Request, seconds: float | None, reason: str) -> None:
         """Put *request*'s host into backoff when its lease settles: no request to
         it, on any node, for *seconds* (a Retry-After) or an exponential wait."""
-        lease = self.leases.get(request)
-        if lease is None:
+        host = self.leases.back_off(request,
+                                    -1 if seconds is None else max(1, int(seconds * 1000)))
+        if host is None:
             return
-        lease.backoff_ms = -1 if seconds is None else max(1, int(seconds * 1000))
-        counts = self.leases.outcomes.counts
+        counts = self.outcomes.counts
         counts["frontier/host_backoff"] += 1
         counts[f"frontier/host_backoff/{reason}"] += 1
-        if lease.host not in self._backed_off:
-            remember(self._backed_off, lease.host, None)
+        if host not in self._backed_off:
+            remember(self._backed_off, host, None)
             logger.info("Host %(host)s backs off (%(reason)s)%(wait)s; further backoffs of a "
                         "host are counted in frontier/host_backoff, not logged",
-                        {"host": lease.host, "reason": reason,
+                        {"host": host, "reason": reason,
                          "wait": "" if seconds is None else f" for {seconds:g}s"})

@@ -119,14 +119,18 @@ class Revisits:
         """Seconds a listing waits after its first fetch."""
         return self.watch or self.min_interval
 
+    def now_ms(self) -> int:
+        """The cluster's clock (Redis'), in ms: when a listing was fetched."""
+        return self.frontier.now_ms()
+
     def open(self, finished_at: int | None) -> None:
         """Decide the pass: a run of a crawl that finished at *finished_at* (ms) revisits
         every listing once; a run that finds an unfinished pass resumes it."""
-        begun = self.frontier._send("get", self.keys.revisit_pass)
+        begun = self.frontier.command("get", self.keys.revisit_pass)
         begun = int(begun) if begun else None
         if finished_at is not None and (begun is None or finished_at > begun):
             begun = self.frontier.now_ms()
-            self.frontier._send("set", self.keys.revisit_pass, begun)
+            self.frontier.command("set", self.keys.revisit_pass, begun)
             logger.info("Revisiting: the crawl finished before, so this run fetches its "
                         "listing pages again (conditional GET) and only what changed")
         self.pass_start = begun
@@ -145,7 +149,7 @@ class Revisits:
             stored = self._bucket(key)
         else:
             missing = [f for f in fields if f not in unsent]
-            stored = dict(zip(missing, self.frontier._send("hmget", key, missing))) \
+            stored = dict(zip(missing, self.frontier.command("hmget", key, missing))) \
                 if missing else {}
         return [unsent[f] if f in unsent else stored.get(f) for f in fields]
 
@@ -164,7 +168,7 @@ class Revisits:
         if cached is not None:
             self._buckets.move_to_end(key)
             return cached
-        cached = self._buckets[key] = self.frontier._send("hgetall", key)
+        cached = self._buckets[key] = self.frontier.command("hgetall", key)
         if len(self._buckets) > _BUCKETS:
             self._buckets.popitem(last=False)
         return cached
@@ -209,7 +213,7 @@ class Revisits:
             return
         now = self.frontier.now_ms()
         horizon = now if self.watch else self.pass_start
-        due, first = self.frontier._pipeline(lambda pipe: (
+        due, first = self.frontier.pipeline(lambda pipe: (
             pipe.zrangebyscore(self.keys.revisit_due, "-inf", horizon, start=0,
                                num=_PROMOTE_BATCH),
             pipe.zrange(self.keys.revisit_due, 0, 0, withscores=True)))
@@ -250,7 +254,7 @@ class Revisits:
             for host, fingerprints in dropped.items():
                 pipe.hdel(self.keys.revisit_state(host), *("p" + f for f in fingerprints))
 
-        self.frontier._pipeline(build)
+        self.frontier.pipeline(build)
         self._fields, self._due, self._dropped = {}, {}, {}
 
     def stats(self) -> dict[str, Any]:

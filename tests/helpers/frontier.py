@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawler.scheduler.frontier import Frontier
+from crawler.scheduler.frontier import Frontier, LeaseAsk
 from crawler.scheduler.keys import Keys
 
 
@@ -14,3 +14,10 @@ def make_frontier(client, node: str = "n1", **options) -> Frontier:
 
 def ready_of(node: str):
     return lambda host: Keys("t").ready(node)
+
+
+def lease(frontier: Frontier, want: int, epoch: int, steal_from=(), steal_after_ms: int = 0):
+    """Lease as a node's refill does (:meth:`Frontier.send` with a :class:`LeaseAsk`),
+    pushing and acking nothing: the leased requests and the next due time."""
+    ask = LeaseAsk(want, tuple(steal_from), steal_after_ms)
+    return frontier.send([], [], epoch, None, lease=ask)[1]

@@ -16,6 +16,7 @@ from crawler.scheduler.frontier import Frontier, Pending
 from crawler.scheduler.keys import Keys
 from crawler.scheduler.membership import Membership
 from crawler.scheduler.ring import Ring
+from tests.helpers.frontier import lease
 from tests.helpers.ops import cli
 
 CRAWL = "shop"
@@ -45,7 +46,7 @@ def crawl(r):
         m.refresh()
     urls = [f"http://{h}/{i}" for h, n in QUEUES.items() for i in range(n)]
     push(*a, urls)
-    leased, _ = a[0].lease(10, a[1].epoch)
+    leased, _ = lease(a[0], 10, a[1].epoch)
     # c's last heartbeat is a minute old: dead (nobody reclaimed it yet)
     r.zadd(Keys(CRAWL).members, {"c": a[0].now_ms() - 60_000})
     return {"a": a, "b": b, "leased": Counter(lease.host for lease in leased)}

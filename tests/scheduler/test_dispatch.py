@@ -10,7 +10,7 @@ from scrapy.utils.test import get_crawler
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.dispatch import Dispatch, HostBatch
 from crawler.scheduler.frontier import HANDED_BACK
-from crawler.scheduler.leases import LeaseBook
+from crawler.scheduler.leases import AckQueue, LeaseBook
 from crawler.scheduler.outcomes import Outcomes
 
 
@@ -20,7 +20,8 @@ def no_gap(host: str) -> float:
 
 def book(max_inflight: int = 1) -> LeaseBook:
     outcomes = Outcomes("n1", MemoryStatsCollector(get_crawler()))
-    return LeaseBook(outcomes, now_ms=lambda: 1000, dispatch=Dispatch(max_inflight))
+    return LeaseBook(outcomes, now_ms=lambda: 1000, dispatch=Dispatch(max_inflight),
+                     acks=AckQueue())
 
 
 def lease_batch(leases: LeaseBook, host: str, count: int) -> list[Request]:
@@ -43,7 +44,7 @@ def hand(leases: LeaseBook, now: float, gap=no_gap) -> Request | None:
 
 def finish(leases: LeaseBook, request: Request, outcome: str = "fetched/200") -> None:
     leases.settle(request, outcome)
-    leases.release(scraping=())
+    leases.acks.release(scraping=())
 
 
 def test_hosts_take_turns_within_their_in_flight_limit():
@@ -74,9 +75,9 @@ def test_a_batch_s_acks_go_together_once_all_of_it_is_settled():
     lease_batch(leases, "a.test", 3)
     for _ in range(2):
         finish(leases, hand(leases, 0.0))
-        assert leases.take_acks() == []
+        assert leases.acks.take() == []
     finish(leases, hand(leases, 0.0))
-    assert [ack.lease_id for ack in leases.take_acks()] == ["a.test-0", "a.test-1", "a.test-2"]
+    assert [ack.lease_id for ack in leases.acks.take()] == ["a.test-0", "a.test-1", "a.test-2"]
     assert not leases.busy()
 
 
@@ -84,9 +85,9 @@ def test_a_backoff_hands_the_rest_of_its_batch_back_in_order():
     leases = book()
     lease_batch(leases, "a.test", 4)
     first = hand(leases, 0.0)
-    leases.get(first).backoff_ms = -1  # a 503: exponential backoff
+    assert leases.back_off(first, -1) == "a.test"  # a 503: exponential backoff
     finish(leases, first, "fetched/503")
-    acks = leases.take_acks()
+    acks = leases.acks.take()
     assert [a.lease_id for a in acks if a.done_ms == HANDED_BACK] == [
         "a.test-1", "a.test-2", "a.test-3"]  # in queue order
     assert [(a.lease_id, a.backoff_ms) for a in acks if a.done_ms != HANDED_BACK] == [
@@ -101,7 +102,7 @@ def test_requests_taken_back_unstarted_complete_their_batch():
     started = hand(leases, 0.0)
     taken = leases.dispatch.take_all()
     leases.forget(r.meta[LEASE_META] for r in taken)  # handed back by a reclaim
-    assert leases.take_acks() == []  # the started one is not settled yet
+    assert leases.acks.take() == []  # the started one is not settled yet
     finish(leases, started)
-    assert [ack.lease_id for ack in leases.take_acks()] == ["a.test-0"]
+    assert [ack.lease_id for ack in leases.acks.take()] == ["a.test-0"]
     assert not leases.busy()
