@@ -75,6 +75,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("url", metavar="URL")
     p.add_argument("--name", help="profile name (default: from the host)")
     p.add_argument("--max-pages", type=int, default=60, help="give up after this many pages")
+    p.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting for the crawl, as for scrapy crawl (e.g. -s "
+                   "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True for a site on a local address)")
+    p.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE",
+                   help="a forum spider argument, as for scrapy crawl (e.g. -a timezone=Asia/Shanghai)")
     p = sub.add_parser("node", help="run a node configured by its environment (container "
                        "entry point): node SPIDER [scrapy crawl options]")
     p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
@@ -85,7 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "learn":
         from crawler.learn.profile_file import main as learn  # imports Scrapy's machinery
-        return learn(args.url, args.name, args.max_pages)
+
+        try:
+            settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return learn(args.url, args.name, args.max_pages, settings, spargs)
     if args.command == "node":
         from crawler.ops.node import run  # imports all of Scrapy's machinery
         return run(args.crawl_args)
@@ -108,6 +119,17 @@ def main(argv: list[str] | None = None) -> int:
     except UNREACHABLE as exc:
         print(f"error: lost the connection to Redis: {exc}", file=sys.stderr)
         return 2
+
+
+def pairs(items: list[str], option: str) -> dict[str, str]:
+    """``NAME=VALUE`` options as a dict (ValueError in one line for one without ``=``)."""
+    result = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"{option} {item!r} must be NAME=VALUE")
+        result[name.strip()] = value
+    return result
 
 
 def cmd_status(args: argparse.Namespace) -> int:
