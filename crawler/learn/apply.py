@@ -17,6 +17,7 @@ from crawler.learn.dom import content_digest, element_text, inner_html
 from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
+from crawler.learn.when import FIND_DATE, find_date
 
 __all__ = ["matches", "read_field", "read_posts", "read_thread", "record_rows"]
 
@@ -56,7 +57,9 @@ def read_field(rule: FieldRule | None, rows: list[etree._Element]) -> str | None
         value = (node.get(rule.value[1:]) or "").strip()
     else:
         value = inner_html(node)
-    if value and rule.regex:
+    if value and rule.regex == FIND_DATE:
+        value = find_date(value) or ""
+    elif value and rule.regex:
         match = re.search(rule.regex, value)
         value = match.group(1) if match else ""
     return value or None

@@ -25,7 +25,7 @@ from crawler.learn.dom import element_text, is_inside, link_text_len, stable_cla
 from crawler.learn.generalize import best_xpath, eval_first, node_xpaths
 from crawler.learn.records import USER_HREF, author_links
 from crawler.learn.template import FieldRule
-from crawler.learn.when import date_candidates, has_clock
+from crawler.learn.when import FIND_DATE, date_candidates, find_date, has_clock
 
 __all__ = ["Record", "learn_fields"]
 
@@ -198,9 +198,35 @@ def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid
         if b is None or b is a or not is_inside(b, a):
             continue
         header = sum(len(element_text(n)) for n in avoid_nodes if is_inside(n, a))
-        if len(element_text(b)) >= 0.9 * (len(element_text(a)) - header):
+        wide, narrow = len(element_text(a)) - header, len(element_text(b))
+        # What the inner node leaves out is a line of chrome at most ("#1", "Quote", "Reply"),
+        # or blocks the template names (a likes footer, an "edited" line, an attribution).
+        if narrow >= 0.9 * wide or wide - narrow <= 24 or _unnamed_text(b, a) <= max(24, 0.1 * wide):
             good += 1
     return total > 0 and good >= 0.9 * total
+
+
+_CHROME_TAGS = {"header", "footer", "aside", "nav", "form", "button", "time", "ul", "ol", "menu"}
+
+
+def _unnamed_text(inner: etree._Element, outer: etree._Element) -> int:
+    """Characters inside ``outer`` but outside ``inner`` that no classed or chrome element holds:
+    text a reader would take for part of the post."""
+    loose = 0
+    node = inner
+    while node is not outer:
+        parent = node.getparent()
+        if parent is None:
+            break
+        loose += len((parent.text or "").strip())
+        for sibling in parent:
+            loose += len((sibling.tail or "").strip())
+            if sibling is node or not isinstance(sibling.tag, str):
+                continue
+            if not stable_classes(sibling) and sibling.tag not in _CHROME_TAGS and not sibling.get("id"):
+                loose += len(element_text(sibling))
+        node = parent
+    return loose
 
 
 def _strip_rules(records: list[Record], row_index: int, expr: str, avoid: list[list[etree._Element]]) -> list[str]:
@@ -281,6 +307,10 @@ def _with_row(record: Record, fn) -> tuple[int, etree._Element, str, str | None]
 
 def _best_date(row: etree._Element) -> tuple[etree._Element, str, str | None] | None:
     candidates = [c for c in date_candidates(row) if not any(x.tag == "blockquote" for x in c.node.iterancestors())]
+    # The innermost of nested nodes showing one date ("<span class=postdate><span class=date>"):
+    # an outer one may hold more text on other records (a title after the date).
+    candidates = [c for c in candidates if not any(
+        o.node is not c.node and o.raw == c.raw and o.rank == c.rank and is_inside(o.node, c.node) for o in candidates)]
     if not candidates:
         return None
     best = min(enumerate(candidates), key=lambda ic: (ic[1].rank, not ic[1].clock, ic[0]))[1]
@@ -326,6 +356,8 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
 def _raw(hit: tuple[int, etree._Element, str, str | None]) -> str:
     _, node, value, regex = hit
     text = (node.get(value[1:]) or "") if value.startswith("@") else element_text(node)
+    if regex == FIND_DATE:
+        return find_date(text) or text
     match = re.search(regex, text) if regex else None
     return match.group(1) if match else text
 

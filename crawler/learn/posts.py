@@ -68,8 +68,20 @@ def _member_tests(members: list[etree._Element]) -> list[str]:
         tests.append(f"{tag}[{' and '.join(has_class_xpath(t) for t in ordered[:3])}]")
     for token in ordered[1:]:
         tests.append(f"{tag}[{has_class_xpath(token)}]")
+    shared = _shared_attributes(members)
+    if shared:
+        # Old table layouts: no class, but every post table has the same width and colours.
+        tests.append(f"{tag}[{' and '.join(f'@{k}={xpath_literal(v)}' for k, v in shared)}]")
     tests.append(tag)
     return tests
+
+
+def _shared_attributes(members: list[etree._Element]) -> list[tuple[str, str]]:
+    first = members[0]
+    return sorted(
+        (k, v) for k, v in first.attrib.items()
+        if k not in ("id", "class", "href", "src", "name") and len(v) < 40 and all(m.get(k) == v for m in members)
+    )[:3]
 
 
 def _parent_paths(parent: etree._Element) -> list[str]:
@@ -84,6 +96,9 @@ def _parent_paths(parent: etree._Element) -> list[str]:
     grand = parent.getparent()
     if grand is not None and grand.get("id") and not paths:
         paths.append(f"//*[@id={xpath_literal(grand.get('id') or '')}]/{tag_test(parent)}")
+    # Last, its place in the page, where nothing names the list (one template renders every
+    # thread page the same way).
+    paths.append(parent.getroottree().getpath(parent))
     return paths
 
 

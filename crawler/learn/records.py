@@ -27,14 +27,14 @@ __all__ = ["RecordGroup", "USER_HREF", "author_links", "mine_records"]
 
 USER_HREF = re.compile(
     r"member|profile|/users?/|/u/|[?&;](?:u|uid|user|userid|user_id|mid)=|space|author|/people/|/~|"
-    r"/members?/|memberlist|viewprofile|/user$",
+    r"/members?/|memberlist|viewprofile|/user$|(?:^|/)user[\w-]*(?:/|\.\w+\?)",
     re.IGNORECASE,
 )
 _AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
 #: Class tokens that name a record, preferred over layout tokens (``card``, ``row``, ``box``).
 _RECORD_WORD = re.compile(r"post|message|comment|reply|entry|topic|thread|item", re.IGNORECASE)
 _POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
-_BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td"}
+_BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td", "center", "font"}
 
 
 @dataclass
@@ -129,16 +129,16 @@ def _width(text: str) -> int:
     return len(text) + sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
 
 
-def _title_link(nodes: list[etree._Element]) -> str | None:
-    """The href of a title-like link (a thread in a list row), if the row has one."""
+def _title_link(nodes: list[etree._Element]) -> tuple[str, str] | None:
+    """The href and text of a title-like link (a thread in a list row), if the row has one."""
     for node in nodes:
         for a in node.iter("a"):
             href = a.get("href") or ""
             text = element_text(a)
-            if "#" in href or _POST_LINK.search(href):
-                continue  # a post's own permalink, not another page
+            if "#" in href or _POST_LINK.search(href) or "%23" in href:
+                continue  # a post's own permalink (or a share link carrying one), not another page
             if _width(text) >= 8 and not USER_HREF.search(href) and not looks_like_date(text):
-                return href
+                return href, text
     return None
 
 
@@ -160,8 +160,11 @@ def _score(parent: etree._Element, members: list[etree._Element], span: int) -> 
     if sorted(runs)[len(runs) // 2] < 20:
         return None  # cells of a table, not sentences
     linked = [t for t in titles if t]
-    if len(members) >= 2 and len(linked) >= 0.7 * len(members) and len(set(linked)) >= 0.7 * len(members):
-        return None  # each row links its own page: a thread list
+    hrefs, texts = {href for href, _ in linked}, {text for _, text in linked}
+    if len(members) >= 2 and len(linked) >= 0.7 * len(members) and min(len(hrefs), len(texts)) >= 0.7 * len(members):
+        # Each row links its own page under its own title: a thread list. Per-post action
+        # links ("Report", "Share") differ in href only, and do not count.
+        return None
     prose_sorted = sorted(group.prose)
     median = prose_sorted[len(prose_sorted) // 2]
     if median < 25:
@@ -234,18 +237,28 @@ def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[Reco
     return found
 
 
+def _holds_group(member: etree._Element, groups: list[RecordGroup]) -> bool:
+    return any(member is g.parent or any(a is member for a in g.parent.iterancestors()) for g in groups)
+
+
 def _drop_coarse(groups: list[RecordGroup]) -> list[RecordGroup]:
     """Drop a group whose member holds a finer group with most of its prose (a page column
-    that holds the posts is not a post)."""
+    that holds the posts is not a post). When most members hold a finer group, the finer
+    groups are the cells of each record (a user cell beside a message cell): the group stays."""
     kept = []
     for group in groups:
+        if sum(1 for m in group.members if _holds_group(m, groups)) >= max(2, 0.5 * len(group.members)):
+            kept.append(group)
+            continue
         coarse = False
         for index, member in enumerate(group.members):
             for other in groups:
                 if other is group or len(other.members) < 2:
                     continue
                 if member is other.parent or any(a is member for a in other.parent.iterancestors()):
-                    if sum(other.prose) >= 0.5 * group.prose[index]:
+                    # Two blocks inside one of many records are its cells, not a list of posts.
+                    cells = len(other.members) < min(3, len(group.members))
+                    if not cells and sum(other.prose) >= 0.5 * group.prose[index]:
                         coarse = True
                         break
             if coarse:

@@ -127,7 +127,7 @@ def id_position(
         if (name, index) != page_slot
     ]
 
-    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, int, int, int, int, int]:
+    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, bool, int, int, int, int, int]:
         name, index = position
         values = set()
         for url in urls:
@@ -144,7 +144,9 @@ def id_position(
         previous = first.get(("p", depth - 1)) if name[0] == "p" else None
         # Only a bare number counts (``/t/thread-01/102``: the slug's number is not after a word).
         after_word = bare and previous is not None and bool(re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
-        return (not postish, len(values), keyed, after_word, bare, depth, index - len(slot.numbers))
+        # A page offset on a first page is 0 or 1 (SMF's ``topic=343886.0``): never the id.
+        long = len(slot.numbers[index]) > 1
+        return (not postish, len(values), long, keyed, after_word, bare, depth, index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None
 

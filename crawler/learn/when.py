@@ -16,20 +16,22 @@ from functools import lru_cache
 from lxml import etree
 
 from crawler.dates import normalize_date
-from crawler.learn.dom import element_text
+from crawler.learn.dom import element_text, is_inside
+from crawler.learn.words import DAY_WORDS, MONTH_WORDS, languages_of
 
 __all__ = [
-    "FIND_DATE", "DateCandidate", "date_candidates", "date_order", "has_clock", "looks_like_date", "parse_date", "to_ymd",
+    "FIND_DATE", "DateCandidate", "date_candidates", "find_date", "date_order", "has_clock", "looks_like_date", "parse_date", "to_ymd",
 ]
 
-_MONTHS = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
-)
+#: Month names and abbreviations of every language dateparser knows ("Juni", "juil", "März").
+_MONTHS = MONTH_WORDS
+#: "Heute", "Aujourd'hui", "gestern"… in every language; only taken with a clock time after them.
+_DAYS = DAY_WORDS
 _DATE_SHAPE = re.compile(
     r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b|"
-    rf"\b(?:{_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:{_MONTHS})\b|"
-    r"\b(?:today|yesterday|ago|just now)\b|昨天|前天|今天|刚刚|剛剛|分钟前|分鐘前|小时前|小時前|天前|秒前|"
+    rf"(?<!\w)(?:{_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{_MONTHS})(?!\w)|"
+    rf"(?<!\w)(?:{_DAYS})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}|"
+    r"\b(?:today|yesterday|ago|just now)\b|\b(?:vor|il y a|hace)\s+\d+\s+\w{3,12}|昨天|前天|今天|刚刚|剛剛|分钟前|分鐘前|小时前|小時前|天前|秒前|"
     r"\d{4}-\d{2}-\d{2}T\d{2}|^\d{10}(?:\d{3})?$",
     re.IGNORECASE,
 )
@@ -55,8 +57,17 @@ class DateCandidate:
         return has_clock(self.raw)
 
 
+#: The date shapes without a digit: tried alone on texts without one (most texts of a page).
+_WORDS_ONLY = re.compile(r"\b(?:today|yesterday|just now)\b|昨天|前天|今天|刚刚|剛剛", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+
+
 def looks_like_date(text: str) -> bool:
-    return 4 <= len(text) <= 80 and bool(_DATE_SHAPE.search(text))
+    if not 4 <= len(text) <= 80:
+        return False
+    if not _DIGIT.search(text):
+        return bool(_WORDS_ONLY.search(text))
+    return bool(_DATE_SHAPE.search(text))
 
 
 def has_clock(text: str) -> bool:
@@ -66,27 +77,37 @@ def has_clock(text: str) -> bool:
 _LEAD = r"^(?:(?:发表于|發表於|发布于|發佈於|posted(?:\s+on)?|on|at|date|日期)[:：]?\s*|[«(\[]\s*)?"
 _TAIL = r"\s*[»)\]]?$"
 _TIME = (
-    r"(?:,?\s*(?:at\s+|um\s+)?(?:\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?)?|\d{1,2}\s*[ap]\.?m\.?|noon|midnight))?"
+    r"(?:,?\s*(?:at\s+|um\s+|à\s+|a\s+las\s+|alle\s+|-\s*)?(?:\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?|uhr\b|h\b)?|"
+    r"\d{1,2}\s*[ap]\.?m\.?|noon|midnight))?"
 )
 _CORE = (
     r"(?:"
     + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
     + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
     + rf"|(?:\w{{3,9}},?\s+)?(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
-    + rf"|(?:\w{{3,9}},?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\.?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{_MONTHS})\.?,?(?:\s+|-)(?:\d{{4}}|'\d{{2}})" + _TIME
     + rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
     + rf"|\d{{1,2}}\s+(?:{_MONTHS})\.?" + _TIME
     + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     + r"|\d{10}(?:\d{3})?"
-    + r"|(?:today|yesterday)" + _TIME + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
+    + r"|(?:today|yesterday)" + _TIME + rf"|(?:{_DAYS})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
+    + r"|(?:vor|il y a|hace|fa)\s+\d+\s+\w{3,12}|\d+\s+\w{3,12}\s+(?:her|fa)\b" + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
     + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|(?:an?|one)\s+\w+\s+ago|just now"
     + r"|\d+\s*(?:秒|分钟|分鐘|小时|小時|天|周|週|个月|個月|年)前|半小时前|刚刚|剛剛"
     + r")"
 )
 _WHOLE = re.compile(_LEAD + _CORE + _TAIL, re.IGNORECASE)
-#: Group 1 is a date inside a longer text ("#1 by alice on 2024-03-14").
-FIND_DATE = r"(?i)(?<![\w/-])(" + _CORE + r")(?![\w/-])"
-_FIND = re.compile(FIND_DATE)
+#: The regex of a date rule that reads a date inside a longer text ("#1 by alice on 2024-03-14"):
+#: a name, not the pattern, since the pattern holds the month names of every language and a
+#: template must stay small (:func:`find_date` is what it stands for).
+FIND_DATE = "(date in text)"
+_FIND = re.compile(r"(?i)(?<![\w/-])(" + _CORE + r")(?![\w/-])")
+
+
+def find_date(text: str) -> str | None:
+    """The first date inside ``text``."""
+    match = _FIND.search(text)
+    return match.group(1) if match else None
 
 
 @lru_cache(maxsize=4096)
@@ -100,9 +121,19 @@ def parse_date(text: str) -> str | None:
     try:
         # Month first unless that cannot be (13/03/2024): the site's order is learned later.
         return (normalize_date(text, base=_BASE, date_order="MDY", languages=("en", "zh"))
-                or normalize_date(text, base=_BASE, date_order="DMY", languages=("en", "zh")))
+                or normalize_date(text, base=_BASE, date_order="DMY", languages=("en", "zh"))
+                # Other languages ("14. Juni 2020", "Aujourd'hui à 10:23"): those its words belong to.
+                or _in_own_language(text))
     except (ValueError, OverflowError):
         return None
+
+
+def _in_own_language(text: str) -> str | None:
+    languages = languages_of(text)
+    if languages is None and not re.search(r"[^\W\d_]{2}", text):
+        return None
+    # Words that name no month or day ("vor 3 Stunden", "um 15:25 Uhr"): dateparser detects.
+    return normalize_date(text, base=_BASE, date_order="DMY", languages=languages)
 
 
 def date_candidates(record: etree._Element) -> list[DateCandidate]:
@@ -113,10 +144,13 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
             continue
         if _SKIP_CLASS.search((node.get("class") or "") + " " + (node.get("id") or "")):
             continue
+        if _joined_label(node):
+            continue
         for attr in _MACHINE_ATTRS:
             value = node.get(attr)
             if value and _machine_date(attr, node, value):
-                found.append(DateCandidate(node, f"@{attr}", value.strip(), 0))
+                # A date the reader sees beats one in an invisible <meta> (it may be another date).
+                found.append(DateCandidate(node, f"@{attr}", value.strip(), 1 if node.tag == "meta" else 0))
         title = node.get("title")
         if title and parse_date(title.strip()):
             found.append(DateCandidate(node, "@title", title.strip(), 1))
@@ -132,6 +166,30 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
             if len(dates) == 1 and parse_date(dates[0]):
                 found.append(DateCandidate(node, ".", dates[0], 3, FIND_DATE))
     return found
+
+
+#: Labels of the member's own dates in a user column: "Joined", "Registriert", "Inscrit le".
+_JOINED = re.compile(
+    r"join|regist|member since|mitglied seit|dabei seit|beigetreten|anmeldung|inscri|membre depuis|"
+    r"miembro desde|iscritto|lid sinds|last (?:seen|visit|active)|zuletzt online|letzter besuch|dernière visite",
+    re.IGNORECASE,
+)
+
+
+def _joined_label(node: etree._Element) -> bool:
+    """Whether the text just before ``node`` (or its own start) labels a member's date."""
+    before = (node.text or "")[:30]
+    previous = node.getprevious()
+    if previous is not None:
+        before = element_text(previous)[-30:] + " " + (previous.tail or "") + " " + before
+    else:
+        parent = node.getparent()
+        if parent is not None:
+            before = (parent.text or "")[-30:] + " " + before
+            grand_previous = parent.getprevious()
+            if grand_previous is not None and len(element_text(parent)) < 60:
+                before = element_text(grand_previous)[-30:] + " " + before
+    return bool(_JOINED.search(before))
 
 
 def _machine_date(attr: str, node: etree._Element, value: str) -> bool:
