@@ -56,8 +56,8 @@ def test_a_local_site_without_the_setting_says_which_setting(site):
 
 @pytest.mark.parametrize(("args", "expected"), [
     (["-s", "CRAWLER_ALOW_PRIVATE_ADDRESSES=True"],
-     "fetched 0 pages: unknown setting CRAWLER_ALOW_PRIVATE_ADDRESSES; did you mean "
-     "CRAWLER_ALLOW_PRIVATE_ADDRESSES?"),
+     ("fetched 0 pages: unknown setting CRAWLER_ALOW_PRIVATE_ADDRESSES; did you mean "
+      "CRAWLER_ALLOW_PRIVATE_ADDRESSES?")),
     ([*ALLOW, "-s", "CRAWLER_BACKOFF_MAX=0.5"],
      "fetched 0 pages: CRAWLER_BACKOFF_MAX (0.5) must be at least CRAWLER_BACKOFF_BASE"),
     ([*ALLOW, "-a", "timezone=Mars/Base"], "fetched 0 pages: timezone ('Mars/Base') is not an IANA"),

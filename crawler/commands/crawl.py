@@ -26,7 +26,13 @@ from scrapy.utils.misc import load_object
 from crawler.addon import ClusterAddon
 from crawler.redis import RedisUnavailable, connect
 from crawler.scheduler.scheduler import REFUSED_STAT
-from crawler.state import StateLocked, crawl_state_dir, default_crawl_id, is_crawl_state, lock_state
+from crawler.state import (
+    StateLocked,
+    crawl_state_dir,
+    default_crawl_id,
+    is_crawl_state,
+    lock_state,
+)
 
 #: exit statuses besides Scrapy's 0 (done), 1 (error) and 2 (usage)
 EXIT_REFUSED, EXIT_NOTHING_FETCHED, EXIT_STOPPED, EXIT_FORCED = 2, 3, 4, 130
@@ -194,8 +200,8 @@ def exit_status(stats: dict) -> tuple[int, str | None]:
     # of a follow crawl that finds nothing new has only those)
     refused = stats.get("outcomes/filtered", 0) - stats.get("outcomes/filtered/duplicate", 0)
     if reason is None:  # the engine never closed: a second Ctrl-C stopped the reactor
-        return EXIT_FORCED, "forced stop: requests in flight were dropped (they are fetched " \
-            "again when the crawl resumes)"
+        return EXIT_FORCED, ("forced stop: requests in flight were dropped (their leases "
+                             "return them to the queue when the crawl resumes)")
     if reason == "shutdown":  # Ctrl-C once, SIGTERM: handed back, resumes
         return 0, None
     if reason == "finished" or str(reason).startswith("closespider_"):

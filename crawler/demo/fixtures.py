@@ -100,6 +100,20 @@ class FixtureSites:
         return len(self.recorder.requests)
 
 
+#: The spider that crawls each kind of site (``routes.json`` says ``kind``).
+SPIDER_OF_KIND = {"forum": "forum", "blog": "blog", "learned": "forum", "generic": "forum",
+                  "learned_blog": "blog"}
+
+
+def crawl_command(sites: FixtureSites, name: str) -> str:
+    """The ``scrapy crawl`` command line for site ``name``, as the README's walkthrough shows
+    it: the sites are on 127.0.0.1, which the crawler refuses unless told otherwise."""
+    args = "".join(f" -a {key}={value}" for key, value in sites.arguments(name).items())
+    return (f"scrapy crawl {SPIDER_OF_KIND.get(sites.kind(name), 'forum')} "
+            f"-a start_urls={sites.start_url(name)}{args} "
+            f"-s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True -o {name}.jl")
+
+
 def serve(names: Sequence[str], latency: float = 0.0, ready: threading.Event | None = None,
           stop: threading.Event | None = None) -> int:
     """Serve fixture sites until Ctrl-C or SIGTERM (or ``stop``); print each start URL first."""
@@ -115,7 +129,10 @@ def serve(names: Sequence[str], latency: float = 0.0, ready: threading.Event | N
     with sites:
         for name in names:
             print(f"{name:<16} {sites.kind(name):<6} {sites.start_url(name)}", flush=True)
-        print("Serving; Ctrl-C to stop.", flush=True)
+        print("Serving; Ctrl-C to stop. Crawl them from another terminal in the project:",
+              flush=True)
+        for name in names:
+            print(f"  {crawl_command(sites, name)}", flush=True)
         if ready is not None:
             ready.set()
         stop.wait()

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from dataclasses import asdict
 from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
 
 from crawler.learn.template import Template
