@@ -21,11 +21,12 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from crawler.learn.dom import element_text, is_inside, link_text_len, stable_classes
-from crawler.learn.generalize import best_xpath, eval_first, node_xpaths
+from crawler.learn.body import learn_body
+from crawler.learn.dom import element_text, is_inside, stable_classes
+from crawler.learn.generalize import best_xpath, eval_first
 from crawler.learn.records import USER_HREF, author_links
 from crawler.learn.template import FieldRule
-from crawler.learn.when import FIND_DATE, date_candidates, find_date, has_clock
+from crawler.learn.when import FIND_DATE, date_candidates, find_date, has_clock, looks_like_date
 
 __all__ = ["Record", "learn_fields"]
 
@@ -33,16 +34,11 @@ Record = list[etree._Element]  # the rows of one record (one element unless a ta
 
 _AUTHOR_CLASS = re.compile(r"author|user-?name|poster|\bname\b|nick", re.IGNORECASE)
 _BY = re.compile(r"(?:^|\s)(?:by|von|par|作者[:：]?)\s+([^\s,;|]+)", re.IGNORECASE)
-_POSITION_TEXT = re.compile(r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$", re.I)
+_POSITION_TEXT = re.compile(r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^#\s*(\d{1,6})\b")
 _POSITION_ATTRS = ("data-index", "data-postnumber", "data-position", "data-floor", "data-post-number")
 _ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
 _PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)", re.IGNORECASE)
-_BODY_HINT = re.compile(r"body|content|message|text|entry|postmsg|t_f|bbwrapper|articlebody", re.IGNORECASE)
-_NOT_BODY = re.compile(r"sig|author|user|profile|avatar|meta|footer|header|info|stats|rank|poster|head", re.I)
-_SIGNATURE = re.compile(r"(?:^|[\s_-])sig(?:nature)?(?:$|[\s_-])|signature|postsig", re.IGNORECASE)
-_WORD = re.compile(r"\w+")
-_BLOCK = {"div", "td", "section", "article", "dd", "li", "blockquote", "main", "span", "p", "tr"}
 
 
 def _find(record: Record, test) -> tuple[int, etree._Element] | None:  # type: ignore[no-untyped-def]
@@ -73,13 +69,31 @@ def _author_node(row: etree._Element) -> tuple[etree._Element, str, str | None] 
         if not isinstance(node.tag, str) or node is row:
             continue
         if _AUTHOR_CLASS.search(" ".join(stable_classes(node))) and 0 < len(element_text(node)) <= 40:
-            return node, ".", None
+            return _name_inside(node), ".", None
     for node in row.iter():
         if isinstance(node.tag, str) and len(node) <= 6 and node is not row:
             text = element_text(node)
             if len(text) <= 80 and _BY.search(text):
                 return node, ".", _BY.pattern
     return None
+
+
+_NOT_A_NAME = re.compile(r"^(?:by|von|par|de|por|da|door|av|作者)\b|[»«|]", re.IGNORECASE)
+
+
+def _name_inside(node: etree._Element) -> etree._Element:
+    """The name in an author element that also says "by" or the date ("par alice » Lun 8
+    Jan 2018 15:33"): its first child element holding a short text that is no date."""
+    text = element_text(node)
+    if not (_NOT_A_NAME.search(text) or looks_like_date(text)):
+        return node
+    for child in node.iter():
+        if child is node or not isinstance(child.tag, str):
+            continue
+        name = element_text(child)
+        if 0 < len(name) <= 40 and not looks_like_date(name) and not _NOT_A_NAME.search(name):
+            return child
+    return node
 
 
 def _author_id(row: etree._Element, author: etree._Element) -> etree._Element | None:
@@ -100,153 +114,6 @@ def id_regex(hrefs: Sequence[str]) -> str | None:
         if values:
             return pattern
     return None
-
-
-# -- body ----------------------------------------------------------------------------------------
-def _body_candidates(row: etree._Element, avoid: list[etree._Element]) -> list[etree._Element]:
-    total = max(1, len(element_text(row)))
-    found = [row]
-    for node in row.iter():
-        if node is row or not isinstance(node.tag, str) or node.tag not in _BLOCK:
-            continue
-        if any(is_inside(a, node) for a in avoid):
-            continue
-        text = element_text(node)
-        if len(text) >= 0.15 * total or (len(text) >= 3 and _BODY_HINT.search(" ".join(stable_classes(node)))):
-            found.append(node)
-    return found
-
-
-def _shingles(text: str) -> set[tuple[str, ...]]:
-    words = [re.sub(r"\d+", "#", w) for w in _WORD.findall(text.lower())]
-    if len(words) < 3:
-        return {tuple(words)} if words else set()
-    return {tuple(words[i : i + 3]) for i in range(len(words) - 2)}
-
-
-def _templateness(texts: list[str]) -> float:
-    """Share of word trigrams that most records have: high for user columns and post chrome
-    ("Posts: # Threads: #", "Reply Quote"), low for bodies, whatever their vocabulary."""
-    bags = [_shingles(t) for t in texts if t]
-    if len(bags) < 3:
-        return 0.0
-    counts = Counter(g for bag in bags for g in bag)
-    common = {g for g, c in counts.items() if c >= 0.5 * len(bags)}
-    shares = [len(bag & common) / len(bag) for bag in bags if bag]
-    return sum(shares) / len(shares) if shares else 0.0
-
-
-def learn_body(records: list[Record], avoid: list[list[etree._Element]]) -> tuple[FieldRule, list[str]] | None:
-    pairs_by_expr: Counter[tuple[int, str]] = Counter()
-    for record, avoid_nodes in zip(records, avoid, strict=True):
-        for row_index, row in enumerate(record):
-            for node in _body_candidates(row, avoid_nodes):
-                for expr in node_xpaths(node, row)[:6]:
-                    pairs_by_expr[(row_index, expr)] += 1
-    scored = []
-    for (row_index, expr), _ in pairs_by_expr.most_common(120):
-        nodes = [eval_first(r[row_index], expr) if row_index < len(r) else None for r in records]
-        present = [n for n in nodes if n is not None]
-        if len(present) < 0.6 * len(records):
-            continue
-        if expr == ".":
-            texts = [_without_header(n, a) for n, a in zip(nodes, avoid, strict=True) if n is not None]
-        else:
-            texts = [element_text(n) for n in present]
-        lengths = [min(len(t) - link_text_len(n) // 2, 3000) for t, n in zip(texts, present, strict=True)]
-        avg = sum(lengths) / len(records)
-        hint = " ".join(stable_classes(present[0])) + " " + (present[0].get("itemprop") or "")
-        factor = 1.5 if _BODY_HINT.search(hint) else 1.0
-        if _NOT_BODY.search(hint) and not _BODY_HINT.search(hint):
-            factor *= 0.3
-        wraps_header = sum(1 for n, a in zip(nodes, avoid, strict=True) if n is not None and any(is_inside(x, n) for x in a))
-        if wraps_header and expr != ".":
-            factor *= 0.5
-        score = avg * (1 - _templateness(texts)) * factor
-        scored.append((score, row_index, expr, present))
-    if not scored:
-        return None
-    scored.sort(key=lambda s: s[0], reverse=True)
-    best_score, row_index, expr, present = scored[0]
-    # The deepest rule that keeps nearly all of the best rule's text (the header left out):
-    # the body, not its wrapper.
-    for score, r_index, other, nodes in scored[1:]:
-        if r_index != row_index or score < 0.5 * best_score:
-            continue
-        if _covers(records, row_index, expr, other, avoid):
-            best_score, expr, present = score, other, nodes
-    strip = _strip_rules(records, row_index, expr, avoid)
-    return FieldRule(xpath=expr, value="html", row=row_index), strip
-
-
-def _without_header(record: etree._Element, avoid: list[etree._Element]) -> str:
-    """The record's text less its children that hold the author or the date."""
-    return " ".join(element_text(c) for c in record if isinstance(c.tag, str) and not any(is_inside(a, c) for a in avoid))
-
-
-def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid: list[list[etree._Element]]) -> bool:
-    """Whether ``inner`` lies inside ``outer`` and holds at least 90% of its text (text of the
-    author and date nodes not counted) in nearly every record."""
-    good = total = 0
-    for record, avoid_nodes in zip(records, avoid, strict=True):
-        if row_index >= len(record):
-            continue
-        a, b = eval_first(record[row_index], outer), eval_first(record[row_index], inner)
-        if a is None:
-            continue
-        total += 1
-        if b is None or b is a or not is_inside(b, a):
-            continue
-        header = sum(len(element_text(n)) for n in avoid_nodes if is_inside(n, a))
-        wide, narrow = len(element_text(a)) - header, len(element_text(b))
-        # What the inner node leaves out is a line of chrome at most ("#1", "Quote", "Reply"),
-        # or blocks the template names (a likes footer, an "edited" line, an attribution).
-        if narrow >= 0.9 * wide or wide - narrow <= 24 or _unnamed_text(b, a) <= max(24, 0.1 * wide):
-            good += 1
-    return total > 0 and good >= 0.9 * total
-
-
-_CHROME_TAGS = {"header", "footer", "aside", "nav", "form", "button", "time", "ul", "ol", "menu"}
-
-
-def _unnamed_text(inner: etree._Element, outer: etree._Element) -> int:
-    """Characters inside ``outer`` but outside ``inner`` that no classed or chrome element holds:
-    text a reader would take for part of the post."""
-    loose = 0
-    node = inner
-    while node is not outer:
-        parent = node.getparent()
-        if parent is None:
-            break
-        loose += len((parent.text or "").strip())
-        for sibling in parent:
-            loose += len((sibling.tail or "").strip())
-            if sibling is node or not isinstance(sibling.tag, str):
-                continue
-            if not stable_classes(sibling) and sibling.tag not in _CHROME_TAGS and not sibling.get("id"):
-                loose += len(element_text(sibling))
-        node = parent
-    return loose
-
-
-def _strip_rules(records: list[Record], row_index: int, expr: str, avoid: list[list[etree._Element]]) -> list[str]:
-    strip: list[str] = []
-    for record, avoid_nodes in zip(records, avoid, strict=True):
-        body = eval_first(record[row_index], expr) if row_index < len(record) else None
-        if body is None:
-            continue
-        for node in body.iter():
-            if node is body or not isinstance(node.tag, str):
-                continue
-            label = " ".join(stable_classes(node)) + " " + (node.get("id") or "")
-            if _SIGNATURE.search(label):
-                strip.extend(x for x in node_xpaths(node, body)[:1] if x != ".")
-        if expr == ".":
-            # The body is the record: drop its children that hold the author or the date.
-            for child in body:
-                if any(is_inside(a, child) for a in avoid_nodes):
-                    strip.extend(x for x in node_xpaths(child, body)[-3:-2] or node_xpaths(child, body)[:1])
-    return [s for s, _ in Counter(strip).most_common() if s != "."][:4]
 
 
 # -- position and id -----------------------------------------------------------------------------

@@ -60,6 +60,7 @@ class NotLearned:
         return f"{self.reason} (tried: {', '.join(self.tried)})" if self.tried else self.reason
 
 
+_PERMALINK = re.compile(r"(?:^|[/?&;._-])(?:p|pid|post|msg|comment|reply)[=_-]?\d", re.IGNORECASE)
 _PATH_PAGE = re.compile(r"/(?:page|p|pg|seite|strona)[-/]?\d+/?$", re.IGNORECASE)
 
 
@@ -98,7 +99,9 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         by_shape[url_shape(page.url)].append((page, group))
     if structured is None and not by_shape:
         return NotLearned(f"not a forum: no repeated posts with author, date and text on {len(pages)} pages", tried)
-    thread_pages = max(by_shape.values(), key=len) if by_shape else []
+    # Most pages first; among equals, not a post permalink (``/post11011.html``, ``?p=5``).
+    thread_pages = max(by_shape.values(), key=lambda group: (len(group), not _PERMALINK.search(
+        path_query(group[0][0].url)))) if by_shape else []
     if structured is not None:
         structured_pages = [p for p in pages if _has_posts(structured, p.root)]
         thread_urls = [_canonical(p) for p in structured_pages]

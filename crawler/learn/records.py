@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from lxml import etree
 
@@ -27,7 +28,8 @@ __all__ = ["RecordGroup", "USER_HREF", "author_links", "mine_records"]
 
 USER_HREF = re.compile(
     r"member|profile|/users?/|/u/|[?&;](?:u|uid|user|userid|user_id|mid)=|space|author|/people/|/~|"
-    r"/members?/|memberlist|viewprofile|/user$|(?:^|/)user[\w-]*(?:/|\.\w+\?)",
+    r"/members?/|memberlist|viewprofile|/user$|(?:^|/)user[\w-]*(?:/|\.\w+\?)|"
+    r"/(?:membre|mitglied|benutzer|miembro|membro|utente|usuario)s?[-_/]?\d*(?:[/.?]|$)",
     re.IGNORECASE,
 )
 _AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
@@ -129,14 +131,22 @@ def _width(text: str) -> int:
     return len(text) + sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
 
 
+def _other_host(href: str, page: str | None) -> bool:
+    host = urlsplit(href).netloc if href.startswith(("http:", "https:", "//")) else ""
+    return bool(host) and bool(page) and host != urlsplit(page or "").netloc
+
+
 def _title_link(nodes: list[etree._Element]) -> tuple[str, str] | None:
     """The href and text of a title-like link (a thread in a list row), if the row has one."""
+    page = nodes[0].getroottree().docinfo.URL if nodes else None
     for node in nodes:
         for a in node.iter("a"):
             href = a.get("href") or ""
             text = element_text(a)
             if "#" in href or _POST_LINK.search(href) or "%23" in href:
                 continue  # a post's own permalink (or a share link carrying one), not another page
+            if _other_host(href, page):
+                continue  # a link a post cites, not a thread of this site
             if _width(text) >= 8 and not USER_HREF.search(href) and not looks_like_date(text):
                 return href, text
     return None
