@@ -4,8 +4,10 @@ schemas, and has the properties the crawler relies on."""
 from __future__ import annotations
 
 import copy
+import os
 import re
 import shutil
+import string
 import subprocess
 
 import kubernetes_validate
@@ -244,3 +246,140 @@ def test_the_tls_component_switches_both_sides_to_tls(tmp_path):
     ca = url.split("ssl_ca_certs=")[1]
     mounts = {m["mountPath"] for m in crawler_c["volumeMounts"]}
     assert any(ca.startswith(m + "/") for m in mounts)
+
+
+# -- k8s/jobs/forum.yaml: a list of forums, one Job (one crawl) each ----------------------
+
+JOB_TEMPLATE = K8S / "jobs" / "forum.yaml"
+
+
+def forum_job(objects, site: str = "bbs-example", url: str = "https://bbs.example.org/") -> dict:
+    """The Job template as k8s/README.md renders it: envsubst with the overlay's image and
+    settings ConfigMap, as the recipe reads them from the StatefulSet."""
+    crawler = container(find(objects, "StatefulSet", "crawler"), "crawler")
+    values = {"SITE": site, "START_URL": url, "IMAGE": crawler["image"],
+              "SETTINGS": crawler["envFrom"][0]["configMapRef"]["name"],
+              "SECRET": env_of(crawler)["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"]}
+    envsubst = shutil.which("envsubst")
+    text = JOB_TEMPLATE.read_text()
+    if envsubst:
+        text = subprocess.run([envsubst, "$SITE $START_URL $IMAGE $SETTINGS $SECRET"], input=text,
+                              capture_output=True, text=True, check=True, timeout=30,
+                              env={**os.environ, **values}).stdout
+    else:
+        text = string.Template(text).safe_substitute(values)
+    (job,) = [doc for doc in yaml.safe_load_all(text) if doc]
+    return job
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_forum_job_renders_validates_and_runs_as_a_crawler_pod(overlay):
+    from crawler.commands.crawl import EXIT_NOTHING_FETCHED, EXIT_REFUSED  # noqa: PLC0415
+    from crawler.config import CRAWL_ID  # noqa: PLC0415
+
+    objects = render(overlay)
+    job = forum_job(objects)
+    kubernetes_validate.validate(job, KUBERNETES_VERSION, strict=True)
+    assert "$" not in yaml.safe_dump(job).replace("$(REDIS_PASSWORD)", "")  # all filled in
+    pod = job["spec"]["template"]
+    c = pod["spec"]["containers"][0]
+    statefulset = find(objects, "StatefulSet", "crawler")
+    node = container(statefulset, "crawler")
+    # the same pod as a node of the StatefulSet: image, settings, Redis, lock-down
+    assert c["image"] == node["image"] and c["command"] == node["command"]
+    assert c["envFrom"] == node["envFrom"]
+    find(objects, "ConfigMap", c["envFrom"][0]["configMapRef"]["name"])  # it exists
+    assert c["securityContext"] == node["securityContext"]
+    for key in ("securityContext", "automountServiceAccountToken", "enableServiceLinks"):
+        assert pod["spec"][key] == statefulset["spec"]["template"]["spec"][key], key
+    env = env_of(c)
+    for name in ("REDIS_PASSWORD", "REDIS_URL", "CRAWLER_NODE_ID"):
+        assert env[name] == env_of(node)[name], name
+    assert c["args"] == ["forum", "-a", "start_urls=https://bbs.example.org/"]
+    assert CRAWL_ID.match(env["CRAWLER_CRAWL_ID"]["value"]) and \
+        env["CRAWLER_CRAWL_ID"]["value"] == "forum-bbs-example"
+    limit = c["resources"]["limits"]["memory"]
+    assert limit.endswith("Gi") and \
+        0 < int(env["SCRAPY_MEMUSAGE_LIMIT_MB"]["value"]) * 1024**2 < int(limit[:-2]) * 1024**3
+    # the NetworkPolicies see a crawler: it may reach Redis and public addresses
+    labels = pod["metadata"]["labels"]
+    for policy in ("redis", "crawler"):
+        spec = find(objects, "NetworkPolicy", policy)["spec"]
+        selector = spec["ingress"][0]["from"][0]["podSelector"] if policy == "redis" \
+            else spec["podSelector"]
+        assert selector["matchLabels"].items() <= labels.items(), policy
+    # exit statuses another try cannot help end the Job (crawler.commands.crawl)
+    rule = job["spec"]["podFailurePolicy"]["rules"][0]
+    assert rule["action"] == "FailJob"
+    assert sorted(rule["onExitCodes"]["values"]) == sorted([EXIT_REFUSED, EXIT_NOTHING_FETCHED])
+    assert pod["spec"]["restartPolicy"] == "Never"  # podFailurePolicy needs it
+
+
+def readme_block(lang: str, containing: str) -> str:
+    """The ```lang block of k8s/README.md that contains *containing*."""
+    text = (K8S / "README.md").read_text()
+    blocks = [b for b in re.findall(rf"```{lang}\n(.*?)```", text, re.DOTALL) if containing in b]
+    assert len(blocks) == 1, (lang, containing, len(blocks))
+    return blocks[0]
+
+
+def test_the_guides_own_overlay_renders_with_its_crawl(tmp_path):
+    block = readme_block("yaml", "# k8s/overlays/mine/kustomization.yaml")
+    shutil.copytree(K8S, tmp_path / "k8s")
+    overlay = tmp_path / "k8s" / "overlays" / "mine"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text(block)
+    out = subprocess.run(["kubectl", "kustomize", str(overlay)], capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    objects = [doc for doc in yaml.safe_load_all(out) if doc]
+    for obj in objects:
+        kubernetes_validate.validate(obj, KUBERNETES_VERSION, strict=True)
+    settings = settings_of(objects, container(find(objects, "StatefulSet", "crawler"), "crawler"))
+    assert settings["CRAWL_SPIDER"] == "follow" and settings["CRAWLER_CRAWL_ID"] == "mine"
+    assert settings["START_URLS"] == "https://forum.example.org/,https://blog.example.net/"
+    assert settings["SCRAPY_MEMUSAGE_LIMIT_MB"] == "1800"  # prod's, kept
+    assert {o["metadata"].get("namespace") for o in objects if o["kind"] != "Namespace"} == {"crawler"}
+
+
+FAKE_KUBECTL = r'''#!/bin/sh
+# kubectl as the guide's loop uses it, on the objects of a rendered overlay
+case "$*" in
+  *"get statefulset crawler"*"image}"*) printf %s "$FAKE_IMAGE" ;;
+  *"get statefulset crawler"*"configMapRef.name}"*) printf %s "$FAKE_SETTINGS" ;;
+  *"apply -f -"*) n=$(ls "$FAKE_OUT" | wc -l); cat > "$FAKE_OUT/job-$n.yaml" ;;
+  *"get jobs"*) ls "$FAKE_OUT" ;;
+  *) echo "unexpected: kubectl $*" >&2; exit 1 ;;
+esac
+'''
+
+
+@pytest.mark.skipif(shutil.which("envsubst") is None, reason="needs envsubst (gettext)")
+def test_the_guides_forum_list_loop_creates_one_valid_job_per_forum(tmp_path):
+    """The guide's two blocks of step 9, run by sh as written, kubectl faked: one Job per line
+    of forums.txt, each valid and crawling its forum under its own crawl id."""
+    objects = render("prod")
+    node = container(find(objects, "StatefulSet", "crawler"), "crawler")
+    secret = env_of(node)["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"]
+    bin_dir, out = tmp_path / "bin", tmp_path / "out"
+    bin_dir.mkdir()
+    out.mkdir()
+    (bin_dir / "kubectl").write_text(FAKE_KUBECTL)
+    (bin_dir / "kubectl").chmod(0o755)
+    shutil.copytree(K8S, tmp_path / "k8s")
+    script = readme_block("sh", "cat > forums.txt") + readme_block("sh", "envsubst")
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "NS": "crawler",
+           "SECRET": secret, "FAKE_IMAGE": node["image"], "FAKE_OUT": str(out),
+           "FAKE_SETTINGS": node["envFrom"][0]["configMapRef"]["name"]}
+    result = subprocess.run(["sh", "-eu", "-c", script], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    jobs = [yaml.safe_load(p.read_text()) for p in sorted(out.iterdir())]
+    assert [j["metadata"]["name"] for j in jobs] == ["crawl-bbs-one", "crawl-cn-club"]
+    for job, url in zip(jobs, ["https://bbs.example.org/", "https://club.example.cn/forum.php"],
+                        strict=True):
+        kubernetes_validate.validate(job, KUBERNETES_VERSION, strict=True)
+        c = job["spec"]["template"]["spec"]["containers"][0]
+        assert c["args"] == ["forum", "-a", f"start_urls={url}"]
+        assert c["image"] == node["image"] and c["envFrom"] == node["envFrom"]
+        assert env_of(c)["REDIS_PASSWORD"] == env_of(node)["REDIS_PASSWORD"]
+        assert env_of(c)["CRAWLER_CRAWL_ID"]["value"] == "forum-" + job["metadata"]["name"][6:]
