@@ -56,7 +56,7 @@ class HealthExtension:
       loop, so a blocked or dead loop gets no answer and the probe times out.
     - ``/readyz``: 200 when Redis is reachable, the last heartbeat is younger than
       :setting:`CRAWLER_NODE_TIMEOUT`, the node owns hosts (a member, not draining)
-      and is not shutting down; else 503 with the reasons. Body: the scheduler's ``health()`` as JSON.
+      and is not shutting down; else 503 with the reasons. Body: the node's ``health()`` as JSON.
     - ``/metrics``: Prometheus text format (:mod:`crawler.ops.metrics`).
 
     The socket is bound when the extension is built, so a taken port fails the

@@ -1,9 +1,10 @@
 """The lease book: requests leased to this node, from the lease until their ack is sent.
 
-A lease moves through three stages here: *leased* (handed to Scrapy), *held* (its
-outcome is known but Scrapy is still scraping its response, whose links must reach
-the frontier before the lease goes) and *acked* (waiting for the next flush). The
-acks of a host batch wait for each other and go together (:mod:`.dispatch`).
+A lease moves through three stages here: *leased* (handed to Scrapy: the
+:class:`LeaseBook`), then its ack is *held* (its outcome is known but Scrapy is still
+scraping its response, whose links must reach the frontier before the lease goes) and
+*queued* (waiting for the next flush): the :class:`AckQueue`. The acks of a host batch
+wait for each other and go together (:mod:`.dispatch`).
 """
 
 from __future__ import annotations
@@ -120,7 +121,8 @@ class LeaseBook:
 
     Middlewares and signals call :meth:`settle` with the request's outcome; a retry
     or a redirect replaces its lease (:meth:`continue_lease`); :meth:`settle_leaked`
-    is the safety net for a path nobody foresaw.
+    is the safety net for a path nobody foresaw. A settled lease's ack goes to the
+    :class:`AckQueue`.
     """
 
     def __init__(self, outcomes: Outcomes, now_ms: Callable[[], int], dispatch: Dispatch,
