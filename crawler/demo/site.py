@@ -23,7 +23,7 @@ import signal
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any, Self, overload
+from typing import Any, Self
 
 from crawler.demo.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
 from crawler.demo.recorder import Recorder, RequestRecord
@@ -118,23 +118,15 @@ class SiteServer:
         """Distinct non-robots URLs requested so far."""
         return self.recorder.fetched_urls()
 
-    @overload
-    def max_concurrency(self, netloc: None = None) -> dict[str, int]: ...
-    @overload
-    def max_concurrency(self, netloc: str | int) -> int: ...
-
     def max_concurrency(self, netloc: str | int | None = None) -> dict[str, int] | int:
-        """Peak number of requests in flight at the server (tracked live), per host."""
+        """Peak number of requests in flight at the server (tracked live): of host ``netloc``
+        (a netloc or a host index), or of every host by netloc."""
         peaks = dict(zip(self.netlocs, self.recorder.peak_inflight(), strict=True))
         return peaks if netloc is None else peaks[self._netloc(netloc)]
 
-    @overload
-    def min_gap(self, netloc: None = None) -> dict[str, float]: ...
-    @overload
-    def min_gap(self, netloc: str | int) -> float: ...
-
     def min_gap(self, netloc: str | int | None = None) -> dict[str, float] | float:
-        """Per host, smallest gap in seconds between consecutive request starts (robots.txt included)."""
+        """Smallest gap in seconds between consecutive request starts (robots.txt included): of
+        host ``netloc`` (a netloc or a host index), or of every host by netloc."""
         gaps = dict(zip(self.netlocs, self.recorder.min_gaps(), strict=True))
         return gaps if netloc is None else gaps[self._netloc(netloc)]
 
