@@ -24,9 +24,16 @@ from lxml import etree
 from crawler.learn.body import learn_body
 from crawler.learn.dom import element_text, is_inside, stable_classes
 from crawler.learn.generalize import best_xpath, eval_first
+from crawler.learn.names import name_nodes
 from crawler.learn.records import USER_HREF, author_links
 from crawler.learn.template import FieldRule
-from crawler.learn.when import FIND_DATE, date_candidates, find_date, has_clock, looks_like_date
+from crawler.learn.when import (
+    FIND_DATE,
+    date_candidates,
+    find_date,
+    has_clock,
+    looks_like_date,
+)
 
 __all__ = ["Record", "learn_fields"]
 
@@ -187,6 +194,10 @@ def _best_date(row: etree._Element) -> tuple[etree._Element, str, str | None] | 
 def learn_fields(records: list[Record]) -> dict[str, object]:
     """Rules for every field the records share, plus the body's strip list and the date precision."""
     authors = [_with_row(r, _author_node) for r in records]
+    if sum(1 for a in authors if a) < 0.6 * len(records):
+        # No profile links nor author classes: the name at one place in every record.
+        names = name_nodes(records) or []
+        authors = [a or _name_hit(r, n) for a, r, n in zip(authors, records, names, strict=False)] + authors[len(names):]
     dates = [_with_row(r, _best_date) for r in records]
     author = _rule(records, authors)
     date = _rule(records, dates)
@@ -218,6 +229,13 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
         "post_id": _rule(records, [_with_row(r, _post_id_node) for r in records], 0.8),
         "date_precision": precision,
     }
+
+
+def _name_hit(record: Record, node: etree._Element | None) -> tuple[int, etree._Element, str, str | None] | None:
+    if node is None:
+        return None
+    row = next((i for i, r in enumerate(record) if is_inside(node, r)), 0)
+    return row, node, ".", None
 
 
 def _raw(hit: tuple[int, etree._Element, str, str | None]) -> str:

@@ -28,14 +28,28 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 
 from crawler.learn.apply import read_posts
+from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
 from crawler.learn.paging import learn_paging, page_links, page_number
-from crawler.learn.posts import Sample, check_positions, date_precision, learn_post_rules
-from crawler.learn.records import mine_records
+from crawler.learn.posts import (
+    Sample,
+    check_positions,
+    date_precision,
+    learn_post_rules,
+)
+from crawler.learn.records import RecordGroup, mine_records
+from crawler.learn.structured import RECORD as MICRODATA_RECORD
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, PostRules, Template
 from crawler.learn.thread import learn_breadcrumbs, learn_title
-from crawler.learn.urls import clean_url, fixed_params, id_position, id_regex_for, path_query, slots
+from crawler.learn.urls import (
+    clean_url,
+    fixed_params,
+    id_position,
+    id_regex_for,
+    path_query,
+    slots,
+)
 from crawler.learn.when import date_order, has_clock
 
 __all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
@@ -92,7 +106,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         groups = mine_records(page.root)
         if groups:
             candidates.append((page, groups[0]))
-    mined = {id(page.root): len(group.members) for page, group in candidates}
+    mined = {id(page.root): _overlapping(group, page.root) for page, group in candidates}
     structured = next((r for r in _structured(pages) if _covers(r, pages, mined)), None)
     by_shape: dict[str, list[tuple[Page, object]]] = defaultdict(list)
     for page, group in candidates:
@@ -167,6 +181,21 @@ def _count(rules: PostRules, root: etree._Element) -> int:
 
 def _has_posts(rules: PostRules, root: etree._Element) -> bool:
     return _count(rules, root) > 0
+
+
+def _overlapping(group: RecordGroup, root: etree._Element) -> int:
+    """The mined group's size, or 0 when the page's schema.org posts lie elsewhere (the mined
+    group is then a list beside the posts, such as related threads)."""
+    items = root.xpath(MICRODATA_RECORD)
+    if not items:
+        return len(group.members)
+    members = {id(m) for m in group.members}
+    for item in items:
+        if id(item) in members or any(id(a) in members for a in item.iterancestors()):
+            return len(group.members)
+        if any(is_inside(m, item) for m in group.members):
+            return len(group.members)
+    return 0
 
 
 def _covers(rules: PostRules, pages: list[Page], mined: dict[int, int]) -> bool:

@@ -22,9 +22,10 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from crawler.learn.dom import element_text, link_text_len, shape, stable_classes
+from crawler.learn.names import name_nodes
 from crawler.learn.when import looks_like_date
 
-__all__ = ["RecordGroup", "USER_HREF", "author_links", "mine_records"]
+__all__ = ["USER_HREF", "RecordGroup", "author_links", "mine_records"]
 
 USER_HREF = re.compile(
     r"member|profile|/users?/|/u/|[?&;](?:u|uid|user|userid|user_id|mid)=|space|author|/people/|/~|"
@@ -154,17 +155,22 @@ def _title_link(nodes: list[etree._Element]) -> tuple[str, str] | None:
 
 def _score(parent: etree._Element, members: list[etree._Element], span: int) -> RecordGroup | None:
     group = RecordGroup(parent, members, span)
-    good = 0
     runs = []
     titles = []
+    dated, authored = [], []
     for member in members:
         rows = group.rows(member)
         prose = _prose(rows)
         group.prose.append(prose)
-        if prose >= 12 and _has_date(rows) and _has_author(rows):
-            good += 1
+        dated.append(prose >= 12 and _has_date(rows))
+        authored.append(dated[-1] and _has_author(rows))
         runs.append(_longest_run(rows))
         titles.append(_title_link(rows))
+    good = sum(authored)
+    if good < 0.6 * len(members) and sum(dated) >= 0.6 * len(members):
+        # No profile links: a name at the same place in every record will do.
+        names = name_nodes([group.rows(m) for m in members]) or [None] * len(members)
+        good = sum(1 for d, a, n in zip(dated, authored, names, strict=True) if d and (a or n is not None))
     if good == 0 or good < 0.6 * len(members):
         return None
     if sorted(runs)[len(runs) // 2] < 20:

@@ -181,12 +181,28 @@ def id_regex_for(
         value = _slot_regex(Slot(slot.key, None, head_text), group, number_index, loose=False)
         return f"^{re.escape(path)}\\?{lookaheads}(?:.*[&;])?{re.escape(slot.key)}={value}(?:[^0-9]|$)"
     segments = path.split("/")
-    head = "/".join(
-        _slot_regex(Slot(None, i, s), None, None, loose=True) if _NUM.search(s) or len(s) > 20 else re.escape(s)
-        for i, s in enumerate(segments[: slot.index])
-    )
+    head = "/".join(_head_segment(i, s) for i, s in enumerate(segments[: slot.index]))
     own = _id_segment(slot, group, number_index)
     return f"^{head}/{own}(?:[/?#;&]|$){lookaheads}"
+
+
+#: Path words that name a kind of page, not one board: kept in a thread pattern as they are.
+_ROUTE_WORD = re.compile(
+    r"^(?:forums?|foren|board|boards|community|talk|threads?|topics?|discussions?|questions?|"
+    r"posts?|messages?|showthread|viewtopic|thema|sujet|tema|archives?|index|bbs|read|node)$",
+    re.IGNORECASE,
+)
+
+
+def _head_segment(index: int, segment: str) -> str:
+    """A path segment before the id: numbers and long slugs loose; a route word (``threads``),
+    a short code (``t``, ``f``) or a script name exact; any other word a board's slug, which
+    another thread of another board has in another form (``/Talk/adoptions/3940686-…``)."""
+    if _NUM.search(segment) or len(segment) > 20:
+        return _slot_regex(Slot(None, index, segment), None, None, loose=True)
+    if not segment or len(segment) <= 2 or "." in segment or _ROUTE_WORD.match(segment):
+        return re.escape(segment)
+    return r"[^/?#&;]+"
 
 
 def _id_segment(slot: Slot, group: str, number_index: int) -> str:
@@ -194,7 +210,10 @@ def _id_segment(slot: Slot, group: str, number_index: int) -> str:
     when it carries a title (``thread-12-dates-and-times-12``: other threads' slugs differ)."""
     spans = _numbers(slot.text)
     before, after = slot.text[: spans[number_index].start()], slot.text[spans[number_index].end() :]
-    if not (_SLUG.search(before) or _SLUG.search(after)) or (len(before) <= 12 and len(after) <= 12 and len(spans) == 1):
+    # A title after the id (``3940686-Siblings``) differs per thread, however short.
+    titled = bool(re.match(r"[-_][^\W\d_]", after))
+    if not (_SLUG.search(before) or _SLUG.search(after)) or (
+            len(before) <= 12 and len(after) <= 12 and len(spans) == 1 and not titled):
         return _slot_regex(slot, group, number_index, loose=True)
     head = r"(?:[^/?#&;]*[^0-9/?#&;])?" if before else ""
     tail = r"(?:[^0-9/?#&;][^/?#&;]*)?" if after else ""

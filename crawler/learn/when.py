@@ -16,11 +16,19 @@ from functools import lru_cache
 from lxml import etree
 
 from crawler.dates import normalize_date
-from crawler.learn.dom import element_text, is_inside
+from crawler.learn.dom import element_text
 from crawler.learn.words import DAY_WORDS, MONTH_WORDS, languages_of
 
 __all__ = [
-    "FIND_DATE", "DateCandidate", "date_candidates", "find_date", "date_order", "has_clock", "looks_like_date", "parse_date", "to_ymd",
+    "FIND_DATE",
+    "DateCandidate",
+    "date_candidates",
+    "date_order",
+    "find_date",
+    "has_clock",
+    "looks_like_date",
+    "parse_date",
+    "to_ymd",
 ]
 
 #: Month names and abbreviations of every language dateparser knows ("Juni", "juil", "März").
@@ -85,9 +93,10 @@ _CORE = (
     + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
     + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
     + rf"|(?:\w{{3,9}},?\s+)?(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
-    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{_MONTHS})\.?,?(?:\s+|-)(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{_MONTHS})\.?,?(?:\s+|-)(?:\d{{4}}|'\d{{2}}|(?<=-)\d{{2}})"
+    + r"(?::\d{2})?" + _TIME
     + rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
-    + rf"|\d{{1,2}}\s+(?:{_MONTHS})\.?" + _TIME
+    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\.?" + _TIME
     + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     + r"|\d{10}(?:\d{3})?"
     + r"|(?:today|yesterday)" + _TIME + rf"|(?:{_DAYS})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
