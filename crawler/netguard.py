@@ -34,6 +34,14 @@ logger = logging.getLogger(__name__)
 #: connections refused in this process (the resolver is the process's, not a crawl's);
 #: the scheduler copies it into the crawl stats as ``netguard/blocked``
 BLOCKED = [0]
+#: hosts whose every address was refused in this process (at most 10,000): their URLs'
+#: outcome is ``filtered/private_address``, not a failure (see :func:`refused_host`)
+REFUSED_HOSTS: set[str] = set()
+
+
+def refused_host(host: str | None) -> bool:
+    """Whether the netguard refused every address of *host* (a URL's host name) here."""
+    return bool(host) and host.lower().strip("[]") in REFUSED_HOSTS
 
 
 def is_public(host: str) -> bool:
@@ -53,17 +61,22 @@ class _PublicOnly:
         self.receiver = receiver
         self.host = host
         self.blocked = blocked
+        self.passed = self.refused = 0
 
     def resolutionBegan(self, resolution: Any) -> None:  # noqa: N802 - Twisted's interface
         self.receiver.resolutionBegan(resolution)
 
     def addressResolved(self, address: Any) -> None:  # noqa: N802
         if is_public(address.host):
+            self.passed += 1
             self.receiver.addressResolved(address)
         else:
+            self.refused += 1
             self.blocked(self.host, address.host)
 
     def resolutionComplete(self) -> None:  # noqa: N802
+        if self.refused and not self.passed and len(REFUSED_HOSTS) < 10_000:
+            REFUSED_HOSTS.add(self.host.lower().strip("[]"))
         self.receiver.resolutionComplete()
 
 

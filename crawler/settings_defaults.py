@@ -66,7 +66,9 @@ TABLE: tuple[Setting, ...] = (
       "crawler purge --yes`, to start that crawl afresh."),
     S("CRAWLER_CRAWL_ID", "crawl_id", None, "scheduler",
       "Namespace of the crawl's Redis keys (`crawler:{<id>}:…`), so several crawls share one "
-      "Redis; letters, digits, `.`, `_`, `-`. `None`: the spider name.", none=True),
+      "Redis; letters, digits, `.`, `_`, `-`. `None`: with `REDIS_URL` the spider name; on the "
+      "embedded Redis the spider name plus the start URL's host, `forum-bbs.example.org` (each "
+      "site a crawl and a state folder of its own).", none=True),
     S("CRAWLER_NODE_ID", "str", None, "scheduler",
       "This node's name on the ring. `None`: `<hostname>-<pid>`. Pods use their pod name.",
       none=True),

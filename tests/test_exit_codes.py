@@ -89,12 +89,12 @@ def test_each_site_is_a_crawl_of_its_own_and_one_process_per_crawl(tmp_path):
                         *common)
             assert other.returncode == 0, other.stderr[-3000:]
             other_id = default_crawl_id("forum", [discuz])
-            assert f"Starting crawl {other_id} (state: {state / other_id})" in other.stderr
+            assert f"Starting a new crawl {other_id} (state: {state / other_id})" in other.stderr
             assert first.wait(180) == 0, log.read_text()[-3000:]
         finally:
             first.kill()
             first.wait()
-        assert f"Starting crawl {first_id} (state: {state / first_id})" in log.read_text()
+        assert f"Starting a new crawl {first_id} (state: {state / first_id})" in log.read_text()
         assert sorted(p.name for p in state.iterdir()) == sorted([first_id, other_id])
         assert not (tmp_path / "b.jl").exists()
         # the first site again: an incremental pass of its own crawl, which says so
@@ -183,3 +183,38 @@ def test_default_crawl_ids():
         crawl = default_crawl_id("forum", [url])
         assert "/" not in crawl and not crawl.startswith(".") and len(crawl) <= 100
 
+
+
+def test_the_netguard_names_the_hosts_it_refused_whole():
+    """For the frontier's outcomes: a host whose every address was refused is known by name
+    (its URLs are filtered/private_address, not failed); one with a public address is not."""
+    from twisted.internet.address import IPv4Address
+
+    from crawler.netguard import REFUSED_HOSTS, _PublicOnly, refused_host
+
+    class Receiver:
+        def __init__(self) -> None:
+            self.addresses: list[str] = []
+
+        def resolutionBegan(self, resolution) -> None:  # noqa: N802
+            pass
+
+        def addressResolved(self, address) -> None:  # noqa: N802
+            self.addresses.append(address.host)
+
+        def resolutionComplete(self) -> None:  # noqa: N802
+            pass
+
+    def resolve(host: str, *addresses: str) -> list[str]:
+        receiver = Receiver()
+        guard = _PublicOnly(receiver, host, lambda host, address: None)
+        for address in addresses:
+            guard.addressResolved(IPv4Address("TCP", address, 0))
+        guard.resolutionComplete()
+        return receiver.addresses
+
+    assert resolve("Intranet.Example", "10.0.0.7", "127.0.0.1") == []
+    assert resolve("mixed.example", "10.0.0.8", "93.184.216.34") == ["93.184.216.34"]
+    assert refused_host("intranet.example") and refused_host("INTRANET.example")
+    assert not refused_host("mixed.example") and not refused_host("public.example")
+    REFUSED_HOSTS.discard("intranet.example")

@@ -62,7 +62,7 @@ def test_a_crawl_then_the_same_command_again(tmp_path, state_name):
         state = ROOT / state_name / crawl_id
         assert state.is_dir() and not (ROOT / "docs" / state_name).exists()
         log = first.stderr
-        assert f"Starting crawl {crawl_id} (state: {state})" in log
+        assert f"Starting a new crawl {crawl_id} (state: {state})" in log
         pages = len(out.read_text().splitlines())
         ok = {r.url for r in site.recorder.requests if not r.is_robots and r.status == 200}
         assert pages == len(ok) > 10  # one record per page (404s are not items)

@@ -31,7 +31,8 @@ def parser() -> argparse.ArgumentParser:
     common.add_argument("--redis-url", help="the crawl's Redis (default: $REDIS_URL, then the "
                         "project's REDIS_URL, then the embedded server of --state-dir)")
     common.add_argument("--crawl", help="crawl id (default: $CRAWLER_CRAWL_ID, then the only "
-                        "crawl found; a crawl's id is its spider name unless CRAWLER_CRAWL_ID)")
+                        "crawl found; unless CRAWLER_CRAWL_ID, a crawl's id is its spider name, "
+                        "plus the site on the embedded Redis: forum-bbs.example.org)")
     common.add_argument("--state-dir", help="embedded Redis state: the folder of the crawls "
                         "(default: CRAWLER_STATE_DIR, .crawler-state in the project) or one "
                         "crawl's folder, as the crawl logs it")

@@ -174,7 +174,7 @@ class ProgressExtension:
             logger.info("Resuming crawl %(crawl)s: %(queued)d queued, %(leased)d leased, "
                         "%(seen)d seen (state: %(where)s)", args, extra={"crawler": self.crawler})
         else:
-            logger.info("Starting crawl %(crawl)s (state: %(where)s)", args,
+            logger.info("Starting a new crawl %(crawl)s (state: %(where)s)", args,
                         extra={"crawler": self.crawler})
 
     # -- every interval ----------------------------------------------------------------------

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 from crawler.netguard import is_public
 from crawler.demo.server import LoopbackServer
 from tests.helpers.graph_site import GraphSite, Page
+from tests.helpers import ROOT
 from tests.helpers.nodes import COMMON
 
 if TYPE_CHECKING:
@@ -27,20 +31,43 @@ def test_only_public_unicast_addresses_are_public(address: str, public: bool) ->
 
 @pytest.mark.slow
 def test_private_addresses_are_not_connected_to_by_default(
-        redis_server: RedisServer, nodes) -> None:
+        redis_server: RedisServer, nodes, tmp_path) -> None:
     site = GraphSite([{"/": Page(links=((0, "/a"),)), "/a": Page()}])
     with LoopbackServer(site) as server:
         port = server.netlocs[0].split(":")[1]
         # an IP literal, and a name that resolves to loopback
-        node = nodes("n0", [f"http://127.0.0.1:{port}/", f"http://localhost:{port}/"],
-                     REDIS_URL=redis_server.url,
-                     **{**COMMON, "DOWNLOAD_DELAY": 0, "RETRY_ENABLED": False,
-                        "CRAWLER_ROBOTS_MAX_WAITS": 0, "CRAWLER_BACKOFF_BASE": 0.1,
-                        "CRAWLER_BACKOFF_MAX": 0.5, "CRAWLER_ALLOW_PRIVATE_ADDRESSES": False})
-        assert node.wait(60) == 0, node.output()[-3000:]
+        urls = [f"http://127.0.0.1:{port}/", f"http://localhost:{port}/"]
+        settings = {**COMMON, "DOWNLOAD_DELAY": 0, "RETRY_ENABLED": False,
+                    "CRAWLER_ROBOTS_MAX_WAITS": 0, "CRAWLER_BACKOFF_BASE": 0.1,
+                    "CRAWLER_BACKOFF_MAX": 0.5, "CRAWLER_ALLOW_PRIVATE_ADDRESSES": False}
+        # scrapy crawl: refused before the crawl starts, in one line naming the setting
+        node = nodes("n0", urls, REDIS_URL=redis_server.url, **settings)
+        assert node.wait(60) == 2, node.output()[-3000:]
+        assert node.output().strip().splitlines()[-1].endswith(
+            "add -s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True")
+        # a runner of its own (a project using the add-on): the resolver refuses them
+        runner = subprocess.run(
+            [sys.executable, "-c", RUNNER, ",".join(urls), json.dumps(
+                {**settings, "REDIS_URL": redis_server.url, "CRAWLER_CRAWL_ID": "runner",
+                 "CRAWLER_STATS_FILE": str(tmp_path / "stats.json")})],
+            cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+        assert runner.returncode == 0, runner.stderr[-3000:]
         assert server.recorder.requests == []  # robots.txt included
-    assert node.stats()["netguard/blocked"] >= 2
-    assert "CRAWLER_ALLOW_PRIVATE_ADDRESSES" in node.output()
+    assert json.loads((tmp_path / "stats.json").read_text())["netguard/blocked"] >= 2
+    assert "CRAWLER_ALLOW_PRIVATE_ADDRESSES" in runner.stderr
+
+
+#: a crawl run by Scrapy's CrawlerProcess on the project's settings, not by `scrapy crawl`
+RUNNER = """
+import json, sys
+from scrapy.crawler import CrawlerProcess
+from scrapy.utils.project import get_project_settings
+settings = get_project_settings()
+settings.setdict(json.loads(sys.argv[2]), priority="cmdline")
+process = CrawlerProcess(settings)
+process.crawl("follow", start_urls=sys.argv[1])
+process.start()
+"""
 
 
 @pytest.mark.slow
