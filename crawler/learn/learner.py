@@ -49,6 +49,7 @@ from crawler.learn.urls import (
     id_regex_for,
     path_query,
     slots,
+    slug_regex_for,
 )
 from crawler.learn.when import date_order, has_clock
 
@@ -128,7 +129,9 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     paging = learn_paging([(p.root, p.url) for p in chosen])
     page_slot = _page_slot(paging, thread_urls)
     fixed = fixed_params(thread_urls, exclude={paging.param or ""})
-    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_position(thread_urls, page_slot))
+    id_at = id_position(thread_urls, page_slot)
+    # A thread URL without a number (``/topic/some-title/``) is named by its slug.
+    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) or slug_regex_for(thread_urls[0], "tid")
     if thread_regex is None:
         return NotLearned("not a forum: thread pages carry no thread number in their URLs", tried)
     if rules is None:
@@ -150,7 +153,9 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
     id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
         re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)
-    if id_key:
+    if id_at and id_at[0] == ("q", ""):
+        id_key = ""  # the id in a route held by the query (``/?thread-12.htm``)
+    if id_key is not None:
         template.thread_params = sorted({id_key, *fixed, *([paging.param] if paging.param else [])})
     template.source = ("microdata" if not rules.data else rules.data["kind"]) if structured is not None else "html"
     others = [p.root for p in pages if template.thread_id(p.url) is None][:6]

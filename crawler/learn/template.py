@@ -193,7 +193,8 @@ class Template:
             return None
         parts = urlsplit(clean_url(url))
         if self.thread_params:
-            items = [i for i in re.split(r"[&;]", parts.query) if i.partition("=")[0] in self.thread_params]
+            # An item without "=" is a route (``?thread-12-2.htm``): the params name it "".
+            items = [i for i in re.split(r"[&;]", parts.query) if (i.partition("=")[0] if "=" in i else "") in self.thread_params]
             sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
             canonical = parts._replace(query=sep.join(items)).geturl()
         else:

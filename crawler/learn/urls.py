@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from w3lib.url import canonicalize_url
 
-__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots"]
+__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slug_regex_for", "slots"]
 
 _SESSION_KEYS = re.compile(r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
 #: View parameters that never change what a page holds (Discuz's ``extra``, search highlights).
@@ -60,7 +60,20 @@ def clean_url(url: str) -> str:
     sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
     query = sep.join(kept)
     rebuilt = parts._replace(query=query, fragment="").geturl()
-    return canonicalize_url(rebuilt) if sep == "&" else rebuilt
+    if sep != "&":
+        return rebuilt
+    canonical = canonicalize_url(rebuilt)
+    bare = {i for i in kept if "=" not in i}
+    if not bare:
+        return canonical
+    # A route in the query (``/?thread-12-2.htm``) stays as written: w3lib would add "=".
+    head, _, tail = canonical.partition("?")
+    items = [i[:-1] if i.endswith("=") and _unquoted(i[:-1]) in bare else i for i in tail.split("&")]
+    return head + "?" + "&".join(items)
+
+
+def _unquoted(item: str) -> str:
+    return unquote(item)
 
 
 def _is_session(item: str) -> bool:
@@ -85,6 +98,11 @@ def slots(url: str) -> dict[tuple[str, object], Slot]:
             found[("p", index)] = Slot(None, index, segment)
     for item in re.split(r"[&;]", parts.query):
         if not item:
+            continue
+        if "=" not in item:
+            # A route in the query (``?thread-12-2.htm``, ``?145403-some-title``): one slot
+            # with an empty key, whatever its text, so that two threads' URLs line up.
+            found[("q", "")] = Slot("", None, item)
             continue
         key, _, value = item.partition("=")
         found[("q", key)] = Slot(key, None, value)
@@ -179,11 +197,24 @@ def id_regex_for(
         spans = _numbers(slot.text)
         head_text = slot.text[: spans[number_index].end()]
         value = _slot_regex(Slot(slot.key, None, head_text), group, number_index, loose=False)
-        return f"^{re.escape(path)}\\?{lookaheads}(?:.*[&;])?{re.escape(slot.key)}={value}(?:[^0-9]|$)"
+        key = f"{re.escape(slot.key)}=" if slot.key else ""
+        return f"^{re.escape(path)}\\?{lookaheads}(?:.*[&;])?{key}{value}(?:[^0-9]|$)"
     segments = path.split("/")
     head = "/".join(_head_segment(i, s) for i, s in enumerate(segments[: slot.index]))
     own = _id_segment(slot, group, number_index)
     return f"^{head}/{own}(?:[/?#;&]|$){lookaheads}"
+
+
+def slug_regex_for(url: str, group: str) -> str | None:
+    """For thread URLs with no number at all (``/topic/ubuntu-lts-newbie/``): the last path
+    segment, a slug, is the id; the segments before it are kept as :func:`id_regex_for` keeps
+    them (a route word exact, a board's slug any)."""
+    segments = urlsplit(canonicalize_url(url)).path.split("/")
+    index = max((i for i, seg in enumerate(segments) if _SLUG.search(seg) and not _NUM.fullmatch(seg)), default=None)
+    if index is None or index == 0 or "." in segments[index]:
+        return None
+    head = "/".join(_head_segment(i, seg) for i, seg in enumerate(segments[:index]))
+    return f"^{head}/(?P<{group}>[^/?#&;.]+)(?:[/?#;&]|$)"
 
 
 #: Path words that name a kind of page, not one board: kept in a thread pattern as they are.
@@ -225,7 +256,8 @@ def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -
     slot = slots(url)[slot_name]
     value = _slot_regex(slot, None, number_index, loose=True)
     if slot.key is not None:
-        return f"[?&;]{re.escape(slot.key)}={value}(?:[&;#]|$)"
+        key = f"{re.escape(slot.key)}=" if slot.key else ""
+        return f"[?&;]{key}{value}(?:[&;#]|$)"
     previous = slots(url).get(("p", (slot.index or 0) - 1))
     if previous is not None and not previous.numbers and re.fullmatch(r"\d+", slot.text):
         # A bare number is a page only after its word: /page/3, /seite/3.

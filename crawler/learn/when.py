@@ -113,10 +113,19 @@ FIND_DATE = "(date in text)"
 _FIND = re.compile(r"(?i)(?<![\w/-])(" + _CORE + r")(?![\w/-])")
 
 
+_LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\d)")
+
+
 def find_date(text: str) -> str | None:
-    """The first date inside ``text``."""
+    """The first date inside ``text``; a word before it that is no weekday ("Zitieren 20.
+    April 2020") is left out."""
     match = _FIND.search(text)
-    return match.group(1) if match else None
+    if not match:
+        return None
+    value = match.group(1)
+    if _LEADING_WORD.match(value) and not parse_date(value):
+        value = _LEADING_WORD.sub("", value)
+    return value
 
 
 @lru_cache(maxsize=4096)
@@ -171,9 +180,11 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
         elif node.text and node.text.strip() and parse_date(node.text.strip()):
             found.append(DateCandidate(node, "text()", node.text.strip(), 2))
         elif text and len(text) <= 100 and len(node) <= 6:
-            dates = _FIND.findall(text)
-            if len(dates) == 1 and parse_date(dates[0]):
-                found.append(DateCandidate(node, ".", dates[0], 3, FIND_DATE))
+            # The first date of a line ("20. April 2020 11:17 (zuletzt bearbeitet: …)"), unless
+            # a label says it is the member's ("Mitglied seit: 21. Januar 2013").
+            value = find_date(text)
+            if value and not _JOINED.search(text[: text.find(value)][-30:]) and parse_date(value):
+                found.append(DateCandidate(node, ".", value, 3, FIND_DATE))
     return found
 
 
