@@ -27,7 +27,7 @@ from twisted.internet.threads import deferToThread
 
 from crawler import embedded_watchdog
 from crawler.config import value
-from crawler.state import STATE_FILE, crawl_state_dir, default_crawl_id, lock_state
+from crawler.state import STATE_FILE, crawl_state_dir, default_crawl_id, lock_state, unlock_state
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -105,6 +105,7 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
             def stop() -> None:
                 client.connection_pool.disconnect()
                 stop_embedded(server)
+                unlock_state(state_dir)  # the crawl's server is gone: another may start
 
             async def stop_in_a_thread() -> None:
                 # Waiting for the server to exit must not block the reactor: the download

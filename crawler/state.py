@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from scrapy.utils.conf import closest_scrapy_cfg
 
 __all__ = ["LOCK_FILE", "STATE_FILE", "StateLocked", "check_crawl_id", "crawl_state_dir", "default_crawl_id",
-           "is_crawl_state", "lock_state", "project_dir", "state_root"]
+           "is_crawl_state", "lock_state", "project_dir", "state_root", "unlock_state"]
 
 #: The embedded server's data file inside a crawl's state folder.
 STATE_FILE = "frontier.rdb"
@@ -116,6 +116,13 @@ def lock_state(folder: Path) -> None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, str(os.getpid()).encode(), 0)
     _LOCKS[folder] = fd
+
+
+def unlock_state(folder: Path | str) -> None:
+    """Let another process crawl with *folder* (once this process's crawl there has ended)."""
+    fd = _LOCKS.pop(Path(os.path.abspath(folder)), None)
+    if fd is not None:
+        os.close(fd)  # releases the flock
 
 
 def is_crawl_state(folder: Path) -> bool:

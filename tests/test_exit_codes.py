@@ -218,3 +218,24 @@ def test_the_netguard_names_the_hosts_it_refused_whole():
     assert refused_host("intranet.example") and refused_host("INTRANET.example")
     assert not refused_host("mixed.example") and not refused_host("public.example")
     REFUSED_HOSTS.discard("intranet.example")
+
+
+def test_the_state_lock_goes_with_its_process(tmp_path):
+    from crawler.state import StateLocked, lock_state, unlock_state
+
+    folder = tmp_path / "forum-bbs.example.org"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from crawler.state import lock_state; "
+         "lock_state(sys.argv[1]); print('locked', flush=True); time.sleep(60)", str(folder)],
+        cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(StateLocked, match=rf"in use by another crawl \(pid {holder.pid}\)"):
+            lock_state(folder)
+    finally:
+        holder.kill()  # as a SIGKILL'd crawl: the kernel drops its lock
+        holder.wait()
+    lock_state(folder)
+    lock_state(folder)  # again in the same process: a no-op
+    unlock_state(folder)
+    unlock_state(folder)
