@@ -39,6 +39,8 @@ def parse(text: str | bytes, base_url: str | None = None) -> html.HtmlElement:
     """An lxml tree of a page; comments and processing instructions are dropped."""
     if isinstance(text, str):
         text = text.encode("utf-8")
+    if not text.strip():
+        text = b"<html><body></body></html>"  # lxml refuses an empty document; a page may be one
     parser = html.HTMLParser(encoding="utf-8", remove_comments=True, remove_pis=True)
     root = html.document_fromstring(text, parser=parser, base_url=base_url)
     return root

@@ -20,7 +20,7 @@ from crawler.learn.dom import element_text, has_class_xpath
 from crawler.learn.template import Paging
 from crawler.learn.urls import page_regex_for, slots
 
-__all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value"]
+__all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value", "shows_more_pages"]
 
 _NEXT_TEXT = re.compile(
     r"^(?:(?:next|older)(?: page| posts| replies)?\s*[›»→>]?|[›»→>]|>>|下一页|下一頁|下页|后页|次へ|weiter|suivant)$", re.I
@@ -115,9 +115,38 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
         if best is None or score > best[0]:
             best = (score, paging)
     next_xpath = _next_xpath(pages)
-    paging = best[1] if best else (_from_next_links(pages, next_xpath) if next_xpath else None) or Paging(kind="next")
+    paging = best[1] if best else (_from_next_links(pages, next_xpath) if next_xpath else None) \
+        or _from_page_two(pages) or Paging(kind="next")
     paging.next_xpath = next_xpath
     return paging
+
+
+def _from_page_two(pages: list[tuple[etree._Element, str]]) -> Paging | None:
+    """No numbered pager and no "next" link: a link that adds page number 2 to a first page's
+    URL (an icon-only ``<a href="?page=2"><i class="fa-chevron-right"></i></a>`` beside a
+    "Page 1 of 2" label) is the pager."""
+    for root, url in pages:
+        here = _masked_path(url)
+        for link, _ in page_links(root, url):
+            if not _same_branch(here, _masked_path(link)):
+                continue
+            diff = _differences(url, link)
+            if diff is None or diff[2] != 2 or slots(url).get(diff[0]) is not None:
+                continue
+            name, index, _ = diff
+            return Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+                          regex=page_regex_for(link, name, index), step=1, base=1)
+    return None
+
+
+#: "Page 1 of 12", "Seite 1 von 3", "Page 1 sur 4", "Página 1 de 2".
+_PAGE_OF = re.compile(r"\b(?:page|seite|p[áa]gina|strona|sida|pagina)\s+(\d+)\s+(?:of|von|sur|de|di|z|av|van)\s+(\d+)\b", re.I)
+
+
+def shows_more_pages(root: etree._Element) -> bool:
+    """Whether the page says it is not a thread's last ("Page 1 of 2")."""
+    # All the text at once: the numbers are often in their own elements ("Page <b>1</b> of <b>2</b>").
+    return any(int(a) < int(b) for a, b in _PAGE_OF.findall(element_text(root)))
 
 
 def _from_next_links(pages: list[tuple[etree._Element, str]], next_xpath: str) -> Paging | None:

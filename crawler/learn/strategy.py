@@ -21,6 +21,7 @@ requests; the template is :attr:`LearnedForum.template` (JSON via ``to_json``).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
@@ -31,7 +32,7 @@ from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import follow_links, hinted_links, id_hint
-from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value
+from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
 from crawler.learn.rows import ROW_FIELDS, thread_rows
 from crawler.learn.template import Template
@@ -84,6 +85,8 @@ class LearnedForum:
         self.candidates: dict[str, int] = {}
         self.failure: NotLearned | None = None
         self.misses = 0
+        #: A thread said it goes on with no next page found: warned once per site.
+        self.warned_no_next = False
         #: Thread id -> its thread-list row, from the listings seen while learning.
         self.rows: dict[str, dict[str, Any]] = {}
 
@@ -221,8 +224,14 @@ class LearnedForum:
             out.threads.append(self._thread(root, url, tid, out.posts, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
+        if nxt and not self._forward(url, nxt, cursor):
+            nxt = None  # a "next" link back to a page of this walk: a cycle, followed once
+        if nxt is None and not self.warned_no_next and shows_more_pages(root):
+            self.warned_no_next = True
+            logger.warning("%(url)s says its thread goes on, but no link to the next page was found "
+                           "(said once for %(host)s)", {"url": url, "host": self.host})
         if nxt and clean_url(nxt) != clean_url(url):
-            state = {"page": number + 1, "offset": (offset or 0) + len(kept)}
+            state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": self._walk(url, cursor)}
             if kept:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
@@ -230,6 +239,21 @@ class LearnedForum:
         # From a thread page only its board (the breadcrumb trail): threads come from boards.
         out.follow += self._crumb_links(url, root)
         return out
+
+    def _forward(self, url: str, nxt: str, cursor: dict[str, Any]) -> bool:
+        """Whether ``nxt`` is a page this walk has not read: a later page number where the
+        pages are numbered, else a URL not among the walk's last ones."""
+        template = self.template
+        assert template is not None
+        if template.paging.regex:
+            return page_value(template.paging, nxt) > page_value(template.paging, url)
+        return _short_digest(clean_url(nxt)) not in self._walk(url, cursor)
+
+    @staticmethod
+    def _walk(url: str, cursor: dict[str, Any]) -> list[str]:
+        """Short digests of the pages this walk read (the last 50): enough to see a cycle of
+        "next" links, small enough to travel with each request."""
+        return [*cursor.get("walk", [])[-49:], _short_digest(clean_url(url))]
 
     def _crumb_links(self, url: str, root: Any) -> list[tuple[str, str, dict[str, Any]]]:
         template = self.template
@@ -306,6 +330,10 @@ class LearnedForum:
 
 def nxt_exists(template: Template, root: Any, url: str, tid: str) -> bool:
     return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid) is not None
+
+
+def _short_digest(url: str) -> str:
+    return hashlib.sha1(url.encode()).hexdigest()[:10]
 
 
 def _key(post: dict[str, Any]) -> str:

@@ -156,7 +156,14 @@ class ForumSpider(scrapy.Spider):
         ref: dict[str, Any] | None = None,
     ) -> Iterator[Any]:
         profile_cls = self.registry.get(engine)
-        if profile_cls is None or not isinstance(response, TextResponse):
+        if profile_cls is None:
+            return
+        if not isinstance(response, TextResponse) or not response.body.strip():
+            # A 200 with nothing to read (an empty body, an image, a PDF) is what the page is,
+            # not a spider error: counted, logged, and left.
+            outcome = "not_html" if not isinstance(response, TextResponse) else "empty_body"
+            self.crawler.stats.inc_value(f"outcomes/{outcome}")
+            logger.info("Nothing to read at %(url)s (%(outcome)s)", {"url": response.url, "outcome": outcome})
             return
         profile = self._profile(profile_cls, response)
         page_kind = PageKind(kind)
