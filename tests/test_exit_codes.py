@@ -65,7 +65,7 @@ def test_a_start_url_on_a_private_address_is_refused_at_once(tmp_path):
 def test_each_site_is_a_crawl_of_its_own_and_one_process_per_crawl(tmp_path):
     state = tmp_path / "state"
     common = ["-s", f"CRAWLER_STATE_DIR={state}", *ALLOW, *FAST]
-    with FixtureSites(["phpbb", "discuz"], latency=0.3) as site:
+    with FixtureSites(["phpbb", "discuz"], latency=1.0) as site:  # the first still runs
         phpbb, discuz = site.start_url("phpbb"), site.start_url("discuz")
         first_id = default_crawl_id("forum", [phpbb])
         assert first_id == "forum-127.0.0.1-" + phpbb.split(":")[2].split("/")[0]
@@ -132,22 +132,25 @@ def test_nothing_fetched_is_a_failure(tmp_path):
 
 @pytest.mark.slow
 def test_a_forced_stop_is_a_failure(tmp_path):
-    with FixtureSites(["phpbb"], latency=2.0) as site:
+    log = tmp_path / "crawl.log"
+    with FixtureSites(["phpbb"], latency=3.0) as site, log.open("w") as out:
         proc = subprocess.Popen(scrapy("forum", "-a", f"start_urls={site.start_url('phpbb')}",
-                                       "-s", f"CRAWLER_STATE_DIR={tmp_path}", *ALLOW, *FAST),
-                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True)
+                                       "-s", f"CRAWLER_STATE_DIR={tmp_path / 'state'}", *ALLOW,
+                                       *FAST), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=out)
         try:
             assert site.recorder.wait_fetched(1, timeout=120)
             proc.send_signal(signal.SIGINT)
-            time.sleep(0.3)
+            deadline = time.monotonic() + 30  # the first one handled: a graceful stop began
+            while "shutting down gracefully" not in log.read_text() and time.monotonic() < deadline:
+                time.sleep(0.05)
             proc.send_signal(signal.SIGINT)  # Ctrl-C twice
-            _, log = proc.communicate(timeout=120)
+            proc.wait(120)
         finally:
             proc.kill()
             proc.wait()
-    assert proc.returncode == EXIT_FORCED, log[-3000:]
-    assert "error: forced stop" in log
+    text = log.read_text()
+    assert proc.returncode == EXIT_FORCED, text[-3000:]
+    assert "error: forced stop" in text
 
 
 @pytest.mark.parametrize(("stats", "status"), [
