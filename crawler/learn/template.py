@@ -219,13 +219,27 @@ class Template:
                 self.paging.regex, "/" + "/".join(rest[1:]))):
             kept.append(rest[1])
         tail = "/".join(rest[len(kept):])
-        page = re.match(self.paging.regex, "/" + tail) if self.paging.regex and self.paging.kind == "path" else None
         out = head + "/".join(kept)
-        if page:
-            out += page.group(0).rstrip("/?#")
+        if self.paging.kind == "path":
+            out += self._path_page(out, tail)
         if len(path) > len(out) and path[len(out)] == "/":
             out += "/"
         return out
+
+    def _path_page(self, kept: str, tail: str) -> str:
+        """The page part of ``tail`` (``/page/2``), also when the page regex starts at the
+        thread's own number (``/\\d+/(\\d+)`` for ``/t/slug/22/2/``)."""
+        regex = self.paging.regex or "(?!)"
+        last = kept[kept.rfind("/"):]
+        page = re.match(regex, "/" + tail)
+        if page is None:
+            page = re.match(regex, last + "/" + tail)
+            cut = len(last)
+        else:
+            cut = 0
+        if page is None or int(page.group(1)) == self.paging.base:
+            return ""  # the first page is the thread's own URL (``/topic/61/1`` is ``/topic/61``)
+        return page.group(0)[cut:].rstrip("/?#")
 
     def board_id(self, url: str) -> str | None:
         if not self.board_url:

@@ -262,6 +262,9 @@ def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -
     if previous is not None and not previous.numbers and re.fullmatch(r"\d+", slot.text):
         # A bare number is a page only after its word: /page/3, /seite/3.
         return f"/{re.escape(previous.text)}/{value}(?:[/?#]|$)"
+    if previous is not None and re.fullmatch(r"\d+", slot.text):
+        # After the thread's own number (``/topic/61/2``): the page, never the id itself.
+        return f"/{_slot_regex(previous, None, None, loose=True)}/{value}(?:[/?#]|$)"
     return f"/{value}(?:[/?#]|$)"
 
 

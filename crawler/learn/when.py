@@ -183,7 +183,7 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
             # The first date of a line ("20. April 2020 11:17 (zuletzt bearbeitet: …)"), unless
             # a label says it is the member's ("Mitglied seit: 21. Januar 2013").
             value = find_date(text)
-            if value and not _JOINED.search(text[: text.find(value)][-30:]) and parse_date(value):
+            if value and not _labels(text[: text.find(value)]) and parse_date(value):
                 found.append(DateCandidate(node, ".", value, 3, FIND_DATE))
     return found
 
@@ -198,7 +198,7 @@ _JOINED = re.compile(
 
 def _joined_label(node: etree._Element) -> bool:
     """Whether the text just before ``node`` (or its own start) labels a member's date."""
-    before = (node.text or "")[:30]
+    before = re.split(r"\d", node.text or "", maxsplit=1)[0][-30:]  # its own text up to the date
     previous = node.getprevious()
     if previous is not None:
         before = element_text(previous)[-30:] + " " + (previous.tail or "") + " " + before
@@ -209,7 +209,16 @@ def _joined_label(node: etree._Element) -> bool:
             grand_previous = parent.getprevious()
             if grand_previous is not None and len(element_text(parent)) < 60:
                 before = element_text(grand_previous)[-30:] + " " + before
-    return bool(_JOINED.search(before))
+    return _labels(before)
+
+
+def _labels(before: str) -> bool:
+    """Whether ``before`` ends with a member-date label: nothing but punctuation and a word
+    such as "on" or "le" after it ("Mitglied seit 2011" labels its own year, not what follows)."""
+    match = None
+    for match in _JOINED.finditer(before[-40:]):
+        pass
+    return match is not None and not re.search(r"\d", before[-40:][match.end():])
 
 
 def _machine_date(attr: str, node: etree._Element, value: str) -> bool:
