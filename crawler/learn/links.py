@@ -23,7 +23,7 @@ _DENY = re.compile(
     r"/u/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
     r"action=(?!forum)|do=|mode=|goto=|findpost|findcomment|showpost|lastpost|newpost|[?&;]pid=|replytocom|"
     r"newtopic|newthread|newreply|posting\.php|post\.php|reply|edit|delete|report|print|archive|mobile=|"
-    r"rss|feed|syndication|\.xml|ucp\.php|mcp\.php|/post/\d|/posts/\d|authorid=|ordertype=|sort|order=|"
+    r"rss|feed|syndication|\.xml|ucp\.php|mcp\.php|/post/\d|/posts/\d|authorid=|ordertype=|[?&;]sort\w*=|order=|"
     r"\.(?:css|js|png|jpe?g|gif|svg|ico|zip|pdf|webp|mp4|rar|7z)(?:$|\?)|/api/|/assets/|/static/|/uploads?/",
     re.IGNORECASE,
 )

@@ -37,6 +37,7 @@ _NEXT_XPATHS = (
 )
 
 _REL_XPATHS = 3
+_DIGIT = re.compile(r"\d")
 
 
 def page_links(root: etree._Element, url: str) -> Iterator[tuple[str, str]]:
@@ -230,9 +231,12 @@ def next_page_url(
     if paging.regex:
         wanted = page_value(paging, url) + paging.step
         pattern = re.compile(paging.regex)
+        anchored = paging.regex.startswith("^")
         for a in root.iter("a"):
             href = a.get("href") or ""
-            found = pattern.search(href)  # relative hrefs too: no URL parsing for most links
+            # Relative hrefs too, with no URL parsing for most links; a regex over the whole
+            # path needs the link's path.
+            found = pattern.search(_path_query(urljoin(url, href)) if anchored and _DIGIT.search(href) else href)
             if found and int(found.group(1)) == wanted:
                 link = urljoin(url, href)
                 if page_value(paging, link) == wanted and same_item(link):

@@ -126,8 +126,7 @@ class LearnedForum:
                 out.learned = result
                 for kept in self.pages:
                     canonical = result.canonical_thread_url(kept.url)
-                    if canonical is not None and clean_url(canonical) == clean_url(kept.url) \
-                            and page_value(result.paging, canonical) == result.paging.base:
+                    if canonical is not None and page_value(result.paging, canonical) == result.paging.base:
                         # First pages only: the walk from a first page fetches its later pages
                         # (not filtered), so a later page refetched too would be read twice,
                         # on two nodes when the host moves between them.
@@ -157,8 +156,12 @@ class LearnedForum:
         if template.thread_id(url) is not None:
             canonical = template.canonical_thread_url(url)
             if canonical is None or clean_url(canonical) != clean_url(url):
-                # A permalink or a trap view of a thread: its page, if any, comes by its own URL.
-                return Output(follow=self._links(url, root, board=False))
+                # A permalink or a trap view of a thread: its page, if any, comes by its own URL;
+                # a first page under a longer URL (``/topic/1/22/1/title``) by its plain one.
+                out = Output(follow=self._links(url, root, board=False))
+                if canonical is not None and page_value(template.paging, canonical) == template.paging.base:
+                    out.follow.append((clean_url(canonical), "thread", {}))
+                return out
             if "page" not in cursor and page_number(template.paging, url) > 1:
                 # A later page reached by a link, not by the walk from its first page (which
                 # fetches it again, unfiltered): read only then, so each page is read once.

@@ -227,19 +227,13 @@ class Template:
         return out
 
     def _path_page(self, kept: str, tail: str) -> str:
-        """The page part of ``tail`` (``/page/2``), also when the page regex starts at the
-        thread's own number (``/\\d+/(\\d+)`` for ``/t/slug/22/2/``)."""
-        regex = self.paging.regex or "(?!)"
-        last = kept[kept.rfind("/"):]
-        page = re.match(regex, "/" + tail)
-        if page is None:
-            page = re.match(regex, last + "/" + tail)
-            cut = len(last)
-        else:
-            cut = 0
-        if page is None or int(page.group(1)) == self.paging.base:
+        """The page part of ``tail`` (``/page/2``), also for a page regex written over the
+        whole path (``^/t/[^/]+/\\d+/(\\d+)`` for ``/t/slug/22/2/``)."""
+        whole = kept + "/" + tail
+        page = re.search(self.paging.regex or "(?!)", whole)
+        if page is None or page.start(1) < len(kept) or int(page.group(1)) == self.paging.base:
             return ""  # the first page is the thread's own URL (``/topic/61/1`` is ``/topic/61``)
-        return page.group(0)[cut:].rstrip("/?#")
+        return whole[len(kept) : page.end()].rstrip("/?#")
 
     def board_id(self, url: str) -> str | None:
         if not self.board_url:

@@ -263,8 +263,11 @@ def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -
         # A bare number is a page only after its word: /page/3, /seite/3.
         return f"/{re.escape(previous.text)}/{value}(?:[/?#]|$)"
     if previous is not None and re.fullmatch(r"\d+", slot.text):
-        # After the thread's own number (``/topic/61/2``): the page, never the id itself.
-        return f"/{_slot_regex(previous, None, None, loose=True)}/{value}(?:[/?#]|$)"
+        # After the thread's own number (``/topic/61/2``, ``/topic/146535/108548484/1/title``):
+        # the path up to it, so that neither the id nor a board's number reads as the page.
+        segments = urlsplit(canonicalize_url(url)).path.split("/")[: slot.index]
+        head = "/".join(_head_segment(i, seg) for i, seg in enumerate(segments))
+        return f"^{head}/{value}(?:[/?#]|$)"
     return f"/{value}(?:[/?#]|$)"
 
 
