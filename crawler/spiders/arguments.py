@@ -34,8 +34,8 @@ def _single(spider: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     urls = parse_start_urls(kwargs.pop("start_urls", None), kwargs.pop("start_url", None))
     if len(urls) > 1:
         raise ValueError(f"the {spider} spider crawls one site per crawl, got {len(urls)} start URLs "
-                         f"({', '.join(urls)}); run one crawl per site, each with its own "
-                         "-s CRAWLER_CRAWL_ID=...")
+                         f"({', '.join(urls)}); run one crawl per site (on the embedded Redis each gets a "
+                         "crawl id of its own; with REDIS_URL give each -s CRAWLER_CRAWL_ID=...)")
     return {**kwargs, "start_url": urls[0]}
 
 
