@@ -152,7 +152,7 @@ def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid
         wide, narrow = len(element_text(a)) - header, len(element_text(b))
         # What the inner node leaves out is a line of chrome at most ("#1", "Quote", "Reply"),
         # or blocks the template names (a likes footer, an "edited" line, an attribution).
-        if narrow >= 0.9 * wide or wide - narrow <= 24 or _unnamed_text(b, a) <= max(24, 0.1 * wide):
+        if narrow >= 0.9 * wide or wide - narrow <= 24 or _unnamed_text(b, a, avoid_nodes) <= max(24, 0.1 * wide):
             good += 1
     return total > 0 and good >= 0.9 * total
 
@@ -161,9 +161,10 @@ def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid
 _CHROME_TAGS = {"header", "footer", "aside", "nav", "form", "button", "time", "menu", "h1", "h2", "h3", "h4", "h5", "h6"}
 
 
-def _unnamed_text(inner: etree._Element, outer: etree._Element) -> int:
-    """Characters inside ``outer`` but outside ``inner`` that no classed or chrome element holds:
-    text a reader would take for part of the post."""
+def _unnamed_text(inner: etree._Element, outer: etree._Element, avoid: list[etree._Element]) -> int:
+    """Characters inside ``outer`` but outside ``inner`` that no classed or chrome element holds,
+    nor the byline (the element with the author or the date): text a reader would take for
+    part of the post."""
     loose = 0
     node = inner
     while node is not outer:
@@ -175,7 +176,9 @@ def _unnamed_text(inner: etree._Element, outer: etree._Element) -> int:
             loose += len((sibling.tail or "").strip())
             if sibling is node or not isinstance(sibling.tag, str):
                 continue
-            if not stable_classes(sibling) and sibling.tag not in _CHROME_TAGS and not sibling.get("id"):
+            if stable_classes(sibling) or sibling.tag in _CHROME_TAGS or sibling.get("id"):
+                continue
+            if not any(is_inside(a, sibling) for a in avoid):
                 loose += len(element_text(sibling))
         node = parent
     return loose

@@ -76,6 +76,16 @@ def _member_tests(members: list[etree._Element]) -> list[str]:
     return tests
 
 
+def _cell_tests(members: list[etree._Element]) -> list[str]:
+    """Rows told apart by a cell they all have (``tr[td[@class~='reply-actions']]``)."""
+    common: set[str] | None = None
+    for member in members:
+        tokens = {t for cell in member if isinstance(cell.tag, str) for t in stable_classes(cell)}
+        common = tokens if common is None else common & tokens
+    tag = tag_test(members[0])
+    return [f"{tag}[*[{has_class_xpath(t)}]]" for t in sorted(common or set(), key=lambda t: (not _RECORD_WORD.search(t), t))]
+
+
 def _shared_attributes(members: list[etree._Element]) -> list[tuple[str, str]]:
     first = members[0]
     return sorted(
@@ -105,7 +115,9 @@ def _parent_paths(parent: etree._Element) -> list[str]:
 def record_xpaths(group: RecordGroup) -> list[str]:
     """Absolute XPath candidates for a group's records, most meaningful first."""
     tests = _member_tests(group.members)
-    if group.span > 1:
+    if group.anchored:
+        tests = [*_cell_tests(group.members), *tests]
+    elif group.span > 1:
         # Table layouts: every span-th row from the first record's row on.
         siblings = [c for c in group.parent if isinstance(c.tag, str)]
         k0 = siblings.index(group.members[0]) + 1

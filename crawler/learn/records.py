@@ -48,6 +48,9 @@ class RecordGroup:
     span: int = 1
     score: float = 0.0
     prose: list[int] = field(default_factory=list)
+    #: Table rows found by their date (MiBAT's anchors), not by a fixed stride: spacer and
+    #: advert rows may sit between records, so the record rule names the first rows themselves.
+    anchored: bool = False
 
     def rows(self, member: etree._Element) -> list[etree._Element]:
         if self.span == 1:
@@ -209,6 +212,7 @@ def mine_records(root: etree._Element, min_members: int = 2) -> list[RecordGroup
                     groups.append(group)
         if children[0].tag == "tr" and len(children) >= 4:
             groups.extend(_row_groups(parent, children))
+            groups.extend(_anchored_rows(parent, children))
     groups = _drop_coarse(groups)
     groups.sort(key=lambda g: g.score, reverse=True)
     return _drop_nested(groups)
@@ -255,6 +259,30 @@ def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[Reco
 
 def _holds_group(member: etree._Element, groups: list[RecordGroup]) -> bool:
     return any(member is g.parent or any(a is member for a in g.parent.iterancestors()) for g in groups)
+
+
+def _anchored_rows(parent: etree._Element, rows: list[etree._Element]) -> list[RecordGroup]:
+    """A post over several table rows, found from the row that holds its date: the record is
+    that row and the rows with text after it, up to the next dated row (spacer rows between
+    posts, zebra classes that differ from post to post do not matter)."""
+    dated = [i for i, row in enumerate(rows) if _has_date([row])]
+    # A date quoted in a post's text row is no anchor: anchors have the most common cells.
+    cells = {i: tuple(str(c.tag) for c in rows[i] if isinstance(c.tag, str)) for i in dated}
+    common = max(set(cells.values()), key=list(cells.values()).count, default=None)
+    anchors = [i for i in dated if cells[i] == common]
+    if len(anchors) < 2:
+        return []
+    sizes: dict[int, int] = defaultdict(int)
+    for here, after in zip(anchors, [*anchors[1:], len(rows)], strict=True):
+        sizes[1 + sum(1 for row in rows[here + 1 : after] if element_text(row))] += 1
+    span = max(sizes, key=lambda size: sizes[size])
+    if not 2 <= span <= 3:
+        return []
+    group = _score(parent, [rows[i] for i in anchors], span)
+    if group is None:
+        return []
+    group.anchored = True
+    return [group]
 
 
 def _drop_coarse(groups: list[RecordGroup]) -> list[RecordGroup]:
