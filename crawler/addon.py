@@ -23,10 +23,11 @@ class ClusterAddon:
     - makes :class:`crawler.scheduler.Scheduler` the scheduler;
     - adds the lease-settling middlewares and the politeness-aware robots.txt
       middleware;
-    - moves :setting:`DOWNLOAD_DELAY` out of Scrapy's per-process downloader into
-      the cluster-wide politeness gate (``CRAWLER_HOST_DELAY``), so that one
-      authority spaces requests to a host and the downloader's randomized delay
-      cannot squeeze two request starts closer than the gate allowed.
+    - leaves :setting:`DOWNLOAD_DELAY` (and a spider's ``download_delay``, which Scrapy
+      applies after the add-ons) to the cluster-wide politeness gate alone (or
+      ``CRAWLER_HOST_DELAY`` when set): Scrapy's downloader slots do not apply it as well
+      (:class:`~crawler.scheduler.middleware.GateOwnsDownloadDelay`), so one authority
+      spaces requests to a host and no second, randomized wait stacks on the gate's.
     """
 
     def update_settings(self, settings: BaseSettings) -> None:
@@ -51,9 +52,10 @@ class ClusterAddon:
         settings.set("DOWNLOAD_MAXSIZE", MAXSIZE, "addon")
         settings.set("DOWNLOAD_WARNSIZE", WARNSIZE, "addon")
         settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
-        delay = number_setting(settings, "DOWNLOAD_DELAY", 0)
-        settings.set("CRAWLER_HOST_DELAY", delay, settings.getpriority("DOWNLOAD_DELAY") or 0)
-        settings.set("DOWNLOAD_DELAY", 0, "cmdline")
+        # DOWNLOAD_DELAY stays as set: the scheduler reads it when the crawl starts, once
+        # Scrapy has applied a spider's download_delay attribute (after the add-ons)
+        settings.set_in_component_priority_dict(
+            "EXTENSIONS", "crawler.scheduler.middleware.GateOwnsDownloadDelay", 0)
         # Depth and URL length are filtered by the frontier, which counts the outcome;
         # Scrapy's spider middlewares would drop them unseen.
         depth = int(number_setting(settings, "DEPTH_LIMIT", 0))

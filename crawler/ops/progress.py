@@ -327,8 +327,16 @@ def _is_progress(name: Any) -> bool:
 
 
 def item_kind(item: Any) -> str:
-    """``thread``, ``post``, ``article``, ``comment``, or ``record`` for plain dicts."""
-    return ItemAdapter(item).get("item_type") or "record"
+    """``thread``, ``post``, ``article``, ``comment`` (an ``item_type`` field), ``record``
+    for other items (dicts, Items, dataclasses, attrs), ``other`` for anything else a
+    spider yields (Scrapy passes any object on as an item)."""
+    if not ItemAdapter.is_item(item):
+        return "other"
+    try:
+        kind = ItemAdapter(item).get("item_type")
+    except (KeyError, AttributeError):  # an Item class that declares no such field
+        kind = None
+    return kind if isinstance(kind, str) and kind else "record"
 
 
 _KIND_ORDER = {"thread": 0, "post": 1, "article": 2, "comment": 3}
@@ -346,6 +354,8 @@ def plural(kind: str) -> str:
 def state_location(crawler: Crawler) -> str:
     """Where the crawl's state lives: the embedded server's folder, or the Redis URL."""
     if not crawler.settings.get("REDIS_URL"):
+        if where := getattr(crawler, "_crawler_state_dir", None):  # set once Redis started
+            return where
         return str(crawl_state_dir(config.value(crawler.settings, "CRAWLER_STATE_DIR"), crawl_id(crawler)))
     from crawler.redis import redact  # noqa: PLC0415
 

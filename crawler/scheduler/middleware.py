@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import Request, signals
+from scrapy.http.request import NO_CALLBACK
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.utils.httpobj import urlparse_cached
@@ -107,10 +108,40 @@ class NotAPageFilter:
         return cls(crawler)
 
     def _headers_received(self, headers, body_length, request, spider) -> None:
+        if is_media_request(request):
+            return  # a file or image a pipeline asked for: binary is what it wants
         content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").lower()
         if content_type and not is_page_type(content_type):
             self.stats.inc_value("frontier/not_a_page")
             raise StopDownload(fail=True)  # an outcome (filtered/not_a_page), not a page
+
+
+def is_media_request(request: Request) -> bool:
+    """A download of the media pipelines (FilesPipeline, ImagesPipeline): they fetch through
+    ``engine.download()``, past the frontier (so never leased), with ``NO_CALLBACK``. Pages of
+    the crawl come from the frontier, leased, whatever their callback."""
+    return request.callback is NO_CALLBACK and LEASE_META not in request.meta
+
+
+class GateOwnsDownloadDelay:
+    """Scrapy's downloader slots leave :setting:`DOWNLOAD_DELAY` (a spider's
+    ``download_delay`` included) to the frontier's cluster-wide gate, which spaces a host's
+    requests by it: a slot applying it too would stack a second wait on the gate's. Set
+    when the spider opens, as AutoThrottle sets its start delay (left alone when it is on).
+    ``DOWNLOAD_SLOTS`` delays stay the slots' own."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler):
+        return cls(crawler)
+
+    def _spider_opened(self, spider: Any = None) -> None:
+        if node_of(self.crawler) is not None \
+                and not self.crawler.settings.getbool("AUTOTHROTTLE_ENABLED"):
+            self.crawler.engine.downloader._delay = 0.0  # the default of new slots
 
 
 class HostBackoffMiddleware(_LeaseMiddleware):

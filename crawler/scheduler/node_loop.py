@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Shortest time between two looks at the frontier that a lone node's engine asks for
+#: when it is idle (s): each is a heartbeat, and the engine may ask at every wake-up.
+SOLO_CHECK_EVERY = 0.05
+
 
 class NodeLoop:
     """Every heartbeat: flush, beat, judge deaths, follow the operator, recover from an
@@ -65,6 +69,11 @@ class NodeLoop:
         self._recount_after = 0.0
         self._restarts = restart_watch(frontier.client)
         self._restarts_seen = self._restarts.restarts
+        # The only node of an embedded Redis (no REDIS_URL: a socket in its state folder,
+        # locked to this process): no other node can add work or hold leases, so an
+        # empty frontier with nothing leased is the end; no CRAWLER_IDLE_CLOSE wait.
+        self.solo = not crawler.settings.get("REDIS_URL")
+        self._solo_checked = 0.0
         self._ticker = create_looping_call(self.tick)
         self._stop_watch = create_looping_call(self._watch_for_stop)
 
@@ -81,7 +90,16 @@ class NodeLoop:
                 loop.stop()
 
     def finished(self) -> bool:
-        """Whether the whole cluster's crawl is done (see :meth:`_update_idle`)."""
+        """Whether the whole cluster's crawl is done (see :meth:`_update_idle`).
+
+        The engine asks only once it has nothing in flight: a lone node then looks at
+        once (a heartbeat now, at most every :data:`SOLO_CHECK_EVERY` seconds, the
+        regular ones between), rather than at its next heartbeat."""
+        if self.solo and not self.cluster_done and self._ticker.running:
+            now = time.monotonic()
+            if now - self._solo_checked >= SOLO_CHECK_EVERY:
+                self._solo_checked = now
+                self.tick()
         return self.cluster_done
 
     def tick(self) -> None:
@@ -243,11 +261,18 @@ class NodeLoop:
         now = time.monotonic()
         if self._quiet_since is None:
             self._quiet_since = now
-        elif now - self._quiet_since >= self.options.idle_close and not self.cluster_done:
-            self.cluster_done = True
+            if not self.solo:  # other nodes may still push work: wait CRAWLER_IDLE_CLOSE
+                return
+        quiet_for = 0.0 if self.solo else self.options.idle_close
+        if self.cluster_done or now - self._quiet_since < quiet_for:
+            return
+        self.cluster_done = True
+        if self.solo:
+            logger.info("The frontier is empty and nothing is leased: finishing")
+        else:
             logger.info("The cluster's frontier has been empty for %(s)gs: finishing",
-                        {"s": self.options.idle_close})
-            self.exchange.wake()
+                        {"s": quiet_for})
+        self.exchange.wake()
 
     def _recount(self, counted: int) -> int:
         """The cluster's counters say work is left but this node has none: every

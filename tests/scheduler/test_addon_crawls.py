@@ -1,0 +1,71 @@
+"""The add-on in crawls of any Scrapy project: media pipelines download binaries while binary
+pages of the crawl stay filtered, a spider's ``download_delay`` spaces its host's requests
+once (the gate's, not also Scrapy's slot), and items of any type pass the progress lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crawler.demo.server import LoopbackServer
+from crawler.demo.site import SiteServer
+from tests.helpers.graph_site import GraphSite, Page
+from tests.scheduler.test_lifecycle import run_in_process
+
+ADDON = {"ADDONS": {"crawler.addon.ClusterAddon": 0}, "CRAWLER_ALLOW_PRIVATE_ADDRESSES": True,
+         "TELNETCONSOLE_ENABLED": False, "LOG_LEVEL": "INFO", "CRAWLER_PROGRESS_INTERVAL": 60,
+         "ROBOTSTXT_OBEY": False}
+FILES = {f"/files/{name}": bytes([i]) * (1000 + i) for i, name in
+         enumerate(("a.zip", "b.pdf", "c.bin"))}
+
+
+def media_site() -> GraphSite:
+    binary = {path: Page(content_type="application/octet-stream", body=body)
+              for path, body in FILES.items()}
+    index = Page(links=tuple((0, p) for p in (*FILES, "/pages/next", "/pages/blob.bin")))
+    return GraphSite([{"/": index, **binary, "/pages/next": Page(),
+                       "/pages/blob.bin": Page(content_type="application/zip", body=b"PK" * 600)}])
+
+
+def test_files_pipeline_downloads_while_binary_pages_stay_filtered(tmp_path: Path) -> None:
+    store = tmp_path / "files"
+    with LoopbackServer(media_site()) as server:
+        (crawl,) = run_in_process({"urls": [server.origins[0] + "/"], "spider": "files",
+                                   "settings": {**ADDON, "FILES_STORE": str(store),
+                                                "ITEM_PIPELINES": {
+                                                    "scrapy.pipelines.files.FilesPipeline": 1}}},
+                                  tmp_path / "crawl.log")
+    assert crawl["reason"] == "finished", crawl
+    assert crawl["stats"]["file_status_count/downloaded"] == 3, crawl
+    saved = sorted(p.read_bytes() for p in (store / "full").iterdir())
+    assert saved == sorted(FILES.values())
+    # the crawl's own binary page is still stopped at its headers, its callback never runs
+    assert crawl["pages"] == 2, crawl  # the index and /pages/next
+    assert crawl["stats"]["frontier/not_a_page"] == 1, crawl
+    assert crawl["errors"] == [], crawl
+
+
+def test_the_spiders_download_delay_spaces_its_host_once(tmp_path: Path) -> None:
+    delay = 0.4
+    with SiteServer(hosts=1, pages_per_host=6, seed=3) as site:
+        urls = sorted(site.expected_urls())[:5]
+        (crawl,) = run_in_process({"urls": urls, "spider": "pages",
+                                   "attrs": {"download_delay": delay},
+                                   "settings": ADDON}, tmp_path / "crawl.log")
+        gap = site.min_gap(0)
+    assert crawl["pages"] == 5, crawl
+    assert crawl["download_delay"] == delay  # Scrapy applied the attribute: nothing overrode it
+    assert gap >= delay * 0.9, f"requests {gap:.3f}s apart, download_delay is {delay}s"
+    # the gate spaces them; Scrapy's slot does not wait on top of it
+    assert crawl["slot_delays"] and set(crawl["slot_delays"].values()) == {0.0}, crawl
+
+
+def test_progress_counts_items_of_any_type(tmp_path: Path) -> None:
+    with SiteServer(hosts=1, pages_per_host=4, seed=3) as site:
+        (crawl,) = run_in_process({"urls": site.base_urls[:1], "spider": "odd",
+                                   "settings": ADDON}, tmp_path / "crawl.log")
+    log = (tmp_path / "crawl.log").read_text()
+    assert crawl["errors"] == [], crawl
+    assert crawl["items"] == 6, crawl
+    summary = log.split("Crawl summary:", 1)[1]
+    for kind, n in (("posts", 1), ("threads", 1), ("records", 1), ("others", 3)):
+        assert any(line.split() == [kind, str(n)] for line in summary.splitlines()), summary[:800]
