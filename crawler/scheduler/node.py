@@ -328,7 +328,11 @@ def refusal(exc: Exception) -> str:
 def node_of(crawler: Crawler) -> NodeAPI | None:
     """The crawl's node runtime, for middlewares and extensions: None without the
     frontier scheduler, before it is built, or when Redis refused its start."""
-    node = getattr(getattr(crawler.engine, "scheduler", None), "node", None)
+    try:
+        engine = crawler.engine
+    except RuntimeError:  # Scrapy >= 2.19 raises before the crawl starts (components alone)
+        return None
+    node = getattr(getattr(engine, "scheduler", None), "node", None)
     return node if isinstance(node, Node) else None
 
 

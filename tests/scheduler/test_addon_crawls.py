@@ -69,3 +69,19 @@ def test_progress_counts_items_of_any_type(tmp_path: Path) -> None:
     summary = log.split("Crawl summary:", 1)[1]
     for kind, n in (("posts", 1), ("threads", 1), ("records", 1), ("others", 3)):
         assert any(line.split() == [kind, str(n)] for line in summary.splitlines()), summary[:800]
+
+
+def test_the_addons_middlewares_work_before_any_crawl_starts() -> None:
+    """Scrapy's own tests drive middleware managers on a crawler whose engine is not set
+    (Scrapy 2.19 raises on ``crawler.engine`` then): no node, so they pass requests on."""
+    from scrapy import Request  # noqa: PLC0415
+    from scrapy.http import HtmlResponse  # noqa: PLC0415
+    from scrapy.utils.test import get_crawler  # noqa: PLC0415
+
+    from crawler.scheduler.middleware import RepeatLinkFilter  # noqa: PLC0415
+
+    crawler = get_crawler(settings_dict={"ADDONS": {"crawler.addon.ClusterAddon": 0}})
+    middleware = RepeatLinkFilter.from_crawler(crawler)
+    request = Request("http://example.com/a")
+    response = HtmlResponse("http://example.com/", body=b"<html></html>")
+    assert middleware.get_processed_request(request, response) is request
