@@ -82,8 +82,9 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 
     def process_exception(self, request: Request, exception: Exception) -> None:
         self._settle(request, exception_outcome(exception))
-        if isinstance(exception, StopDownload):
-            # an outcome, not an error: errbacks still see it, Scrapy does not log it
+        if isinstance(exception, NotAPage):
+            # an outcome, not an error: errbacks still see it, Scrapy does not log it; a
+            # StopDownload of the project's own reaches its errback as raised
             raise IgnoreRequest("Not a page (binary content type)") from exception
 
 
@@ -93,6 +94,10 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
 def is_page_type(content_type: str) -> bool:
     kind = content_type.split(";", 1)[0].strip()
     return kind.startswith("text/") or kind.endswith(("json", "xml", "html"))
+
+
+class NotAPage(StopDownload):
+    """A binary response, stopped by :class:`NotAPageFilter` once its headers arrived."""
 
 
 class NotAPageFilter:
@@ -113,7 +118,7 @@ class NotAPageFilter:
         content_type = (headers.get(b"Content-Type") or b"").decode("latin-1").lower()
         if content_type and not is_page_type(content_type):
             self.stats.inc_value("frontier/not_a_page")
-            raise StopDownload(fail=True)  # an outcome (filtered/not_a_page), not a page
+            raise NotAPage(fail=True)  # an outcome (filtered/not_a_page), not a page
 
 
 def is_media_request(request: Request) -> bool:

@@ -28,6 +28,8 @@ from typing import Any
 import attrs
 import psutil
 import scrapy
+from scrapy import signals
+from scrapy.exceptions import StopDownload
 from scrapy.crawler import CrawlerRunner
 from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.log import configure_logging
@@ -113,8 +115,30 @@ class FailingPipeline:
         raise RuntimeError("this pipeline cannot open")
 
 
+class StopperSpider(FollowSpider):
+    """Stops every download itself once its headers arrive (Scrapy's StopDownload); its
+    errback records the type of each failure."""
+
+    @classmethod
+    def from_crawler(cls, crawler, *args: Any, **kwargs: Any):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.headers_received, signal=signals.headers_received)
+        return spider
+
+    def headers_received(self, headers, body_length, request, spider) -> None:
+        raise StopDownload(fail=True)
+
+    async def start(self):
+        for url in self.start_urls:
+            yield scrapy.Request(url, self.parse, errback=self.failed)
+
+    def failed(self, failure) -> None:
+        FAILURES.append(type(failure.value).__name__)
+
+
 SPIDERS = {"follow": FollowSpider, "files": FilesSpider, "pages": PagesSpider,
-           "odd": OddItemsSpider}
+           "odd": OddItemsSpider, "stopper": StopperSpider}
+FAILURES: list[str] = []
 STARTS: list[float] = []
 SLOT_DELAYS: dict[str, float] = {}
 
@@ -159,6 +183,7 @@ def run(config: dict[str, Any]):
     spidercls = type("Spider", (base,), dict(config.get("attrs") or {}))
     for _ in range(config.get("crawls", 1)):
         STARTS.clear()
+        FAILURES.clear()
         SLOT_DELAYS.clear()
         errors.messages.clear()
         crawler = runner.create_crawler(spidercls)
@@ -179,7 +204,7 @@ def run(config: dict[str, Any]):
             "redis_alive": alive(pid), "watchdog_alive": watchdogs(),
             "state_dir": getattr(crawler, "_crawler_state_dir", None),
             "errors": list(errors.messages), "stats": {k: stats.get(k) for k in STATS},
-            "starts": list(STARTS), "slot_delays": dict(SLOT_DELAYS),
+            "starts": list(STARTS), "errback_failures": list(FAILURES), "slot_delays": dict(SLOT_DELAYS),
             "download_delay": crawler.settings.getfloat("DOWNLOAD_DELAY")}), flush=True)
     print(json.dumps({"done": True}), flush=True)
 

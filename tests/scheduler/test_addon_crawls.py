@@ -85,3 +85,11 @@ def test_the_addons_middlewares_work_before_any_crawl_starts() -> None:
     request = Request("http://example.com/a")
     response = HtmlResponse("http://example.com/", body=b"<html></html>")
     assert middleware.get_processed_request(request, response) is request
+
+
+def test_a_projects_own_stop_download_reaches_its_errback(tmp_path: Path) -> None:
+    """Only the add-on's own stop (a binary page) becomes an IgnoreRequest outcome."""
+    with SiteServer(hosts=1, pages_per_host=4, seed=3) as site:
+        (crawl,) = run_in_process({"urls": site.base_urls[:1], "spider": "stopper",
+                                   "settings": ADDON}, tmp_path / "crawl.log")
+    assert crawl["errback_failures"] == ["StopDownload"], crawl
