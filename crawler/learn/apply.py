@@ -13,7 +13,7 @@ from typing import Any
 
 from lxml import etree
 
-from crawler.learn.dom import content_digest, element_text, inner_html
+from crawler.learn.dom import content_digest, element_text, inner_html, iter_text
 from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
@@ -43,14 +43,15 @@ def record_rows(template: Template, root: etree._Element) -> list[list[etree._El
     return records
 
 
-def read_field(rule: FieldRule | None, rows: list[etree._Element]) -> str | None:
+def read_field(rule: FieldRule | None, rows: list[etree._Element], text: Any = element_text) -> str | None:
+    """The field's value in a record; ``text`` renders a node whose whole text is the value."""
     if rule is None or rule.row >= len(rows):
         return None
     node = eval_first(rows[rule.row], rule.xpath)
     if node is None:
         return None
     if rule.value == ".":
-        value = element_text(node)
+        value = text(node)
     elif rule.value == "text()":
         value = _SPACE.sub(" ", node.text or "").strip()
     elif rule.value.startswith("@"):
@@ -94,6 +95,38 @@ def _append_text(parent: etree._Element, text: str) -> None:
         last.tail = (last.tail or "") + text
 
 
+_BYLINE = re.compile(r"^(?:by|von|par|por|door)\s+(?=\S)", re.IGNORECASE)
+#: A date after "»" or "|" ("par alice » Lun 8 Jan 2018").
+_TRAILER = re.compile(r"\s*[»|].*$")
+_NUMBER = re.compile(r"^[-+]?\d[\d.,]*$")
+
+
+def _without_badges(node: etree._Element) -> str:
+    """A name's text without the elements beside it that hold only a number (a post count or
+    reputation badge: "alice <span>5</span>"); a name with digits of its own keeps them."""
+    badges = [e for e in node.iterdescendants() if isinstance(e.tag, str) and _NUMBER.match(element_text(e) or "x")]
+    if not badges:
+        return _inline_text(node)
+    node = copy.deepcopy(node)
+    for badge in [e for e in node.iterdescendants() if isinstance(e.tag, str) and _NUMBER.match(element_text(e) or "x")]:
+        if badge.getparent() is not None:
+            badge.getparent().remove(badge)  # its tail goes too: what follows a badge is no name
+    return _inline_text(node)
+
+
+def _inline_text(node: etree._Element) -> str:
+    """Text as one runs it: "<b>+</b>forster" is "+forster" (``element_text`` spaces the pieces)."""
+    return _SPACE.sub(" ", "".join(iter_text(node))).strip()
+
+
+def clean_author(name: str | None) -> str | None:
+    """The name alone: without "by"/"par"/"von", or a date after "»"."""
+    if not name:
+        return name
+    cleaned = _TRAILER.sub("", _BYLINE.sub("", name)).strip()
+    return cleaned or name
+
+
 def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[str, Any]]:
     """The posts of a thread page as plain fields; ``position`` is the page's own number for the
     post (rule value plus delta) or ``None`` where the page shows none."""
@@ -103,7 +136,7 @@ def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[
     posts = []
     for rows in record_rows(template, root):
         body_html, body_text = _body(template, rows)
-        author = read_field(rules.author, rows)
+        author = clean_author(read_field(rules.author, rows, _without_badges))
         raw_position = read_field(rules.position, rows)
         position = int(raw_position) + rules.position_delta if raw_position and raw_position.isdigit() else None
         post_id = read_field(rules.post_id, rows)

@@ -91,16 +91,17 @@ _NOT_A_NAME = re.compile(r"^(?:by|von|par|de|por|da|door|av|作者)\b|[»«|]", 
 def _name_inside(node: etree._Element) -> etree._Element:
     """The name in an author element that also says "by" or the date ("par alice » Lun 8
     Jan 2018 15:33"): its first child element holding a short text that is no date."""
-    text = element_text(node)
-    if not (_NOT_A_NAME.search(text) or looks_like_date(text)):
+    if _plain_name(element_text(node)):
         return node
     for child in node.iter():
-        if child is node or not isinstance(child.tag, str):
-            continue
-        name = element_text(child)
-        if 0 < len(name) <= 40 and not looks_like_date(name) and not _NOT_A_NAME.search(name):
+        if child is not node and isinstance(child.tag, str) and _plain_name(element_text(child)):
             return child
     return node
+
+
+def _plain_name(text: str) -> bool:
+    """A name alone: no "by", no date ("par alice » Lun 8 Jan 2018")."""
+    return 0 < len(text) <= 40 and not (_NOT_A_NAME.search(text) or looks_like_date(text))
 
 
 def _author_id(row: etree._Element, author: etree._Element) -> etree._Element | None:
