@@ -314,12 +314,20 @@ class BloomFilter:
 
 
 
+#: The layout of the crawl's queues, kept in the filter's meta (``queues``) since it is
+#: read at every start: 2 adds priority levels (a host's ``q<p>:`` queues and its
+#: state's ``P``, tagged payloads, refill.lua). A crawl without the field has layout 1
+#: (FIFO queues only), which layout 2 reads as it is: it is taken, not refused.
+QUEUE_LAYOUT = 2
+_QUEUE_LAYOUTS_READ = ("1", "2")
+
 # The meta of a new crawl's filter, written at once with its layout (a crawl of another
-# layout keeps its meta as it is). KEYS[1] meta; ARGV capacity, error_rate, block_bits.
+# layout keeps its meta as it is). KEYS[1] meta; ARGV capacity, error_rate, block_bits,
+# queue layout.
 _CREATE_META = """
 if redis.call('HEXISTS', KEYS[1], 'capacity') == 0 then
   redis.call('HSET', KEYS[1], 'capacity', ARGV[1], 'error_rate', ARGV[2], 'n', '1',
-             'block_bits', ARGV[3])
+             'block_bits', ARGV[3], 'queues', ARGV[4])
 end
 return redis.call('HGETALL', KEYS[1])
 """
@@ -329,7 +337,8 @@ def create_or_read(send: Callable, key: str, capacity: int, error_rate: float) -
     """The crawl's filter, its meta *key* created if there is none (*send*: a Redis
     command, one round trip). Raises :class:`BloomLayoutError` for a filter of
     another layout: its bits do not mean what ``refill.lua`` reads."""
-    reply = send("eval", _CREATE_META, 1, key, capacity, repr(error_rate), BLOCK_BITS)
+    reply = send("eval", _CREATE_META, 1, key, capacity, repr(error_rate), BLOCK_BITS,
+                 QUEUE_LAYOUT)
     meta = {k.decode(): v.decode() for k, v in zip(reply[::2], reply[1::2])}
     check_layout(meta, key)
     return BloomFilter.from_meta(meta)
@@ -345,3 +354,9 @@ def check_layout(meta: dict[str, str], key: str) -> None:
             f"this crawl's Bloom filter ({key}) has the {layout} layout of an earlier "
             f"version, which this one does not write; finish the crawl with that version, "
             f"or start afresh (another CRAWLER_CRAWL_ID)")
+    queues = meta.get("queues", "1")
+    if "capacity" in meta and queues not in _QUEUE_LAYOUTS_READ:
+        raise BloomLayoutError(
+            f"this crawl's queues ({key}: queues={queues}) have a layout this version does "
+            f"not read (it reads {', '.join(_QUEUE_LAYOUTS_READ)}); finish the crawl with the "
+            f"version that started it, or start afresh (another CRAWLER_CRAWL_ID)")

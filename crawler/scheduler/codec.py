@@ -7,6 +7,10 @@ URL in ``u``) still decode. Two follow-spider requests in the queue ``...:q:bbs.
     2{"s":"/thread-8812-2-1.html","r":"/forum-37-5.html","e":"failed","m":{"depth":4}}
     2{"s":"/threads/engine-noise.8812/page-3","r":"./page-2","e":"failed","m":{"depth":5}}
 
+A request of priority p other than 0 is tagged ``!<p>|`` before the version (``p`` is not
+in the JSON): ``refill.lua`` reads the tag to queue it at its priority level, and a
+request that came back from a dead node may also carry ``@<attempts>|`` before it.
+
 Every request of a queue has the queue's host, so version 2 stores the URL without it:
 ``s`` is the rest of ``https://<host>...``, ``t`` of ``http://<host>...`` (the last letter
 of the scheme), ``u`` the full URL (when no host is given, or the URL does not start with
@@ -82,6 +86,10 @@ def decode(payload: bytes, spider: Spider | None, host: str | None = None) -> Re
     """The request of *payload*; *host* must be the one it was encoded with, if any."""
     if payload[:1] == b"@":  # "@<attempts>|": taken back from nodes that died with it
         payload = payload.split(b"|", 1)[1]
+    priority = 0
+    if payload[:1] == b"!":  # "!<priority>|"
+        tag, payload = payload.split(b"|", 1)
+        priority = int(tag[1:])
     if payload[:1] not in _READABLE:
         raise ValueError(f"unknown queued request format {payload[:1]!r}")
     data = _loads(payload[1:].decode())
@@ -103,6 +111,8 @@ def decode(payload: bytes, spider: Spider | None, host: str | None = None) -> Re
         headers[b"Referer"] = [(origin + referer).encode("latin-1")]
     kwargs = {_LONG.get(k, k): v for k, v in data.items()}
     kwargs["url"] = url
+    if priority:
+        kwargs["priority"] = priority
     if headers:
         kwargs["headers"] = headers
     if "body" in kwargs:
@@ -141,9 +151,12 @@ def _pack(fields: dict[str, Any], host: str | None) -> bytes:
         compact["r"] = rest
         del headers["Referer"]
     # a fixed order, whatever the order of fields; a subclass's own attributes by name
+    priority = fields["priority"]
     for name in (*_DEFAULTS, *(n for n in fields if n not in _DEFAULTS and n != "url")):
-        if (value := fields[name]) != _DEFAULTS.get(name, ...):
+        if name != "priority" and (value := fields[name]) != _DEFAULTS.get(name, ...):
             compact[_SHORT.get(name, name)] = value
+    if priority:  # the tag refill.lua routes by (the level's queue), not a JSON key
+        return b"!%d|" % priority + VERSION + _dumps(compact).encode()
     return VERSION + _dumps(compact).encode()
 
 

@@ -24,10 +24,14 @@ if TYPE_CHECKING:
 class HostBatch:
     """Requests of one host leased together, from the lease until their acks go."""
 
-    __slots__ = ("host", "waiting", "running", "last_start", "last_done", "unsettled", "acks")
+    __slots__ = ("host", "waiting", "running", "last_start", "last_done", "unsettled", "acks",
+                 "leased")
 
-    def __init__(self, host: str) -> None:
+    def __init__(self, host: str, leased: bool = True) -> None:
         self.host = host
+        # False: requests kept in this node's memory (:mod:`.overflow`), no lease; nothing
+        # reports their responses, so only the gap between their starts is kept
+        self.leased = leased
         self.waiting: deque[Request] = deque()  # not handed to the engine yet
         self.running = 0  # handed to the engine, no response yet
         self.last_start = self.last_done = 0.0  # time.monotonic() of the last start, response
@@ -65,7 +69,7 @@ class Dispatch:
                 continue
             self.batches.rotate(-1)
             if batch.running < self.max_inflight and now >= self._next_start(batch, gap):
-                batch.running += 1
+                batch.running += batch.leased
                 batch.last_start = now
                 self.waiting -= 1
                 return batch.waiting.popleft()
@@ -90,7 +94,9 @@ class Dispatch:
         return taken
 
     def take_all(self) -> list[Request]:
-        """Take every waiting request out, batch by batch in queue order."""
-        taken = [request for batch in self.batches for request in self.take_waiting(batch)]
-        self.batches.clear()
+        """Take every leased waiting request out, batch by batch in queue order (those
+        kept in memory stay: Redis cannot take them)."""
+        taken = [request for batch in self.batches if batch.leased
+                 for request in self.take_waiting(batch)]
+        self.batches = deque(batch for batch in self.batches if not batch.leased)
         return taken

@@ -7,7 +7,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Self
 
 from scrapy.dupefilters import BaseDupeFilter, RFPDupeFilter
-from scrapy.utils.misc import load_object
+from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy.utils.request import RequestFingerprinter
 
 from crawler.config import value
@@ -154,12 +154,50 @@ class BloomDupeFilter(BaseDupeFilter):
             self.logdupes = False
 
 
-def dupefilter_class(settings: BaseSettings) -> type[BloomDupeFilter]:
+class LocalDupeFilter:
+    """Another :setting:`DUPEFILTER_CLASS` (any ``BaseDupeFilter``), used as Scrapy's
+    scheduler uses it: ``request_seen`` decides, ``log`` counts, ``open``/``close``.
+
+    It is node-local: each node keeps its own seen-set, and the cluster's Bloom filter
+    is not consulted (a request it lets through is queued as dont_filter).
+    """
+
+    def __init__(self, dupefilter: BaseDupeFilter, crawler: Crawler) -> None:
+        self.dupefilter = dupefilter
+        self.crawler = crawler
+
+    def open(self) -> None:
+        self.dupefilter.open()
+
+    def close(self, reason: str) -> None:
+        self.dupefilter.close(reason)
+
+    def check(self, request: Request, url: str | None = None) -> str | None:
+        """None if the filter saw *request*; '' (no fingerprint for Redis) if not."""
+        if self.dupefilter.request_seen(request):
+            self.dupefilter.log(request, self.crawler.spider)
+            return None
+        return ""
+
+    def seen_url(self, request: Request) -> bool:
+        return False  # no cache in front: request_seen() is the whole test
+
+    def forget(self) -> None:
+        """Nothing to forget: the filter's seen-set is this node's own."""
+
+    def admitted(self, count: int, bloom: BloomFilter) -> None:
+        """Nothing to estimate: the Bloom filter is not used."""
+
+    def update_stats(self, frontier: Frontier) -> None:
+        """The filter counts its own drops (``log``)."""
+
+
+def dupefilter_class(settings: BaseSettings) -> type[BaseDupeFilter]:
     """:setting:`DUPEFILTER_CLASS`, loaded as Scrapy's scheduler loads it.
 
-    Scrapy's default (``RFPDupeFilter``) stands for :class:`BloomDupeFilter`, so the
-    scheduler works as a drop-in; anything else must be a :class:`BloomDupeFilter`,
-    or a ``ValueError`` says so in one line.
+    Scrapy's default (``RFPDupeFilter``) stands for :class:`BloomDupeFilter`, the
+    cluster-wide filter; any other ``BaseDupeFilter`` is used node-locally
+    (:class:`LocalDupeFilter`). Anything else: a ``ValueError`` in one line.
     """
     name = settings["DUPEFILTER_CLASS"]
     try:
@@ -168,8 +206,17 @@ def dupefilter_class(settings: BaseSettings) -> type[BloomDupeFilter]:
         raise ValueError(f"DUPEFILTER_CLASS ({name!r}) cannot be loaded: {exc}") from None
     if cls is RFPDupeFilter:
         return BloomDupeFilter
-    if not (isinstance(cls, type) and issubclass(cls, BloomDupeFilter)):
-        raise ValueError(f"DUPEFILTER_CLASS ({name!r}) must be crawler.scheduler.BloomDupeFilter "
-                         f"or a subclass of it: the frontier keeps the crawl's seen URLs in "
-                         f"Redis, and this filter is each node's cache in front of them")
+    if not (isinstance(cls, type) and issubclass(cls, BaseDupeFilter)):
+        raise ValueError(f"DUPEFILTER_CLASS ({name!r}) must be a scrapy.dupefilters."
+                         f"BaseDupeFilter (crawler.scheduler.BloomDupeFilter, the default, keeps "
+                         f"the crawl's seen URLs in Redis for every node)")
     return cls
+
+
+def build_dupefilter(cls: type[BaseDupeFilter], crawler: Crawler
+                     ) -> BloomDupeFilter | LocalDupeFilter:
+    """The node's filter: a :class:`BloomDupeFilter`, or another one wrapped."""
+    dupefilter = build_from_crawler(cls, crawler)
+    if isinstance(dupefilter, BloomDupeFilter):
+        return dupefilter
+    return LocalDupeFilter(dupefilter, crawler)

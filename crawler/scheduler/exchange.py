@@ -82,6 +82,12 @@ class Exchange:
     def has_unsent(self) -> bool:
         return bool(self.outbox or self.unconfirmed or self.sending)
 
+    def sending_requests(self) -> bool:
+        """Requests on their way to Redis: buffered, or in a batch not confirmed yet
+        (a refill that only leases does not count)."""
+        return bool(self.outbox or self.unconfirmed
+                    or (self.sending is not None and self.sending.pushes))
+
     def unsent_count(self) -> int:
         """Discovered requests buffered here, not yet sent to Redis."""
         return len(self.outbox)
@@ -117,6 +123,8 @@ class Exchange:
             self.finish_refill()
         now = time.monotonic()
         request = self.dispatch.next(now, self.politeness.gap)
+        if request is None and not paused and self.outbox and self._downloader_idle():
+            request = self._refill_at_once()
         # more hosts: when none of those held may start now, up to a refill's worth
         if request is None and not paused \
                 and len(self.dispatch) < self.options.prefetch * self.options.host_batch:
@@ -126,8 +134,25 @@ class Exchange:
                 self.waker.wake_at(start)
             return None
         self.outcomes.counts["frontier/dequeued"] += 1
-        self.leases.handed(request)
+        if not self.leases.handed(request):
+            self.outcomes.counts["scheduler/dequeued/memory"] += 1
         return request
+
+    def _downloader_idle(self) -> bool:
+        engine = self.crawler.engine
+        return engine is not None and not engine.downloader.active
+
+    def _refill_at_once(self) -> Request | None:
+        """Nothing to download, and new requests buffered: send them and lease now,
+        waiting for the reply (the engine has nothing else to do). As Scrapy's own
+        scheduler, a request queued when the downloader is idle is downloading by the
+        time the engine's loop looks again: a lazy start() (``needs_backout``) waits
+        for it rather than yielding the next start request at once."""
+        self.finish_refill()
+        self.waker.refill_now()
+        self.refill()
+        self.finish_refill()
+        return self.dispatch.next(time.monotonic(), self.politeness.gap)
 
     def unstarted(self) -> list[str]:
         """Take back the leases of requests not handed to the engine yet."""

@@ -48,6 +48,7 @@ class Pending(NamedTuple):
     payload: bytes
     url: str = ""
     retry: bool = False  # continues a leased request: no dedup, no host budget
+    mark: bool = False  # dont_filter, yet marked seen (a fresh crawl's start request)
 
 
 class Ack(NamedTuple):
@@ -206,6 +207,7 @@ class Frontier(RedisLink):
         for index, code in zip((i for _, items in sending.groups for i, _ in items),
                                reply[3:3 + count]):
             ordered[index] = code
+        # (a marked push counts even if it was seen: an estimate, off by its repeats)
         self.bloom.counts[-1] += sum(1 for p, c in zip(pushes, ordered)
                                      if c != DUPLICATE and p.fingerprint)
         if status == 1:  # the last layer is full: the next push starts a new one
@@ -235,6 +237,8 @@ class Frontier(RedisLink):
             for _, pending in items:
                 if pending.retry:
                     args += ["2", pending.payload]
+                elif pending.mark:
+                    args += ["3", pending.payload, self.bloom.packed_offsets(pending.fingerprint)]
                 elif pending.fingerprint is None:
                     args += ["0", pending.payload]
                 else:

@@ -21,12 +21,16 @@ key                     type    content
 ``pushlog:<node>``      string  id and result codes of the node's last push batch
 ``leases:<node>``       hash    lease id -> ``host\\n<encoded request>``
 ``q:<host>``            list    encoded requests of a host, FIFO (breadth-first)
+``q<p>:<host>``         list    its requests of priority *p* other than 0 (tagged
+                                ``!<p>|``), leased before those of lower levels
 ``host:<host>``         hash    ``n`` in flight, ``t`` next start (ms), ``d`` delay
                                 (ms, robots.txt Crawl-delay), ``a`` admitted, ``b``
                                 consecutive backoffs, ``e`` '1' while the hash has
-                                its idle expiry (a week)
+                                its idle expiry (a week), ``P`` the priority levels
+                                other than 0 with queued requests, highest first
 ``bloom``               hash    Bloom filter meta: ``capacity``, ``error_rate``,
-                                ``block_bits`` (the layout), ``n`` filters, ``c<i>``
+                                ``block_bits`` (the layout), ``queues`` (the queues'
+                                layout), ``n`` filters, ``c<i>``
                                 items in filter *i*, ``m<i>`` filter *i*'s string made
                                 at its full size
 ``bloom:<i>``           string  bits of filter *i*, in blocks of ``block_bits``

@@ -154,10 +154,13 @@ class LeaseBook:
         self.leased[lease_id] = Lease(batch.host, request, batch)
         batch.unsettled += 1
 
-    def handed(self, request: Request) -> None:
-        """*request* goes to the engine: it holds one of its host's slots."""
-        if (lease := self.get(request)) is not None:
-            lease.handed = lease.running = True
+    def handed(self, request: Request) -> bool:
+        """*request* goes to the engine: it holds one of its host's slots. False if it
+        has no lease (kept in memory: :mod:`.overflow`)."""
+        if (lease := self.get(request)) is None:
+            return False
+        lease.handed = lease.running = True
+        return True
 
     def get(self, request: Request) -> Lease | None:
         return self.leased.get(request.meta.get(LEASE_META))

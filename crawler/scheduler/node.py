@@ -34,6 +34,7 @@ from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_i
 from crawler.scheduler import codec
 from crawler.scheduler.bloom import BloomLayoutError
 from crawler.scheduler.dispatch import Dispatch
+from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import Exchange
 from crawler.scheduler.frontier import Frontier, Pending
 from crawler.scheduler.keys import Keys, host_of
@@ -42,6 +43,7 @@ from crawler.scheduler.membership import Membership
 from crawler.scheduler.node_loop import NodeLoop
 from crawler.scheduler.outage import TRANSIENT, Outage, RedisTooOld
 from crawler.scheduler.outcomes import Outcomes
+from crawler.scheduler.overflow import Overflow
 from crawler.scheduler.politeness import Politeness
 from crawler.scheduler.revisit import Revisits, watch_argument
 from crawler.scheduler.traps import strip_session_ids
@@ -51,7 +53,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.scheduler.dupefilter import BloomDupeFilter
+    from crawler.scheduler.dupefilter import LocalDupeFilter
     from crawler.scheduler.options import SchedulerOptions
 
 logger = logging.getLogger(__name__)
@@ -102,8 +104,8 @@ class Node:
     """
 
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
-                 dupefilter: BloomDupeFilter, *, watch: float, robots_user_agent: str | None,
-                 user_agent: str | None, addon: bool) -> None:
+                 dupefilter: BloomDupeFilter | LocalDupeFilter, *, watch: float,
+                 robots_user_agent: str | None, user_agent: str | None, addon: bool) -> None:
         o = options
         self.crawler = crawler
         self.spider = crawler.spider  # the spider whose callbacks queued requests name
@@ -129,11 +131,15 @@ class Node:
                                  max_interval=o.revisit_max_interval)
         self.loop = NodeLoop(crawler, o, frontier, self.membership, self.exchange, self.leases,
                              self.dispatch, dupefilter, self.outcomes, self.outage, self.revisits)
+        self.overflow = Overflow(self.dispatch, self.outcomes)
         self.joined = False  # open() joined the ring: close() hands back and leaves
+        # a crawl whose seen-set is empty at the start: its start requests are not
+        # deduplicated when dont_filter (see _deduplicated)
+        self.fresh = not any(frontier.bloom.counts)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, options: SchedulerOptions,
-                     dupefilter: BloomDupeFilter) -> Self:
+                     dupefilter: BloomDupeFilter | LocalDupeFilter) -> Self:
         """Connect to Redis (:func:`~crawler.redis.client_from_crawler`) and read the
         crawl's Bloom filter; raises one of :data:`REFUSALS` if Redis refuses."""
         o, settings = options, crawler.settings
@@ -155,6 +161,7 @@ class Node:
 
     def open(self, spider: Spider) -> None:
         """Join the ring and start beating; raises one of :data:`REFUSALS` if Redis refuses."""
+        self.fresh = not any(self.frontier.bloom.counts)
         self.membership.join()
         self.joined = True
         control = self.frontier.control()
@@ -195,6 +202,9 @@ class Node:
                     return
                 time.sleep(0.5)
         self.leases.clear()
+        if kept := self.overflow.waiting():
+            logger.warning("%(n)d requests that could not be queued in Redis were not "
+                           "fetched: they lived in this node's memory only", {"n": kept})
         self.loop.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
         if not self.outcomes.unpublished():
@@ -207,6 +217,11 @@ class Node:
         return bool(len(self.dispatch) or self.exchange.has_unsent() or self.leases) \
             or not self.loop.finished()
 
+    def holds_work(self) -> bool:
+        """Requests held here and not handed to the engine yet (leased or kept in
+        memory), or on their way to Redis: the scheduler is not empty."""
+        return bool(len(self.dispatch) or self.exchange.sending_requests())
+
     def __len__(self) -> int:
         return len(self.dispatch) + self.exchange.unsent_count()
 
@@ -217,7 +232,7 @@ class Node:
             if self.drop_if_seen(request):
                 return False
             self.outcomes.record("discovered")
-            dedup = _deduplicated(request)
+            dedup = self._deduplicated(request)
             found_as = request.url
             request = self._without_session_ids(request)
             # Filters first: a URL dropped here (too deep) must not enter the seen
@@ -233,13 +248,14 @@ class Node:
         host = host_of(request)
         try:
             payload = codec.encode(request, self.spider, host)
-        except codec.EncodeError as exc:
-            self.outcomes.record("failed/unencodable", request.url)
-            logger.error("Cannot queue %(request)s: %(exc)s (queued requests hold plain data: "
-                         "URL, callback name, JSON-able meta and cb_kwargs)",
-                         {"request": request, "exc": exc}, extra={"spider": self.spider})
-            return False
-        self.exchange.push(Pending(host, fingerprint, payload, request.url, retry), request)
+        except codec.EncodeError as exc:  # kept and crawled here (Scrapy's memory queue)
+            self.overflow.add(request, host, exc, self.spider)
+            return True
+        mark = fingerprint is None and not retry and self._marked(request)
+        if mark:
+            fingerprint = self.dupefilter.fingerprint(request)
+        self.exchange.push(Pending(host, fingerprint or None, payload, request.url, retry, mark),
+                           request)
         return True
 
     def next_request(self) -> Request | None:
@@ -247,6 +263,19 @@ class Node:
             return None
         loop = self.loop
         return self.exchange.next_request(paused=loop.draining or loop.paused)
+
+    def _deduplicated(self, request: Request) -> bool:
+        # dont_filter means what Scrapy says, start requests included, in a fresh crawl.
+        # A resumed crawl (or a node joining a running one) deduplicates its start
+        # requests, or every run and every node would fetch them again.
+        return not request.dont_filter \
+            or (not self.fresh and bool(request.meta.get("is_start_request")))
+
+    def _marked(self, request: Request) -> bool:
+        """A fresh crawl's start request queued as dont_filter: marked seen in the
+        cluster's Bloom filter anyway, for the resumed runs and the other nodes."""
+        return bool(request.meta.get("is_start_request")) \
+            and isinstance(self.dupefilter, BloomDupeFilter)
 
     def _filter_reason(self, request: Request) -> str | None:
         if self.options.depth_limit and request.meta.get("depth", 0) > self.options.depth_limit:
@@ -273,7 +302,7 @@ class Node:
     def drop_if_seen(self, request: Request) -> bool:
         # the add-on's spider middleware runs it on a callback's output, so that repeated
         # links (navigation, board lists) skip Scrapy's path to the scheduler
-        if _deduplicated(request) and self.dupefilter.seen_url(request):
+        if self._deduplicated(request) and self.dupefilter.seen_url(request):
             self.outcomes.record("discovered")
             self.outcomes.record("filtered/duplicate")
             return True
@@ -308,6 +337,9 @@ class Refused:
     def has_pending(self) -> bool:
         return False
 
+    def holds_work(self) -> bool:
+        return False
+
     def __len__(self) -> int:
         return 0
 
@@ -334,12 +366,6 @@ def node_of(crawler: Crawler) -> NodeAPI | None:
         return None
     node = getattr(getattr(engine, "scheduler", None), "node", None)
     return node if isinstance(node, Node) else None
-
-
-def _deduplicated(request: Request) -> bool:
-    # Start requests are deduplicated even when dont_filter (Scrapy's default for
-    # start_urls): otherwise every node, and every resumed run, fetches them again.
-    return not request.dont_filter or bool(request.meta.get("is_start_request"))
 
 
 def _say_what_the_addon_adds(spider: Spider) -> None:

@@ -7,6 +7,8 @@ import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from scrapy.dupefilters import BaseDupeFilter
+
 from crawler.config import number_setting, value
 from crawler.scheduler.dupefilter import BloomDupeFilter, dupefilter_class
 from crawler.scheduler.traps import TrapRules
@@ -43,7 +45,7 @@ class SchedulerOptions:
     watch: float = 0.0
     revisit_min_interval: float = 60.0
     revisit_max_interval: float = 86400.0
-    dupefilter: type[BloomDupeFilter] = BloomDupeFilter  # DUPEFILTER_CLASS
+    dupefilter: type[BaseDupeFilter] = BloomDupeFilter  # DUPEFILTER_CLASS
 
     @classmethod
     def from_settings(cls, s: BaseSettings) -> SchedulerOptions:

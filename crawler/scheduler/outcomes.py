@@ -43,6 +43,14 @@ class Outcomes:
 
     def update_stats(self) -> None:
         counts, self.counts = self.counts, Counter()
+        # Scrapy's scheduler's names beside ours, for tools that read them (counted
+        # here, not per request): every request queued (in Redis, or in memory) and
+        # handed to the engine
+        memory = counts.get("scheduler/enqueued/memory", 0)
+        if enqueued := counts.get("frontier/enqueued", 0) + memory:
+            counts["scheduler/enqueued"] = enqueued
+        if dequeued := counts.get("frontier/dequeued", 0):
+            counts["scheduler/dequeued"] = dequeued
         for key, count in counts.items():
             self.stats.inc_value(key, count)
         for outcome, count in self._outcomes.items():

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Self
 
+from scrapy import signals as scrapy_signals
 from scrapy.core.scheduler import BaseScheduler
-from scrapy.utils.misc import build_from_crawler
 
+from crawler.scheduler.dupefilter import build_dupefilter
 from crawler.scheduler.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
 from crawler.scheduler.options import SchedulerOptions
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
+    from scrapy.signalmanager import SignalManager
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.scheduler.dupefilter import BloomDupeFilter
+    from crawler.scheduler.dupefilter import BloomDupeFilter, LocalDupeFilter
 
 __all__ = ["REFUSED_STAT", "Scheduler"]
 
@@ -42,31 +44,35 @@ class Scheduler(BaseScheduler):
 
     Settings: every ``CRAWLER_*`` setting the frontier reads
     (:class:`~crawler.scheduler.options.SchedulerOptions`), and
-    :setting:`DUPEFILTER_CLASS` (:class:`~crawler.scheduler.BloomDupeFilter` or a
-    subclass; Scrapy's default stands for it). If Redis refuses the crawl's start, the
+    :setting:`DUPEFILTER_CLASS` (:class:`~crawler.scheduler.BloomDupeFilter`, the
+    cluster's, for Scrapy's default; any other filter is used node-locally, as Scrapy
+    uses it). If Redis refuses the crawl's start, the
     scheduler says so in one line, queues nothing, and the crawl ends.
 
     Middlewares and extensions reach the node through
     :func:`crawler.scheduler.node.node_of`. Closing never deletes shared state.
     """
 
-    def __init__(self, node: Node | Refused, dupefilter: BloomDupeFilter,
-                 stats: StatsCollector) -> None:
+    def __init__(self, node: Node | Refused, dupefilter: BloomDupeFilter | LocalDupeFilter,
+                 stats: StatsCollector, signals: SignalManager | None = None) -> None:
         self.node = node
         self.df = dupefilter
         self.stats = stats
+        self.signals = signals
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         options = SchedulerOptions.from_settings(crawler.settings)
-        dupefilter = build_from_crawler(options.dupefilter, crawler)
+        dupefilter = build_dupefilter(options.dupefilter, crawler)
         try:
             node: Node | Refused = Node.from_crawler(crawler, options, dupefilter)
         except REFUSALS as exc:  # Redis took the connection but refuses the crawl's state
             node = Refused(crawler.stats, refusal(exc))
-        return cls(node, dupefilter, crawler.stats)
+        return cls(node, dupefilter, crawler.stats, crawler.signals)
 
     def open(self, spider: Spider) -> None:
+        if self.signals is not None:
+            _hold_scheduler_empty(self.signals, self)
         try:
             self.node.open(spider)
         except REFUSALS as exc:
@@ -74,6 +80,8 @@ class Scheduler(BaseScheduler):
             self.node.open(spider)
 
     def close(self, reason: str) -> None:
+        if self.signals is not None:  # Scrapy's own send_catch_log again
+            vars(self.signals).pop("send_catch_log", None)
         self.node.close(reason)
 
     def has_pending_requests(self) -> bool:
@@ -87,3 +95,20 @@ class Scheduler(BaseScheduler):
 
     def next_request(self) -> Request | None:
         return self.node.next_request()
+
+
+def _hold_scheduler_empty(signals: SignalManager, scheduler: Scheduler) -> None:
+    """Send ``scheduler_empty`` only when the node holds no request.
+
+    The engine sends it whenever ``next_request`` returns None, which this scheduler
+    also does while requests are on their way to or from Redis, or wait for their
+    host's gap: Scrapy's lazy start (wait for ``scheduler_empty``, then yield more)
+    would yield too early. The engine asks again when the node wakes it."""
+    send = signals.send_catch_log
+
+    def send_catch_log(signal: object = None, **kwargs: object) -> list:
+        if signal is scrapy_signals.scheduler_empty and scheduler.node.holds_work():
+            return []
+        return send(signal, **kwargs)
+
+    signals.send_catch_log = send_catch_log

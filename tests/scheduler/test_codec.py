@@ -24,7 +24,8 @@ def test_round_trip_keeps_what_matters() -> None:  # a subclass: to_dict, reques
     request.meta[codec.LEASE_META] = "42"
     for host in (None, "f.example"):
         payload = codec.encode(request, spider, host)
-        assert payload.startswith(codec.VERSION) and b"42" not in payload
+        # priority 5: the level tag refill.lua queues it by, before the version
+        assert payload.startswith(b"!5|" + codec.VERSION) and b"42" not in payload
         assert (b'"u":' in payload) is (host is None)
         back = codec.decode(payload, spider, host)
         assert isinstance(back, scrapy.FormRequest)

@@ -38,6 +38,11 @@
   there. A host leased to its limit is parked (its ack re-arms it). A leased request
   stays in the node's lease hash until acked or reclaimed.
 
+  Priority levels. A request of priority p != 0 waits in the host's level-p queue;
+  the host's state field 'P' lists those levels. A lease takes the highest level
+  first (a batch may span levels), FIFO within a level; a hand-back returns to the
+  head of its level. A host whose 'P' is empty costs what it did before.
+
   Host batches (host batch B > 1): a lease takes a host's next B requests at once,
   one lease each, while all it has out stays within max in flight (at a limit below
   B: only when none are out), and parks it until they are acked. The node runs them
@@ -73,8 +78,11 @@
   ARGV[18] host batch: how many requests of a free host one lease takes at most
   ARGV[19 .. 18+F] block size in bytes of each filter
   then per push group: host, count, and per request: check ('1'; '0': dont_filter,
-  no dedup; '2': a retry, neither dedup nor host budget), payload, and when check is
-  '1' its bits in every filter, oldest first, packed in one argument (packing 15-30
+  no dedup; '2': a retry, neither dedup nor host budget; '3': marked seen but never a
+  duplicate: a start request of a fresh crawl), payload (one of priority p != 0
+  starts '!<p>|' and goes to the host's level-p queue, see "Priority levels" below),
+  and when check is '1' or '3' its bits in every filter, oldest first, packed in one
+  argument (packing 15-30
   arguments per URL cost the client more than the whole script): per filter the
   byte offset of its block (uint32, little-endian), its count n of bits (uint8),
   then n pairs (byte in the block from 0, mask of the one bit; uint8 each)
@@ -102,6 +110,32 @@ local function count_string(n) return SMALL[n] or int(n) end
 local function number(s, default)  -- s: a field HMGET read, false if missing
   if not s then return default end
   return SMALL_NUM[s] or tonumber(s)
+end
+
+-- Priority levels (Request.priority): a host's requests of priority 0 are in its queue
+-- q:<host>, those of priority p in q<p>:<host> (their payloads start '!<p>|'); the
+-- host's state field 'P' lists the levels other than 0 that hold requests, highest
+-- first ('' or absent: none, the common case, which costs nothing more).
+local BANG, match = 33, string.match
+local function level_queue(host, level) return ARGV[17] .. ':q' .. level .. ':' .. host end
+local function level_set(P)
+  local set = {}
+  if P then for level in string.gmatch(P, '-?%d+') do set[tonumber(level)] = true end end
+  return set
+end
+local function level_list(set)  -- the levels of a set, highest first
+  local list = {}
+  for level in pairs(set) do list[#list + 1] = level end
+  table.sort(list, function(x, y) return x > y end)
+  return list
+end
+local function level_string(set) return table.concat(level_list(set), ',') end
+local function rpush(queue, payloads)  -- the queue's new length
+  local length = 0
+  for p = 1, #payloads, 1000 do  -- unpack() has a stack limit
+    length = call('RPUSH', queue, unpack(payloads, p, min(#payloads, p + 999)))
+  end
+  return length
 end
 
 local now, batch = tonumber(ARGV[2]), ARGV[3]
@@ -171,7 +205,7 @@ local function bloom_check(block_bytes)
     local count = tonumber(ARGV[a + 1])
     a = a + 2
     for _ = 1, count do
-      if ARGV[a] == '1' then
+      if ARGV[a] == '1' or ARGV[a] == '3' then
         u = u + 1
         local packed, p, found = ARGV[a + 2], 1, false
         for f = 1, F do
@@ -210,41 +244,64 @@ local function push()
     a, k = a + 2, k + 3
     local s, admitted = nil, 0  -- the host's state: read only if needed
     if limit > 0 then
-      s = call('HMGET', state, 'a', 't', 'n')
+      s = call('HMGET', state, 'a', 't', 'n', 'P')
       admitted = number(s[1], 0)
     end
-    local payloads, budgeted = {}, 0
+    local payloads, budgeted, levels = {}, 0, nil  -- levels: level -> payloads
     for _ = 1, count do
       local check, payload = ARGV[a], ARGV[a + 1]
       a = a + 2
       local code = 1
-      if check == '1' then
+      if check == '1' or check == '3' then
         u = u + 1
-        if seen[u] then code = 0 else added = added + 1 end
+        if not seen[u] then added = added + 1 elseif check == '1' then code = 0 end
         a = a + 1
       end
       -- a retry ('2') was admitted the first time: it neither meets nor uses the budget
       if code == 1 and check ~= '2' then
         if limit > 0 and admitted + budgeted >= limit then code = 2 else budgeted = budgeted + 1 end
       end
-      if code == 1 then payloads[#payloads + 1] = payload end
+      if code == 1 then
+        if byte(payload, 1) == BANG then  -- '!<priority>|': its level's queue
+          local level = match(payload, '^!(-?%d+)|')
+          levels = levels or {}
+          levels[level] = levels[level] or {}
+          local list = levels[level]
+          list[#list + 1] = payload
+        else
+          payloads[#payloads + 1] = payload
+        end
+      end
       codes[#codes + 1], logged_codes[#codes + 1] = code, CODE[code]
     end
     -- counted only under a limit: a write per host and batch that nothing else reads
     if limit > 0 and budgeted > 0 then call('HINCRBY', state, 'a', int(budgeted)) end
-    if #payloads > 0 then
-      local length = 0
-      for p = 1, #payloads, 1000 do  -- unpack() has a stack limit
-        length = call('RPUSH', queue, unpack(payloads, p, min(#payloads, p + 999)))
+    local length, pushed = nil, #payloads
+    if pushed > 0 then length = rpush(queue, payloads) end
+    local had_work = length ~= nil and length > pushed
+    if levels then
+      s = s or call('HMGET', state, 'a', 't', 'n', 'P')
+      had_work = had_work or (s[4] and s[4] ~= '') or (length == nil and call('LLEN', queue) > 0)
+      local set = level_set(s[4])
+      for level, list in pairs(levels) do
+        rpush(level_queue(host, level), list)
+        set[tonumber(level)], pushed = true, pushed + #list
       end
-      if length == #payloads then  -- the queue was empty: announce the host
-        s = s or call('HMGET', state, 'a', 't', 'n')
+      local written = level_string(set)
+      if written ~= (s[4] or '') then call('HSET', state, 'P', written) end
+    elseif length == pushed and pushed > 0 then  -- its main queue was empty
+      s = s or call('HMGET', state, 'a', 't', 'n', 'P')
+      had_work = s[4] and s[4] ~= ''
+    end
+    if pushed > 0 then
+      if not had_work then  -- the host had no queued work: announce it
+        s = s or call('HMGET', state, 'a', 't', 'n', 'P')
         if number(s[3], 0) < open_below then
           local t = number(s[2], 0)
           call('ZADD', ready, 'NX', t > now and s[2] or NOW, host)
         end
       end
-      queued = queued + #payloads
+      queued = queued + pushed
     end
   end
   if added > 0 then
@@ -308,10 +365,13 @@ local function ack()
     local host = ARGV[i + 1]
     local h = acked[host]
     if not h then
-      local s = call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e')
+      local s = call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e', 'P')
       h = {state = KEYS[k], queue = KEYS[k + 1], ready = KEYS[k + 2], host = host,
            n = number(s[1], 1), t = number(s[2], 0), d = number(s[3], 0),
-           b = number(s[4], 0), e = s[5], length = call('LLEN', KEYS[k + 1])}
+           b = number(s[4], 0), e = s[5], P = s[6] or '', length = call('LLEN', KEYS[k + 1])}
+      for level in string.gmatch(h.P, '-?%d+') do
+        h.length = h.length + call('LLEN', level_queue(host, level))
+      end
       acked[host], acked_order[#acked_order + 1] = h, h
     end
     local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
@@ -330,10 +390,24 @@ local function ack()
     end
   end
   for _, h in ipairs(acked_order) do
-    if h.back then  -- to the queue's head, in their batch's order (LPUSH reverses)
-      local reversed = {}
-      for j = #h.back, 1, -1 do reversed[#reversed + 1] = h.back[j] end
-      call('LPUSH', h.queue, unpack(reversed))
+    if h.back then  -- to its queue's head, in their batch's order (LPUSH reverses)
+      local by_level, set = {}, nil
+      for j = #h.back, 1, -1 do
+        local payload = h.back[j]
+        local level = byte(payload, 1) == BANG and match(payload, '^!(-?%d+)|') or '0'
+        by_level[level] = by_level[level] or {}
+        by_level[level][#by_level[level] + 1] = payload
+      end
+      for level, reversed in pairs(by_level) do
+        if level == '0' then
+          call('LPUSH', h.queue, unpack(reversed))
+        else
+          call('LPUSH', level_queue(h.host, level), unpack(reversed))
+          set = set or level_set(h.P)
+          set[tonumber(level)] = true
+        end
+      end
+      if set then h.P, h.P_changed = level_string(set), true end
       h.length, returned = h.length + #h.back, returned + #h.back
     end
   end
@@ -343,6 +417,7 @@ end
 -- the lease put it; else its due time)
 local function write_acked(h)
   local n, t, b = count_string(h.n), int(h.t), count_string(h.b)
+  if h.P_changed then call('HSET', h.state, 'P', h.P) end
   if h.length > 0 then
     if h.e == '1' then  -- 'e' = '1' while the state has an expiry: only then PERSIST
       call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '0')
@@ -409,12 +484,36 @@ end
 -- the next request of a queue, or its next host_batch ones: a list either way (nil
 -- if the queue is empty)
 local BATCH = ARGV[18]
-local function pop(queue)
+local function pop_main(queue)
   if host_batch == 1 then
     local payload = call('LPOP', queue)
     return payload and {payload} or nil
   end
   return call('LPOP', queue, BATCH) or nil
+end
+
+-- a host with priority levels: its next requests, highest level first (0 is the main
+-- queue), up to a batch over several levels; the levels left (a string for 'P')
+local function pop_levels(queue, host, P)
+  local set, out = level_set(P), {}
+  local levels = level_list(set)
+  if not set[0] then levels[#levels + 1] = 0 end
+  table.sort(levels, function(x, y) return x > y end)
+  for _, level in ipairs(levels) do
+    local want_more = host_batch - #out
+    if want_more <= 0 then break end
+    local key = level == 0 and queue or level_queue(host, level)
+    local got
+    if host_batch == 1 then got = {call('LPOP', key) or nil} else got = call('LPOP', key, int(want_more)) or {} end
+    for _, payload in ipairs(got) do out[#out + 1] = payload end
+    if level ~= 0 and (#got < want_more or call('LLEN', key) == 0) then set[level] = nil end
+  end
+  return (#out > 0 and out or nil), level_string(set)
+end
+
+local function pop(queue, host, P)
+  if not P or P == '' then return pop_main(queue), nil end
+  return pop_levels(queue, host, P)
 end
 
 -- lease the next request(s) of *host* in *ready*: from the state its ack left (h), or
@@ -423,12 +522,13 @@ local function lease_host(host, ready, h)
   local queue, state = prefix .. ':q:' .. host, prefix .. ':host:' .. host
   if h then  -- due, with work (pick)
     if h.n >= open_below then h.score = PARKED; return nil end
-    local payloads = pop(queue)
+    local payloads, P = pop(queue, host, h.P)
+    if P and P ~= h.P then h.P, h.P_changed = P, true end
     h.n, h.t, h.length = h.n + #payloads, now + max(delay, h.d), h.length - #payloads
     if h.n >= open_below then h.score = PARKED end
     return payloads
   end
-  local s = call('HMGET', state, 'n', 't', 'd')
+  local s = call('HMGET', state, 'n', 't', 'd', 'P')
   local n, t = number(s[1], 0), number(s[2], 0)
   if t > now then
     call('ZADD', ready, 'XX', s[2], host)
@@ -437,7 +537,8 @@ local function lease_host(host, ready, h)
     call('ZADD', ready, 'XX', PARKED, host)
     return nil
   end
-  local payloads = pop(queue)
+  local payloads, P = pop(queue, host, s[4])
+  if P and P ~= s[4] then call('HSET', state, 'P', P) end
   if not payloads then
     call('ZREM', ready, host)
     return nil
@@ -447,7 +548,7 @@ local function lease_host(host, ready, h)
   call('HSET', state, 'n', count_string(n), 't', t_string)
   if n >= open_below then
     call('ZADD', ready, 'XX', PARKED, host)
-  elseif call('LLEN', queue) == 0 then
+  elseif (not P or P == '') and call('LLEN', queue) == 0 then
     call('ZREM', ready, host)
   else
     call('ZADD', ready, 'XX', t_string, host)
