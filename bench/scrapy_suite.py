@@ -101,7 +101,8 @@ EXCLUDED_ADDON = {
 # Issue 28's numbered incompatibilities: a failure is put in the first group whose test
 # names or failure text match (`text` is searched in the failure's report and captured log).
 CAUSES = [
-    ("1", "`dont_filter` start requests deduplicated anyway / `DUPEFILTER_CLASS` ignored",
+    ("1", ("`dont_filter` start requests deduplicated anyway; a `DUPEFILTER_CLASS` other than "
+           "the Bloom filter ignored or refused"),
      [r"test_start_dupes", r"test_engine\.py::TestEngine::test_crawler",
       r"test_engine_stop_download", r"test_integration_downloader_aware_priority_queue"],
      [r"DUPEFILTER_CLASS \(.*\) must be"]),
@@ -114,13 +115,18 @@ CAUSES = [
      [r"TestRequestSendOrder::test_lazy"], []),
     ("5", "per-host gate stacks on `DOWNLOAD_SLOTS` / `download_slot` delays",
      [r"test_downloaderslotssettings\.py::test_delay"], []),
-    ("6a", "add-on: `NotAPageFilter` blocks media pipelines",
+    ("6a", ("add-on: `NotAPageFilter` stops binary downloads (media pipelines; a spider's own "
+            "`StopDownload` from `bytes_received`/`headers_received` arrives as "
+            "`IgnoreRequest('Not a page')`)"),
      [r"test_pipeline_crawl"], [r"Not a page"]),
     ("6b", "add-on: `ProgressExtension.item_scraped` TypeError on non-dict items",
-     [], [r"item_scraped", r"ProgressExtension"]),
+     [], [r"ProgressExtension\.item_scraped"]),
     ("6c", ("add-on: `DOWNLOAD_DELAY` and `DEPTH_LIMIT` set to 0 at command-line priority (the "
             "spider's `download_delay` ignored; Scrapy's DepthMiddleware no longer limits)"),
      [r"download_delay", r"test_spidermiddleware_depth"], [r"download_delay"]),
+    ("6g", ("add-on: 1 request per host in flight (`CRAWLER_HOST_MAX_INFLIGHT=1`) where Scrapy "
+            "allows `CONCURRENT_REQUESTS_PER_DOMAIN=8`: a crawl of one host without delay is "
+            "serial"), [], [r"test total or delay values are too small"]),
     ("6f", ("add-on: BloomDupeFilter is the default `DUPEFILTER_CLASS`; Scrapy's dupefilter "
             "tests get it"), [r"test_dupefilters"], []),
     ("6e", ("add-on: its spider middlewares need a running engine (`node_of` reads "
@@ -132,6 +138,8 @@ CAUSES = [
            "when run again with a fresh state dir of its own, or crawls twice itself)"), [], []),
     ("8", "each crawl at least 7 s longer (idle close, embedded Redis): timeouts",
      [], [r"Failed: Timeout >"]),
+    ("R", ("passes when run again alone with a fresh state: order-dependent (a crawl state "
+           "shared with an earlier test of the process, 7) or flaky"), [], []),
 ]
 
 TEST_DEPS = {  # import name -> pip requirement (Scrapy's tox.ini [test-requirements])
@@ -458,8 +466,8 @@ def cause_of(nodeid: str, record: dict, config: str) -> str:
 def compare(configs: dict) -> dict:
     """Per configuration of ours: tests that pass with Scrapy's and not with ours.
 
-    A failure that passes when rechecked with a fresh state dir of its own is put down to
-    the state an earlier crawl in the same process left (issue 28's 7).
+    A failure that passes when rechecked alone, with a fresh state dir of its own, is
+    order-dependent (the state an earlier crawl of the process left: issue 28's 7) or flaky.
     """
     base = configs.get("scrapy", {}).get("tests", {})
     passing = {n for n, r in base.items() if r["outcome"] == "passed"}
@@ -481,7 +489,7 @@ def compare(configs: dict) -> dict:
                          "message": tests.get(n, {}).get("message", ""),
                          "opened_ours": tests.get(n, {}).get("opened", False),
                          "recheck": again.get(n, {}).get("outcome"),
-                         "cause": "7" if again.get(n, {}).get("outcome") == "passed"
+                         "cause": "R" if again.get(n, {}).get("outcome") == "passed"
                          else cause_of(n, again.get(n) or tests.get(n, {}), name)}
                         for n in lost if n not in excluded],
             "excluded_failing": [n for n in lost if n in excluded],
@@ -504,7 +512,8 @@ def render(d: dict) -> list[str]:
               f"{d['workers']} pytest-xdist workers. Ours and the add-on are set at the lowest "
               "settings priority (`default`), so a test that sets its own scheduler keeps it; "
               "each test process has a fresh `CRAWLER_STATE_DIR` and "
-              "`CRAWLER_ALLOW_PRIVATE_ADDRESSES=True`. `bench/run scrapy_suite` "
+              "`CRAWLER_ALLOW_PRIVATE_ADDRESSES=True`. Each failure is run again alone with a "
+              "fresh state and INFO logs (\"recheck alone\"). `bench/run scrapy_suite` "
               "(`bench/scrapy_suite.py`)."), "",
              (f"| scheduler | pass, of the {ref} that pass with Scrapy's own | all outcomes "
               "| opened ours | wall time | redis-servers left at exit (after the grace) |"),
@@ -523,6 +532,7 @@ def render(d: dict) -> list[str]:
         lines.append(f"| {CONFIGS[name]} | {passed} | {counts} | {opened} | "
                      f"{data['seconds'] / 60:.1f} min{timeout} | {data['left_at_exit']} "
                      f"({data['left_after_grace']} after {data['grace_s']:g} s) |")
+    lines += ["", f"Whole job, with setup and the rechecks: {d['seconds'] / 60:.1f} min."]
     titles = {key: title for key, title, _, _ in CAUSES}
     titles["?"] = "not classified"
     for name, c in cmp_.items():
@@ -538,7 +548,7 @@ def render(d: dict) -> list[str]:
                 head = f"- {key}. {titles[key]}:" if i == 0 else None
                 if head:
                     lines.append(head)
-                msg = f["message"].splitlines()[0][:160] if f["message"] else f["outcome"]
+                msg = headline(cfg[name]["tests"].get(f["test"], {})) or f["outcome"]
                 notes = [f["outcome"]] + ([] if f["opened_ours"] else ["ours not opened"]) + (
                     [f"recheck alone: {f['recheck']}"] if f.get("recheck") else [])
                 lines.append(f"  - `{f['test'].removeprefix('tests/')}` ({', '.join(notes)}): "
@@ -549,6 +559,27 @@ def render(d: dict) -> list[str]:
               f"`DUPEFILTER_CLASS`: `{t.removeprefix('tests/')}`: {why}"
               for t, why in EXCLUDED_ADDON.items()]
     return lines + [""]
+
+
+def headline(record: dict) -> str:
+    """The failure in one line: the first exception of a chain, with the failing source
+    line when the assertion says nothing."""
+    text, message = record.get("text", ""), record.get("message", "")
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.startswith("E   ")), None)
+    if first is None:
+        return message.splitlines()[0][:160] if message else ""
+    error = lines[first][4:].strip()
+    if "During handling of the above exception" not in text:
+        error = message.splitlines()[0] if message else error
+    if error.removeprefix("AssertionError: ") in ("AssertionError", "assert False"):
+        after = lines[first + 1] if first + 1 < len(lines) else ""
+        before = [line.strip() for line in lines[:first] if line.strip(" ^~")]
+        if after.startswith("E    +  where"):
+            error = f"{error}, {after[4:].strip()}"
+        elif before:
+            error = f"{before[-1]} -> {error}"
+    return error[:200]
 
 
 def write_section(d: dict) -> None:
