@@ -72,8 +72,18 @@ if TYPE_CHECKING:
 
 
 def host_of(request: Request) -> str:
-    """The host a request is queued, owned and spaced by (its queue is ``q:<host>``)."""
+    """The host a request belongs to: owned by, counted for, revisited by."""
     return urlparse_cached(request).netloc.lower()
+
+
+def queue_host(request: Request) -> str:
+    """The host a request is queued and spaced by (its queue is ``q:<host>``): its host,
+    or ``<host>#<slot>`` for a request that names a downloader slot of its own
+    (``download_slot``), which Scrapy spaces apart from its host's other requests. The
+    owner is still the host's (:meth:`~crawler.scheduler.ring.Ring.owner`)."""
+    host = urlparse_cached(request).netloc.lower()
+    slot = request.meta.get("download_slot")
+    return host if slot is None or slot == host else f"{host}#{slot}"
 
 
 # The crawl-wide keys: attribute name -> key name after the prefix

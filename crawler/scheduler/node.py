@@ -37,7 +37,7 @@ from crawler.scheduler.dispatch import Dispatch
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import Exchange
 from crawler.scheduler.frontier import Frontier, Pending
-from crawler.scheduler.keys import Keys, host_of
+from crawler.scheduler.keys import Keys, queue_host
 from crawler.scheduler.leases import AckQueue, LeaseBook
 from crawler.scheduler.membership import Membership
 from crawler.scheduler.node_loop import NodeLoop
@@ -122,7 +122,8 @@ class Node:
         self.acks = AckQueue()
         self.leases = LeaseBook(self.outcomes, frontier.now_ms, self.dispatch, self.acks)
         self.politeness = Politeness(o.delay, self.leases, self.outcomes, max_delay=o.backoff_max,
-                                     robots_user_agent=robots_user_agent, user_agent=user_agent)
+                                     robots_user_agent=robots_user_agent, user_agent=user_agent,
+                                     slots=crawler.settings.getdict("DOWNLOAD_SLOTS"))
         self.exchange = Exchange(crawler, o, frontier, self.membership, self.leases, self.acks,
                                  self.dispatch, self.politeness, dupefilter, self.outcomes,
                                  self.outage)
@@ -245,7 +246,9 @@ class Node:
                 if fingerprint is None:
                     self.outcomes.record("filtered/duplicate")
                     return False
-        host = host_of(request)
+        host = queue_host(request)
+        if "#" in host:  # a slot of its own (download_slot)
+            self.politeness.slot_queue(host)
         try:
             payload = codec.encode(request, self.spider, host)
         except codec.EncodeError as exc:  # kept and crawled here (Scrapy's memory queue)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from crawler.scheduler.keys import host_of
+from crawler.scheduler.keys import host_of, queue_host
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -49,7 +49,7 @@ class Politeness:
 
     def __init__(self, delay: float, leases: LeaseBook, outcomes: Outcomes, *,
                  max_delay: float, robots_user_agent: str | None = None,
-                 user_agent: str | None = None) -> None:
+                 user_agent: str | None = None, slots: dict | None = None) -> None:
         self.delay = delay  # the default gap between request starts to a host (s)
         self.max_delay = max(delay, max_delay)  # cap on a Crawl-delay (CRAWLER_BACKOFF_MAX)
         self.leases = leases
@@ -59,10 +59,29 @@ class Politeness:
         self._crawl_delays: dict[str, float] = {}
         self._unsaved: dict[str, int] = {}  # host -> Crawl-delay (ms) not yet in Redis
         self._backed_off: dict[str, None] = {}  # hosts whose backoff was logged
+        # DOWNLOAD_SLOTS' delays by slot: Scrapy's slot spaces its requests by its delay
+        # from their starts, the gate by its gap from the last response; the gap is the
+        # larger of the two, so the slot's wait is over when the gate lets one go (one
+        # delay, not two stacked)
+        self.slot_delays = {name: float(slot["delay"]) for name, slot in (slots or {}).items()
+                            if isinstance(slot, dict) and slot.get("delay") is not None}
+        for name, seconds in self.slot_delays.items():  # slots named after their host
+            self._longer_gap(name, seconds)
 
     def host_delay(self, request: Request) -> float:
-        """The minimum gap between request starts to *request*'s host."""
-        return self.gap(host_of(request))
+        """The minimum gap between request starts to *request*'s host (or slot)."""
+        return self.gap(queue_host(request))
+
+    def slot_queue(self, host: str) -> None:
+        """*host* is a ``<host>#<slot>`` queue: its gap is its slot's delay if larger."""
+        slot = host.split("#", 1)[1]
+        if slot in self.slot_delays and host not in self._crawl_delays:
+            self._longer_gap(host, self.slot_delays[slot])
+
+    def _longer_gap(self, host: str, seconds: float) -> None:
+        if seconds > max(self.delay, self._crawl_delays.get(host, 0.0)):
+            remember(self._crawl_delays, host, seconds)
+            self._unsaved[host] = int(seconds * 1000)
 
     def gap(self, host: str) -> float:
         return max(self.delay, self._crawl_delays.get(host, 0.0))
@@ -81,9 +100,7 @@ class Politeness:
                            {"host": host_of(request), "d": crawl_delay, "m": self.max_delay})
             crawl_delay = self.max_delay
         if crawl_delay and crawl_delay > self.delay:
-            host = host_of(request)
-            remember(self._crawl_delays, host, crawl_delay)
-            self._unsaved[host] = int(crawl_delay * 1000)
+            self._longer_gap(host_of(request), crawl_delay)
             self.outcomes.counts["frontier/robots_crawl_delay"] += 1
 
     def take_unsaved(self) -> dict[str, int]:

@@ -23,4 +23,5 @@ class Ring:
         return bool(self.weights)
 
     def owner(self, host: str) -> str:
-        return self._ring.get_node(host)
+        # a host's slot queue (host#slot, keys.queue_host) goes with its host
+        return self._ring.get_node(host.split("#", 1)[0])

@@ -13,6 +13,8 @@ Scenarios (the Scrapy behaviour each mirrors):
 - ``start_dupes`` / ``start_dupes_filtered``: start requests with / without dont_filter
   (``test_crawl::test_start_dupes``)
 - ``own_dupefilter``: a DUPEFILTER_CLASS of the project's own
+- ``slots``: two download slots with DOWNLOAD_SLOTS delays and the host's own, on one
+  host (``test_downloaderslotssettings::test_delay``); ``times``: slot -> response times
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -40,6 +43,9 @@ SETTINGS = {
     "LOG_LEVEL": "WARNING",
     "ROBOTSTXT_OBEY": False,
 }
+
+
+SLOTS = {"a": {"delay": 1.0}, "b": {"delay": 1.5}}
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -134,6 +140,21 @@ class Spider(scrapy.Spider):
         for path in ("a", "skip-b", "c", "a"):
             yield scrapy.Request(f"{self.base}/{path}")
 
+    async def start_slots(self):
+        self.times = {}
+        for slot in (*SLOTS, None):
+            self.times[slot or "host"] = []
+            yield scrapy.Request(f"{self.base}/{slot}", callback=self.parse_slot,
+                                 meta={"download_slot": slot, "slot": slot or "host"})
+
+    def parse_slot(self, response: scrapy.http.Response):
+        slot = response.meta["slot"]  # Scrapy sets download_slot to the host's if None
+        self.times[slot].append(time.time())
+        if len(self.times[slot]) == 1:
+            yield scrapy.Request(f"{self.base}/{slot}/2", callback=self.parse_slot,
+                                 meta={"download_slot": slot if slot != "host" else None,
+                                       "slot": slot})
+
     def parse(self, response: scrapy.http.Response) -> None:
         self.visited += 1
 
@@ -144,6 +165,9 @@ def main() -> None:
     settings = {**SETTINGS, "REDIS_URL": redis_url}
     if scenario == "own_dupefilter":
         settings["DUPEFILTER_CLASS"] = "tests.helpers.dropin_run.SeenSkip"
+    if scenario == "slots":
+        settings |= {"DOWNLOAD_DELAY": 0.5, "RANDOMIZE_DOWNLOAD_DELAY": False,
+                     "DOWNLOAD_SLOTS": SLOTS, "CONCURRENT_REQUESTS": 8}
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(Spider)
     order: list[str] = []
@@ -162,6 +186,7 @@ def main() -> None:
     print(json.dumps({"order": order, "visited": crawler.spider.visited,
                       "reason": stats.get("finish_reason"),
                       "dupefilter": [loaded.opened, loaded.closed],
+                      "times": getattr(crawler.spider, "times", {}),
                       "stats": {k: v for k, v in stats.items() if isinstance(v, int)}}))
 
 

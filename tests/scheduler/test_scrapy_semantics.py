@@ -78,3 +78,13 @@ def test_a_dupefilter_class_of_the_project_s_own_is_used_as_scrapy_uses_it(
     assert sorted(result["order"]) == ["a", "a", "c"], result
     assert result["stats"]["seen_skip/filtered"] == 1
     assert result["dupefilter"] == [1, 1]  # opened and closed once
+
+
+def test_download_slot_delays_compose_with_the_host_gate(redis_server: RedisServer) -> None:
+    """Scrapy's test_downloaderslotssettings::test_delay: each slot's requests are spaced
+    by its own delay (DOWNLOAD_SLOTS), the host's by DOWNLOAD_DELAY; the gate neither
+    adds its delay to a slot's nor makes the slots of one host wait for each other."""
+    result = run("slots", redis_server)
+    gaps = {slot: second - first for slot, (first, second) in result["times"].items()}
+    for slot, delay in (("a", 1.0), ("b", 1.5), ("host", 0.5)):
+        assert abs(gaps[slot] - delay) < 0.3, gaps
