@@ -51,6 +51,10 @@ class Dispatch:
         self.max_inflight = max_inflight
         self.batches: deque[HostBatch] = deque()  # those with requests waiting
         self.waiting = 0
+        # waiting requests of a priority other than 0: while there are any, the host
+        # whose next request has the highest priority goes first (hosts' batches come
+        # from Redis in priority order); else hosts simply take turns
+        self.prioritized = 0
 
     def __len__(self) -> int:
         return self.waiting
@@ -58,10 +62,19 @@ class Dispatch:
     def add(self, batch: HostBatch) -> None:
         self.batches.append(batch)
         self.waiting += len(batch.waiting)
+        self.prioritized += sum(1 for request in batch.waiting if request.priority)
+
+    def add_to(self, batch: HostBatch, request: Request) -> None:
+        """One more request for *batch*, which still has requests waiting."""
+        batch.waiting.append(request)
+        self.waiting += 1
+        self.prioritized += request.priority != 0
 
     def next(self, now: float, gap: Callable[[str], float]) -> Request | None:
         """The next request whose host may start one now, hosts taken in turn; *gap*:
         host -> seconds between its requests (delay, Crawl-delay)."""
+        if self.prioritized:
+            return self._next_by_priority(now, gap)
         for _ in range(len(self.batches)):
             batch = self.batches[0]
             if not batch.waiting:
@@ -69,11 +82,31 @@ class Dispatch:
                 continue
             self.batches.rotate(-1)
             if batch.running < self.max_inflight and now >= self._next_start(batch, gap):
-                batch.running += batch.leased
-                batch.last_start = now
-                self.waiting -= 1
-                return batch.waiting.popleft()
+                return self._start(batch, now)
         return None
+
+    def _next_by_priority(self, now: float, gap: Callable[[str], float]) -> Request | None:
+        """The next request of the highest priority among the hosts that may start one
+        now (the first such host in turn, which then goes last)."""
+        self.batches = deque(batch for batch in self.batches if batch.waiting)
+        best = None
+        for batch in self.batches:
+            if batch.running < self.max_inflight and now >= self._next_start(batch, gap) \
+                    and (best is None or batch.waiting[0].priority > best.waiting[0].priority):
+                best = batch
+        if best is None:
+            return None
+        self.batches.remove(best)
+        self.batches.append(best)
+        return self._start(best, now)
+
+    def _start(self, batch: HostBatch, now: float) -> Request:
+        batch.running += batch.leased
+        batch.last_start = now
+        self.waiting -= 1
+        request = batch.waiting.popleft()
+        self.prioritized -= request.priority != 0
+        return request
 
     @staticmethod
     def _next_start(batch: HostBatch, gap: Callable[[str], float]) -> float:
@@ -91,6 +124,7 @@ class Dispatch:
         taken = list(batch.waiting)
         batch.waiting.clear()
         self.waiting -= len(taken)
+        self.prioritized -= sum(1 for request in taken if request.priority)
         return taken
 
     def take_all(self) -> list[Request]:

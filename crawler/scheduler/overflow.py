@@ -50,8 +50,7 @@ class Overflow:
                            extra={"spider": spider})
         batch = self.batches.get(host)
         if batch is not None and batch.waiting:  # still in the dispatch's rotation
-            batch.waiting.append(request)
-            self.dispatch.waiting += 1
+            self.dispatch.add_to(batch, request)
             return
         fresh = HostBatch(host, leased=False)
         if batch is not None:

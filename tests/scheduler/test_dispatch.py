@@ -106,3 +106,20 @@ def test_requests_taken_back_unstarted_complete_their_batch():
     finish(leases, started)
     assert [ack.lease_id for ack in leases.acks.take()] == ["a.test-0"]
     assert not leases.busy()
+
+
+def test_the_host_with_the_highest_priority_goes_first_then_hosts_take_turns():
+    leases = book()
+    low = lease_batch(leases, "a.test", 2)
+    high, batch = [], HostBatch("b.test")
+    for i, priority in enumerate((5, 0)):  # refill.lua sends a host's batch highest first
+        request = Request(f"http://b.test/{i}", priority=priority)
+        leases.add(f"b.test-{i}", request, batch)
+        batch.waiting.append(request)
+        high.append(request)
+    leases.dispatch.add(batch)
+    assert hand(leases, 0.0) is high[0]  # added last, yet first
+    assert hand(leases, 0.0) is low[0]  # all at 0 now (b.test is busy anyway)
+    finish(leases, high[0])
+    assert hand(leases, 0.0) is high[1]
+    assert leases.dispatch.prioritized == 0
