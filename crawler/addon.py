@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from crawler.config import number_setting
 from crawler.settings_defaults import DEFAULTS
 
 if TYPE_CHECKING:
@@ -32,6 +31,7 @@ class ClusterAddon:
 
     def update_settings(self, settings: BaseSettings) -> None:
         from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware  # noqa: PLC0415
+        from scrapy.spidermiddlewares.depth import DepthMiddleware  # noqa: PLC0415
         from scrapy.spidermiddlewares.urllength import UrlLengthMiddleware  # noqa: PLC0415
 
         from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
@@ -57,10 +57,11 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "EXTENSIONS", "crawler.scheduler.middleware.GateOwnsDownloadDelay", 0)
         # Depth and URL length are filtered by the frontier, which counts the outcome;
-        # Scrapy's spider middlewares would drop them unseen.
-        depth = int(number_setting(settings, "DEPTH_LIMIT", 0))
-        settings.set("CRAWLER_DEPTH_LIMIT", depth, settings.getpriority("DEPTH_LIMIT") or 0)
-        settings.set("DEPTH_LIMIT", 0, "cmdline")
+        # Scrapy's spider middlewares would drop them unseen. DEPTH_LIMIT stays as set
+        # (the frontier reads it): Scrapy's depth middleware only records the depth.
+        settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", DepthMiddleware, None)
+        settings.set_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.DepthOnlyMiddleware", 900)
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
         settings.set("DOWNLOAD_DELAY_JITTER", 0, "cmdline")
         settings.set_in_component_priority_dict(

@@ -14,6 +14,7 @@ from scrapy import Request, signals
 from scrapy.http.request import NO_CALLBACK
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from scrapy.spidermiddlewares.depth import DepthMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
@@ -74,6 +75,18 @@ class RepeatLinkFilter(BaseSpiderMiddleware):
         if node is not None and node.drop_if_seen(request):
             return None
         return request
+
+
+class DepthOnlyMiddleware(DepthMiddleware):
+    """Scrapy's depth middleware (the add-on's, at its place): it records each request's
+    ``depth`` and the depth stats, and leaves :setting:`DEPTH_LIMIT` to the frontier,
+    which drops deeper requests and counts them (``outcomes/filtered/depth``)."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler):
+        middleware = super().from_crawler(crawler)
+        middleware.maxdepth = 0  # no limit here: the frontier applies DEPTH_LIMIT
+        return middleware
 
 
 class LeaseDownloaderMiddleware(_LeaseMiddleware):

@@ -40,7 +40,8 @@ install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 from twisted.internet import defer, reactor  # noqa: E402 - once the reactor is installed
 
 STATS = ("scheduler/enqueued", "scheduler/dequeued", "frontier/not_a_page",
-         "outcomes/filtered/not_a_page", "file_count", "file_status_count/downloaded")
+         "outcomes/filtered/not_a_page", "file_count", "file_status_count/downloaded",
+         "outcomes/filtered/depth", "request_depth_max")
 
 
 class FollowSpider(scrapy.Spider):
@@ -205,7 +206,8 @@ def run(config: dict[str, Any]):
             "state_dir": getattr(crawler, "_crawler_state_dir", None),
             "errors": list(errors.messages), "stats": {k: stats.get(k) for k in STATS},
             "starts": list(STARTS), "errback_failures": list(FAILURES), "slot_delays": dict(SLOT_DELAYS),
-            "download_delay": crawler.settings.getfloat("DOWNLOAD_DELAY")}), flush=True)
+            "download_delay": crawler.settings.getfloat("DOWNLOAD_DELAY"),
+            "depth_limit": crawler.settings.getint("DEPTH_LIMIT")}), flush=True)
     print(json.dumps({"done": True}), flush=True)
 
 

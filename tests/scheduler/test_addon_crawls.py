@@ -93,3 +93,15 @@ def test_a_projects_own_stop_download_reaches_its_errback(tmp_path: Path) -> Non
         (crawl,) = run_in_process({"urls": site.base_urls[:1], "spider": "stopper",
                                    "settings": ADDON}, tmp_path / "crawl.log")
     assert crawl["errback_failures"] == ["StopDownload"], crawl
+
+
+def test_depth_limit_stays_as_set_and_the_frontier_counts_what_it_drops(tmp_path: Path) -> None:
+    with SiteServer(hosts=1, pages_per_host=12, seed=3) as site:
+        (crawl,) = run_in_process({"urls": site.base_urls[:1],
+                                   "settings": {**ADDON, "DEPTH_LIMIT": 1}},
+                                  tmp_path / "crawl.log")
+        reachable = len(site.expected_urls())
+    assert crawl["depth_limit"] == 1, crawl  # Scrapy's setting, as the project set it
+    assert crawl["stats"]["request_depth_max"] >= 1, crawl  # depths still recorded
+    assert crawl["stats"]["outcomes/filtered/depth"] > 0, crawl  # dropped and counted
+    assert 1 < crawl["pages"] < reachable, crawl
