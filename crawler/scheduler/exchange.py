@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+BATCHING = 0.01  # s: new requests wait this long to go out together (Waker.expedite's)
 UNLEASED_MAX = 4096  # pushed requests kept to skip their decode when leased here (oldest go)
 
 
@@ -77,6 +78,9 @@ class Exchange:
         self._batches = 0
         # a refill on the wire: the node works on while Redis runs it (see refill)
         self.sending: _Refill | None = None
+        # a refill waited for (downloader idle) at most every BATCHING seconds, so that
+        # a page's links still go out together (the round trips per page stay as they are)
+        self._at_once_after = 0.0
         self._reply_watch = ReplyWatch(self.waker)
 
     def has_unsent(self) -> bool:
@@ -123,7 +127,8 @@ class Exchange:
             self.finish_refill()
         now = time.monotonic()
         request = self.dispatch.next(now, self.politeness.gap)
-        if request is None and not paused and self.outbox and self._downloader_idle():
+        if request is None and not paused and self.outbox and now >= self._at_once_after \
+                and self._downloader_idle():
             request = self._refill_at_once()
         # more hosts: when none of those held may start now, up to a refill's worth
         if request is None and not paused \
@@ -148,6 +153,7 @@ class Exchange:
         scheduler, a request queued when the downloader is idle is downloading by the
         time the engine's loop looks again: a lazy start() (``needs_backout``) waits
         for it rather than yielding the next start request at once."""
+        self._at_once_after = time.monotonic() + BATCHING
         self.finish_refill()
         self.waker.refill_now()
         self.refill()

@@ -29,13 +29,20 @@ class Scheduler(BaseScheduler):
     """A frontier shared by every node of a crawl, kept in Redis.
 
     Hosts belong to nodes by a consistent-hash ring over the live members; a node
-    only fetches hosts it owns, one host queue at a time (FIFO: breadth-first per
-    host), within a per-host politeness gate that holds across the cluster. A
-    request handed to Scrapy stays leased in Redis until its outcome has been
-    processed; a dead node's leases go back to the queues.
+    only fetches hosts it owns, one host queue at a time (highest ``Request.priority``
+    first, FIFO within a priority: breadth-first per host), within a per-host
+    politeness gate that holds across the cluster. A request handed to Scrapy stays
+    leased in Redis until its outcome has been processed; a dead node's leases go
+    back to the queues. A request that cannot be queued as JSON is kept in this
+    node's memory and crawled here (``scheduler/unserializable``).
+
+    ``dont_filter`` is Scrapy's: such requests are never deduplicated, start requests
+    included, except when the crawl resumes (its Bloom filter was not empty when the
+    node started: a resumed run, or a node joining a running crawl), where start
+    requests are deduplicated like any other.
 
     Engine contract: ``enqueue_request`` returns False only for a request dropped
-    at once (seen recently by this node, filtered, or not encodable); the
+    at once (seen recently by this node, or filtered); the
     cluster-wide duplicate check happens when the request is flushed to Redis, and
     is counted under ``dupefilter/filtered``. ``next_request`` returns None when no
     owned host is due; the scheduler wakes the engine when one becomes due.
