@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from w3lib.url import canonicalize_url
 
-__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slug_regex_for", "slots"]
+__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots", "slug_regex_for"]
 
 _SESSION_KEYS = re.compile(r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
 #: View parameters that never change what a page holds (Discuz's ``extra``, search highlights).

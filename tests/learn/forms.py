@@ -93,7 +93,7 @@ def slug_and_id() -> Forum:
     forum.pages["/"] = _listing([(f"/t/{s}/{t}/", s.replace("-", " ").title()) for t, s in slugs.items()])
     for tid, slug in slugs.items():
         pages = 2 if tid == 22 else 1
-        posts = _posts(tid, 3 * pages, ["2024-04-1" + str(d) for d in range(0, 9)])
+        posts = _posts(tid, 3 * pages, ["2024-04-1" + str(d) for d in range(9)])
         forum.threads[str(tid)] = posts
         for number in range(1, pages + 1):
             chunk = posts[(number - 1) * 3 : number * 3]
@@ -116,7 +116,7 @@ def query_routes() -> Forum:
     forum.pages["/?forum-1.htm"] = _listing([(f"?thread-{t}.htm", f"Question number {t} about cables") for t in (31, 32, 33)])
     for tid in (31, 32, 33):
         pages = 2 if tid == 31 else 1
-        posts = _posts(tid, 5 * pages, ["2023-11-2" + str(d) for d in range(0, 9)])
+        posts = _posts(tid, 5 * pages, ["2023-11-2" + str(d) for d in range(9)])
         forum.threads[str(tid)] = posts
         for number in range(1, pages + 1):
             chunk = posts[(number - 1) * 5 : number * 5]
@@ -194,7 +194,7 @@ def next_cycle() -> Forum:
     forum.pages["/"] = _listing([(f"/topic/{t}", f"Long discussion number {t}") for t in (61, 62, 63)])
     for tid in (61, 62, 63):
         pages = 3 if tid == 61 else 1
-        posts = _posts(tid, 3 * pages, ["2022-05-1" + str(d) for d in range(0, 9)])
+        posts = _posts(tid, 3 * pages, ["2022-05-1" + str(d) for d in range(9)])
         forum.threads[str(tid)] = posts
         for number in range(1, pages + 1):
             chunk = posts[(number - 1) * 3 : number * 3]
