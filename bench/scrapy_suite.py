@@ -601,6 +601,31 @@ def write_section(d: dict) -> None:
     print(f"wrote its section of {results}")
 
 
+_lock_file = None
+
+
+def exclusive() -> None:
+    """Wait for any other run of this job (their runs/ and code/ would be wiped under it);
+    the lock is held until this process ends."""
+    import fcntl
+
+    global _lock_file
+
+    WORK.mkdir(parents=True, exist_ok=True)
+    lock = open(WORK / ".lock", "a+")  # noqa: SIM115 - held until the process ends
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        lock.seek(0)
+        print(f"waiting for another run of this job ({lock.read().strip()})", flush=True)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+    lock.seek(0)
+    lock.truncate()
+    lock.write(f"pid {os.getpid()}, since {time.strftime('%H:%M:%S')}\n")
+    lock.flush()
+    _lock_file = lock
+
+
 def recheck(results: dict, python: Path, src: Path, code: Path, args) -> None:
     """Run each configuration's failures again, each test with a fresh state of its own."""
     if "scrapy" not in results:
@@ -647,6 +672,7 @@ def main() -> None:
     full_json = RESULTS / f"{SECTION}.json"
     if args.render or args.recheck:  # the comparison again: CAUSES, EXCLUDED may have changed
         d = json.loads(full_json.read_text())
+        exclusive()
         if args.recheck:
             started = time.monotonic()
             code = WORK / "code" if (WORK / "code" / "COMMIT").exists() else ROOT
@@ -667,6 +693,7 @@ def main() -> None:
     modules = [m for m in args.modules.split(",") if m]
     partial = modules != MODULES or set(configs) != set(CONFIGS)
 
+    exclusive()  # one run at a time: runs/ and code/ are shared, and so are the 2 cores
     started = time.monotonic()
     version = scrapy_version()
     src = get_sdist(version)
