@@ -30,6 +30,7 @@ from lxml import etree
 from crawler.learn.apply import read_posts
 from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
+from crawler.learn.opener import with_opener
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import (
     Sample,
@@ -142,6 +143,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         rules = learn_post_rules(samples)
         if rules is None or rules.body is None:
             return NotLearned("not a forum: the repeated blocks share no post layout", tried)
+        rules = with_opener(rules, [s.root for s in samples])
     elif rules.data:
         values = [str(post["created_raw"]) for p in chosen for post in read_data_posts(rules.data, p.root) if post["created_raw"]]
         rules.date_order = date_order(values)
