@@ -35,8 +35,8 @@ BASE = "http://127.0.0.1:29000"
 NOW = datetime(2024, 7, 1, tzinfo=UTC)
 
 #: What the reader reaches on these pages (in process, at the commit that set them): precision
-#: 0.96, recall 0.96, author 0.91 and date 0.95 of matched posts. Floors a little lower.
-FLOORS = {"precision": 0.94, "recall": 0.93, "author": 0.88, "date": 0.92}
+#: 0.96, recall 0.96, author 0.93 and date 0.95 of matched posts. Floors a little lower.
+FLOORS = {"precision": 0.94, "recall": 0.94, "author": 0.9, "date": 0.92}
 
 
 @dataclass
