@@ -81,9 +81,14 @@ def queue_host(request: Request) -> str:
     or ``<host>#<slot>`` for a request that names a downloader slot of its own
     (``download_slot``), which Scrapy spaces apart from its host's other requests. The
     owner is still the host's (:meth:`~crawler.scheduler.ring.Ring.owner`)."""
-    host = urlparse_cached(request).netloc.lower()
+    parsed = urlparse_cached(request)
+    host = parsed.netloc.lower()
     slot = request.meta.get("download_slot")
-    return host if slot is None or slot == host else f"{host}#{slot}"
+    # Scrapy's downloader writes its default slot (the host name) into the meta of every
+    # request it sees, and a retry or a redirect keeps it: that one is no slot of its own
+    if slot is None or slot == host or slot == (parsed.hostname or ""):
+        return host
+    return f"{host}#{slot}"
 
 
 # The crawl-wide keys: attribute name -> key name after the prefix

@@ -97,3 +97,14 @@ def test_the_queue_layout_is_recorded_and_an_unknown_one_refused_in_one_line(r):
     with pytest.raises(BloomLayoutError, match=r"^this crawl's queues .*queues=9.*CRAWL_ID\)$"):
         make_frontier(r)
     assert r.hget(f.keys.bloom, "queues") == b"9"
+
+
+def test_a_slot_of_its_own_is_queued_apart_but_scrapy_s_default_slot_is_not():
+    from crawler.scheduler.keys import queue_host
+
+    assert queue_host(Request("http://a.test:8080/x")) == "a.test:8080"
+    # the downloader's own key (the host name), kept by a retry: the host's queue
+    assert queue_host(Request("http://a.test:8080/x", meta={"download_slot": "a.test"})) \
+        == "a.test:8080"
+    assert queue_host(Request("http://a.test:8080/x", meta={"download_slot": "s1"})) \
+        == "a.test:8080#s1"
