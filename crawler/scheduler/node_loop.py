@@ -73,7 +73,8 @@ class NodeLoop:
         # locked to this process): no other node can add work or hold leases, so an
         # empty frontier with nothing leased is the end; no CRAWLER_IDLE_CLOSE wait.
         self.solo = not crawler.settings.get("REDIS_URL")
-        self._solo_checked = 0.0
+        self._solo_next_check = 0.0
+        self._engine_asks = False  # the lone node's look for finished() is under way
         self._ticker = create_looping_call(self.tick)
         self._stop_watch = create_looping_call(self._watch_for_stop)
 
@@ -92,14 +93,23 @@ class NodeLoop:
     def finished(self) -> bool:
         """Whether the whole cluster's crawl is done (see :meth:`_update_idle`).
 
-        The engine asks only once it has nothing in flight: a lone node then looks at
-        once (a heartbeat now, at most every :data:`SOLO_CHECK_EVERY` seconds, the
-        regular ones between), rather than at its next heartbeat."""
-        if self.solo and not self.cluster_done and self._ticker.running:
-            now = time.monotonic()
-            if now - self._solo_checked >= SOLO_CHECK_EVERY:
-                self._solo_checked = now
-                self.tick()
+        A lone node decides only when its engine asks, which it does once it has nothing
+        in flight and every start request is queued: a heartbeat then and there (at most
+        every :data:`SOLO_CHECK_EVERY` seconds; between two, it asks again after). Regular
+        heartbeats decide nothing here: one may find nothing queued before start() yields."""
+        if not self.solo or not self._ticker.running:
+            return self.cluster_done
+        now = time.monotonic()
+        if now < self._solo_next_check:  # the last look, just now, stands (the engine
+            if not self.cluster_done:      # asks twice before it closes): else ask again
+                self.exchange.waker.wake_at(self._solo_next_check)
+            return self.cluster_done
+        self._solo_next_check = now + SOLO_CHECK_EVERY
+        self._engine_asks = True
+        try:
+            self.tick()
+        finally:
+            self._engine_asks = False
         return self.cluster_done
 
     def tick(self) -> None:
@@ -258,6 +268,8 @@ class NodeLoop:
             self._quiet_since = None
             self.cluster_done = False
             return
+        if self.solo and not self._engine_asks:
+            return  # a regular heartbeat: the lone node decides when its engine asks
         now = time.monotonic()
         if self._quiet_since is None:
             self._quiet_since = now

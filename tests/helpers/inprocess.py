@@ -37,7 +37,8 @@ from scrapy.utils.reactor import install_reactor
 
 install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
-from twisted.internet import defer, reactor  # noqa: E402 - once the reactor is installed
+from scrapy.utils.defer import maybe_deferred_to_future  # noqa: E402
+from twisted.internet import defer, reactor, task  # noqa: E402 - once the reactor is installed
 
 STATS = ("scheduler/enqueued", "scheduler/dequeued", "frontier/not_a_page",
          "outcomes/filtered/not_a_page", "file_count", "file_status_count/downloaded",
@@ -137,7 +138,23 @@ class StopperSpider(FollowSpider):
         FAILURES.append(type(failure.value).__name__)
 
 
-SPIDERS = {"follow": FollowSpider, "files": FilesSpider, "pages": PagesSpider,
+class LateStartSpider(FollowSpider):
+    """Yields its start requests only once the node has beaten with nothing queued
+    (a slow start(): a login, a sitemap): a finish must not be decided before."""
+
+    async def start(self):
+        from crawler.scheduler.node import node_of  # noqa: PLC0415
+
+        loop = node_of(self.crawler).loop
+        seen = loop.last_beat_at
+        while loop.last_beat_at == seen:  # until the next heartbeat, however long it takes
+            await maybe_deferred_to_future(task.deferLater(reactor, 0.01, lambda: None))
+        async for request in super().start():
+            yield request
+
+
+SPIDERS = {"follow": FollowSpider, "late": LateStartSpider, "files": FilesSpider,
+           "pages": PagesSpider,
            "odd": OddItemsSpider, "stopper": StopperSpider}
 FAILURES: list[str] = []
 STARTS: list[float] = []

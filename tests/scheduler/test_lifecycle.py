@@ -97,3 +97,14 @@ def test_redis_stops_when_the_spider_fails_to_open(tmp_path: Path) -> None:
         assert "cannot open" in crawl["failure"], crawl
         assert crawl["redis_pid"] and not crawl["redis_alive"], crawl
         assert crawl["watchdog_alive"] == [], crawl
+
+
+def test_a_slow_start_is_not_taken_for_the_end(tmp_path: Path) -> None:
+    """Heartbeats that find nothing queued before start() yields anything decide nothing:
+    the lone node decides when its engine, idle with every start request queued, asks."""
+    with SiteServer(hosts=1, pages_per_host=8, seed=3) as site:
+        # the next heartbeat (1 s) comes long after the crawl's first idle moment
+        (crawl,) = run_in_process({"urls": site.base_urls, "spider": "late", "settings": BARE},
+                                  tmp_path / "crawl.log")
+        expected = len(site.expected_urls())
+    assert crawl["reason"] == "finished" and crawl["pages"] == expected, crawl
