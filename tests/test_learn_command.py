@@ -6,6 +6,7 @@ A fixture site on 127.0.0.1, learned for real in a subprocess.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -42,6 +43,9 @@ def test_learn_with_settings_and_spider_arguments(site):
     assert "class TableForum(TemplateProfile):" in result.stdout
     assert "Cannot read the stored template" not in result.stderr
     assert "Traceback" not in result.stderr
+    # The first posts it read, for a person to check: a position, an author, a date and words.
+    shown = result.stderr.split("posts read with this template", 1)[1].splitlines()[1:]
+    assert shown and all(re.match(r"  #\d+ \S.* \d{4}-\d\d-\d\d\S*: \S", line) for line in shown), shown
 
 
 def test_a_local_site_without_the_setting_says_which_setting(site):

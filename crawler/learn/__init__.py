@@ -17,8 +17,8 @@ Module map:
 * :mod:`~crawler.learn.thread`: thread title and breadcrumbs;
 * :mod:`~crawler.learn.apply`: reading a page with a template (``matches``: does it still fit);
 * :mod:`~crawler.learn.strategy`: learning then applying, page by page, per host;
-* :mod:`~crawler.learn.profile_file`: a template as a committed profile (``python -m crawler
-  learn URL``).
+* :mod:`~crawler.learn.profile_file`: a template as a profile module to commit (``python -m
+  crawler learn URL``, :mod:`crawler.ops.learn`).
 
 The spider sees it as the ``learned`` fallback (:mod:`crawler.profiles.learned`), which also holds
 the Scrapy and Redis glue: the per-crawl template store (:mod:`crawler.profiles.learned_store`)

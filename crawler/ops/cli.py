@@ -90,7 +90,7 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "learn":
-        from crawler.learn.profile_file import main as learn  # imports Scrapy's machinery
+        from crawler.ops.learn import main as learn  # imports Scrapy's machinery
 
         try:
             settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
