@@ -23,10 +23,10 @@ class ClusterAddon:
     - adds the lease-settling middlewares and the politeness-aware robots.txt
       middleware;
     - leaves :setting:`DOWNLOAD_DELAY` (and a spider's ``download_delay``, which Scrapy
-      applies after the add-ons) to the cluster-wide politeness gate alone (or
-      ``CRAWLER_HOST_DELAY`` when set): Scrapy's downloader slots do not apply it as well
-      (:class:`~crawler.scheduler.middleware.GateOwnsDownloadDelay`), so one authority
-      spaces requests to a host and no second, randomized wait stacks on the gate's.
+      applies after the add-ons) and :setting:`DEPTH_LIMIT` as set: the frontier applies
+      them, the delay in its cluster-wide per-host gate (``CRAWLER_HOST_DELAY`` wins when
+      set) and the depth limit when it queues a request; Scrapy's downloader slots keep
+      the delay without jitter, so they never wait on top of the gate.
     """
 
     def update_settings(self, settings: BaseSettings) -> None:
@@ -53,9 +53,10 @@ class ClusterAddon:
         settings.set("DOWNLOAD_WARNSIZE", WARNSIZE, "addon")
         settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
         # DOWNLOAD_DELAY stays as set: the scheduler reads it when the crawl starts, once
-        # Scrapy has applied a spider's download_delay attribute (after the add-ons)
-        settings.set_in_component_priority_dict(
-            "EXTENSIONS", "crawler.scheduler.middleware.GateOwnsDownloadDelay", 0)
+        # Scrapy has applied a spider's download_delay attribute (after the add-ons). The
+        # gate spaces a host's requests from the end of one to the start of the next, so
+        # Scrapy's slot, which spaces their starts by the same delay (no jitter, below),
+        # never adds a wait of its own.
         # Depth and URL length are filtered by the frontier, which counts the outcome;
         # Scrapy's spider middlewares would drop them unseen. DEPTH_LIMIT stays as set
         # (the frontier reads it): Scrapy's depth middleware only records the depth.

@@ -141,27 +141,6 @@ def is_media_request(request: Request) -> bool:
     return request.callback is NO_CALLBACK and LEASE_META not in request.meta
 
 
-class GateOwnsDownloadDelay:
-    """Scrapy's downloader slots leave :setting:`DOWNLOAD_DELAY` (a spider's
-    ``download_delay`` included) to the frontier's cluster-wide gate, which spaces a host's
-    requests by it: a slot applying it too would stack a second wait on the gate's. Set
-    when the spider opens, as AutoThrottle sets its start delay (left alone when it is on).
-    ``DOWNLOAD_SLOTS`` delays stay the slots' own."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-        crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler):
-        return cls(crawler)
-
-    def _spider_opened(self, spider: Any = None) -> None:
-        if node_of(self.crawler) is not None \
-                and not self.crawler.settings.getbool("AUTOTHROTTLE_ENABLED"):
-            self.crawler.engine.downloader._delay = 0.0  # the default of new slots
-
-
 class HostBackoffMiddleware(_LeaseMiddleware):
     """Sits just inside the retry middleware, so it sees a 429/503 or a connection
     failure before the retry does: the failed request's lease then puts the host
