@@ -255,7 +255,10 @@ class RevisitPipeline(_Component):
         return pipeline
 
     def open_spider(self) -> None:
-        pipelines = self.crawler.engine.scraper.itemproc.middlewares
+        try:
+            pipelines = self.crawler.engine.scraper.itemproc.middlewares
+        except RuntimeError:  # Scrapy >= 2.19: no engine yet (a pipeline driven alone)
+            pipelines = []
         self._stream = any(isinstance(p, RedisStreamSink) for p in pipelines)
 
     def process_item(self, item: Any) -> Any:

@@ -63,12 +63,16 @@ TABLE: tuple[Setting, ...] = (
       "Where the embedded Redis keeps `frontier.rdb` and `appendonly.aof`, in a folder per "
       "crawl id. A relative path is relative to the project (the folder of `scrapy.cfg`), not "
       "to the working directory (`crawler.state`). Delete the crawl's folder, or `python -m "
-      "crawler purge --yes`, to start that crawl afresh."),
+      "crawler purge --yes`, to start that crawl afresh. A crawl run in-process "
+      "(`CrawlerProcess`, `CrawlerRunner`) keeps its state only with `JOBDIR` "
+      "(`JOBDIR/<crawl id>/`) or an explicit `CRAWLER_CRAWL_ID`; else it starts empty, in a "
+      "temporary folder."),
     S("CRAWLER_CRAWL_ID", "crawl_id", None, "scheduler",
       "Namespace of the crawl's Redis keys (`crawler:{<id>}:…`), so several crawls share one "
       "Redis; letters, digits, `.`, `_`, `-`. `None`: with `REDIS_URL` the spider name; on the "
       "embedded Redis the spider name plus the start URL's host, `forum-bbs.example.org` (each "
-      "site a crawl and a state folder of its own).", none=True),
+      "site a crawl and a state folder of its own). Set, it also makes an in-process crawl "
+      "keep its state.", none=True),
     S("CRAWLER_NODE_ID", "str", None, "scheduler",
       "This node's name on the ring. `None`: `<hostname>-<pid>`. Pods use their pod name.",
       none=True),
@@ -99,7 +103,7 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_HOST_DELAY", "float", None, "scheduler",
       "Seconds between the end of one request to a host and the start of the next, across "
       "the cluster (a larger robots.txt `Crawl-delay` wins, up to `CRAWLER_BACKOFF_MAX`). "
-      "`None`: `DOWNLOAD_DELAY`; the add-on moves `DOWNLOAD_DELAY` here.",
+      "`None`: `DOWNLOAD_DELAY` (a spider's `download_delay` included).",
       low=0, high=86400, none=True),
     S("CRAWLER_HOST_MAX_INFLIGHT", "int", 1, "scheduler",
       "Requests in flight per host, across the whole cluster.", low=1),
@@ -143,8 +147,10 @@ TABLE: tuple[Setting, ...] = (
       "Longest wait (s) between lease attempts of a node with nothing due.",
       low=0.001, high=60),
     S("CRAWLER_IDLE_CLOSE", "float", 5.0, "scheduler",
-      "The crawl finishes, on every node, once the cluster's frontier has been empty with no "
-      "leases out for this many seconds.", low=0, high=86400),
+      "With `REDIS_URL`: the crawl finishes, on every node, once the cluster's frontier has "
+      "been empty with no leases out for this many seconds. A crawl on the embedded Redis is "
+      "its only node and finishes as soon as nothing is queued or leased.",
+      low=0, high=86400),
     S("CRAWLER_PREFETCH", "int", None, "scheduler",
       "Hosts leased per refill (each up to `CRAWLER_HOST_BATCH` requests). `None`: "
       "`CONCURRENT_REQUESTS`.", low=1, high=10000,

@@ -47,7 +47,8 @@ class Scheduler(BaseScheduler):
     is counted under ``dupefilter/filtered``. ``next_request`` returns None when no
     owned host is due; the scheduler wakes the engine when one becomes due.
     ``has_pending_requests`` stays True until the whole cluster's frontier has
-    been empty, with no leases out, for :setting:`CRAWLER_IDLE_CLOSE` seconds.
+    been empty, with no leases out, for :setting:`CRAWLER_IDLE_CLOSE` seconds (a
+    crawl on the embedded Redis, its only node, as soon as nothing is queued or leased).
 
     Settings: every ``CRAWLER_*`` setting the frontier reads
     (:class:`~crawler.scheduler.options.SchedulerOptions`), and
