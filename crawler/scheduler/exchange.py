@@ -128,7 +128,7 @@ class Exchange:
         now = time.monotonic()
         request = self.dispatch.next(now, self.politeness.gap)
         if request is None and not paused and self.outbox and now >= self._at_once_after \
-                and self._downloader_idle():
+                and not self.leases.leased and not self.acks and self._downloader_idle():
             request = self._refill_at_once()
         # more hosts: when none of those held may start now, up to a refill's worth
         if request is None and not paused \
@@ -148,8 +148,10 @@ class Exchange:
         return engine is not None and not engine.downloader.active
 
     def _refill_at_once(self) -> Request | None:
-        """Nothing to download, and new requests buffered: send them and lease now,
-        waiting for the reply (the engine has nothing else to do). As Scrapy's own
+        """Nothing to download or scrape (no lease out, no ack held), and new requests
+        buffered: send them and lease now, waiting for the reply (the engine has nothing
+        else to do). Not while a page's lease is out: its links may still be coming, and
+        its ack must not overtake them. As Scrapy's own
         scheduler, a request queued when the downloader is idle is downloading by the
         time the engine's loop looks again: a lazy start() (``needs_backout``) waits
         for it rather than yielding the next start request at once."""
