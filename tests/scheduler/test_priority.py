@@ -64,7 +64,8 @@ def test_a_batch_spans_levels_and_hands_back_to_the_head_of_each(r):
     assert r.hget(f.keys.host("a.test"), "P") == b"2"
     assert r.lrange(f"{f.keys.prefix}:q2:a.test", 0, -1) == [_payload(4, 2)]
     assert r.lrange(f.keys.queue("a.test"), 0, -1) == [_payload(1), _payload(2)]
-    r.zadd(f.keys.ready("n1"), {"a.test": 0})  # its backoff is over
+    r.hset(f.keys.host("a.test"), "t", 0)  # its backoff is over
+    r.zadd(f.keys.ready("n1"), {"a.test": 0})
     assert _numbers(lease(f, 5, epoch)[0]) == [4, 1, 2]
 
 
