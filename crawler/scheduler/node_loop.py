@@ -64,6 +64,7 @@ class NodeLoop:
         self.last_beat_at: float | None = None
         self._last_good = time.monotonic()  # the last heartbeat Redis took (or the start)
         self._cut_off = False
+        self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
@@ -125,9 +126,14 @@ class NodeLoop:
                 # declared dead (a long pause?): our leases went back to the queues, so
                 # requests not yet started must not be fetched here as well; hand them
                 # back too, in case one was granted while the reclaim ran
-                if dropped := self.exchange.unstarted():
-                    self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
-                                          lease_ids=dropped)
+                self._stranded += self.exchange.unstarted()
+            if self._stranded:
+                # Unstarted leases dropped here (a cut-off, a death): back to the queues now.
+                # Nobody else would requeue them if no node declared this one dead (a lone
+                # node whose reactor stalled), and the crawl would never finish.
+                self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
+                                      lease_ids=self._stranded)
+                self._stranded = []
             self._follow_control(beat.control)
             if self.outage.down or self._restarts.restarts != self._restarts_seen:
                 self._recover_from_outage()
@@ -144,13 +150,14 @@ class NodeLoop:
     def cut_off(self) -> bool:
         """Whether this node's last heartbeat that Redis took is older than the node
         timeout: the others may have declared it dead and requeued its leases, so it
-        must not start them here as well. Its unstarted leases are dropped (Redis
-        requeues them, by a reclaim or when this node is back); in-flight ones finish."""
+        must not start them here as well. Its unstarted leases are dropped and requeued
+        by its next heartbeat that Redis takes; in-flight ones finish."""
         if time.monotonic() - self._last_good <= self.options.node_timeout:
             return False
         if not self._cut_off:
             self._cut_off = True
             dropped = self.exchange.unstarted()
+            self._stranded += dropped
             self.outcomes.counts["frontier/cut_off"] += 1
             logger.warning("No heartbeat reached Redis for over CRAWLER_NODE_TIMEOUT "
                            "(%(t)gs): this node may have been declared dead, so it starts "

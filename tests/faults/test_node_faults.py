@@ -11,6 +11,7 @@ import pytest
 from crawler.demo.site import SiteServer
 from crawler.scheduler.keys import Keys
 from crawler.demo.server import LoopbackServer
+from tests.helpers.crawl import run_crawl
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
@@ -81,3 +82,17 @@ def test_a_huge_crawl_delay_is_capped_and_waited_in_the_frontier(
     gaps = [b - a for a, b in zip(starts, starts[1:])]
     assert all(1.4 <= gap < 5 for gap in gaps), gaps  # Crawl-delay capped at 1.5 s
     assert "capped at CRAWLER_BACKOFF_MAX" in node.output()
+
+
+def test_a_lone_node_whose_reactor_stalls_past_its_node_timeout_still_finishes(tmp_path) -> None:
+    # The node drops its unstarted leases at the cut-off; no other node will declare it dead
+    # and requeue them, so its next heartbeat must (they stranded the crawl for good).
+    with SiteServer(hosts=4, pages_per_host=12, seed=73) as site:
+        result = run_crawl("follow", ",".join(site.base_urls), tmp_path / "out.jl", settings={
+            "CRAWLER_NODE_TIMEOUT": "1", "CRAWLER_HEARTBEAT_INTERVAL": "0.1",
+            "SPIDER_MIDDLEWARES": '{"tests.helpers.stall.StallOnce": 10}',
+            "STALL_AT_RESPONSE": "6", "STALL_SECONDS": "2.5"}, timeout=90)
+        fetched = {r.url for r in site.requests if not r.is_robots}
+        expected = site.expected_urls()
+    assert result.stats.get("frontier/cut_off", 0) >= 1, "the stall did not outlast the node timeout"
+    assert expected <= fetched, f"{len(expected - fetched)} pages never fetched"
