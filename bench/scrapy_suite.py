@@ -86,17 +86,8 @@ EXCLUDED = {
         "sets `SCHEDULER_START_MEMORY_QUEUE = None` (start requests share Scrapy's LIFO memory "
         "queue) and expects that order",
 }
-# With the add-on only: it makes BloomDupeFilter the default DUPEFILTER_CLASS (issue 28: "the
-# Bloom filter is the default"), so these tests, which take Scrapy's RFPDupeFilter from the
-# default setting, get ours.
-EXCLUDED_ADDON = {
-    "tests/test_dupefilters.py::TestRFPDupeFilter::test_dupefilter_path":
-        "RFPDupeFilter's `requests.seen` file under JOBDIR",
-    "tests/test_dupefilters.py::TestRFPDupeFilter::test_seenreq_truncated":
-        "RFPDupeFilter's `requests.seen` file under JOBDIR",
-    "tests/test_dupefilters.py::TestRFPDupeFilter::test_fingerprints_deprecation":
-        "the deprecated `RFPDupeFilter.fingerprints` attribute",
-}
+# With the add-on only (none since the add-on leaves DUPEFILTER_CLASS at Scrapy's default).
+EXCLUDED_ADDON: dict[str, str] = {}
 
 # Issue 28's numbered incompatibilities: a failure is put in the first group whose test
 # names or failure text match (`text` is searched in the failure's report and captured log).

@@ -51,7 +51,8 @@ class ClusterAddon:
         # node's memory (over the limit: outcomes/filtered/too_large); a project's wins
         settings.set("DOWNLOAD_MAXSIZE", MAXSIZE, "addon")
         settings.set("DOWNLOAD_WARNSIZE", WARNSIZE, "addon")
-        settings.set("DUPEFILTER_CLASS", "crawler.scheduler.BloomDupeFilter", "addon")
+        # DUPEFILTER_CLASS stays Scrapy's default, which the scheduler reads as the Bloom filter:
+        # code that builds the dupefilter from the setting alone still gets RFPDupeFilter.
         # DOWNLOAD_DELAY stays as set: the scheduler reads it when the crawl starts, once
         # Scrapy has applied a spider's download_delay attribute (after the add-ons). The
         # gate spaces a host's requests from the end of one to the start of the next, so
