@@ -94,7 +94,7 @@ def run_crawls(sites: FixtureSites, names: list[str], args: argparse.Namespace,
                "-a", f"start_urls={sites.start_url(name)}", "-O", f"{out}:jsonlines",
                "-s", f"CRAWLER_CRAWL_ID={name}", "-s", f"CRAWLER_STATE_DIR={state}",
                "-s", f"CRAWLER_STATS_FILE={state / (name + '.stats.json')}",
-               "-s", f"DOWNLOAD_DELAY={args.delay}", "-s", "CRAWLER_IDLE_CLOSE=1",
+               "-s", f"DOWNLOAD_DELAY={args.delay}",
                "-s", "CRAWLER_PROGRESS_INTERVAL=5", "-s", f"LOG_FILE={log}", "-s", "LOG_FILE_APPEND=False",
                "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]  # the demo's sites are on 127.0.0.1
         for key, value in sites.arguments(name).items():
@@ -129,7 +129,7 @@ def summary(crawls: list[Crawl], sites: FixtureSites, elapsed: float, args: argp
         f"  articles  {kinds['article']:>5}    comments  {kinds['comment']:>5}",
         f"  pages     {pages:>5}    failures  {failures:>5}",
         f"  time      {elapsed:>5.1f}s   ({len(crawls)} crawls side by side, "
-        f"including start-up and the 1 s idle wait)",
+        f"including start-up)",
         f"  items in  {args.output}/<site>.jl, logs in {args.output}/<site>.log",
         "",
         "Sample posts",
