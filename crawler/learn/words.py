@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from functools import cache
 
 from dateparser.languages.loader import default_loader
 
-__all__ = ["day_words", "languages_of", "month_words"]
+__all__ = ["DAY_WORDS", "MONTH_WORDS", "languages_of"]
 
 _MONTH_KEYS = (
     "january", "february", "march", "april", "may", "june",
@@ -81,26 +80,12 @@ def _collect() -> tuple[str, str, dict[str, list[str]]]:
     return _alternation(months), _alternation(days), {w: sorted(langs) for w, langs in owners.items()}
 
 
-@cache
-def _collected() -> tuple[str, str, dict[str, list[str]]]:
-    """Read once, on first use: loading every dateparser locale takes a while."""
-    return _collect()
-
-
-def month_words() -> str:
-    """An alternation of every language's month names and abbreviations."""
-    return _collected()[0]
-
-
-def day_words() -> str:
-    """An alternation of every language's words for today and yesterday."""
-    return _collected()[1]
+MONTH_WORDS, DAY_WORDS, _OWNERS = _collect()
 
 
 def languages_of(text: str) -> tuple[str, ...] | None:
     """dateparser languages whose month or day words ``text`` uses; ``None`` when it uses none."""
     found: set[str] = set()
-    owners = _collected()[2]
     for word in _LETTERS.findall(text.lower()):
-        found.update(owners.get(word, ()))
+        found.update(_OWNERS.get(word, ()))
     return tuple(sorted(found)) if found else None
