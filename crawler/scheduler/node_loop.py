@@ -114,6 +114,10 @@ class NodeLoop:
         return self.cluster_done
 
     def tick(self) -> None:
+        # A stall noticed here first (not by next_request) cuts this node off all the same:
+        # its unstarted leases go back with this very beat.
+        if self.last_beat_at is not None:
+            self.cut_off()
         try:
             try:
                 self.exchange.flush()

@@ -86,10 +86,12 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
         assert survivor.process.poll() is None, "watch mode finished"
         revisits = Cluster(client, "phpbb").status(node_timeout=3)["revisits"]
         assert revisits["hosts"] == 1 and revisits["next_due_in_s"] is not None
+        # the progress line (every second) tells of the revisits
+        wait_until(lambda: re.search(r"Progress: .*; revisits \d+ \(\d+ not modified\)",
+                                     survivor.output()), 10, what="a progress line with revisits")
         survivor.signal(signal.SIGTERM)
         assert survivor.wait(30) == 0, survivor.output()[-3000:]
     stats = survivor.stats()
     assert stats["finish_reason"] == "shutdown"
     assert stats.get("revisit/listings", 0) > 0
     assert "revisit/next_due" in stats
-    assert re.search(r"Progress: .*; revisits \d+ \(\d+ not modified\)", survivor.output())
