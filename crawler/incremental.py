@@ -58,6 +58,14 @@ VOLATILE = frozenset({"crawled_at", "reply_count", "view_count", "last_post_at",
 #: The meta of a listing request: revisited with conditional GET.
 LISTING: dict[str, Any] = {"revisit": True}
 
+#: Meta key of a listing request: the names of the meta keys its spider gave it, kept
+#: with its revisits (a callback that reads ``response.meta["home"]`` finds it again).
+SPIDER_META = "revisit_meta"
+#: Meta keys set on the way out by other components, not by the spider.
+_NOT_SPIDERS = frozenset({"revisit", "revisit_row", "revisit_key", "revisit_unchanged",
+                          SPIDER_META, "depth", "handle_httpstatus_list"})
+
+
 
 def row_meta(key: str, said: str | None) -> dict[str, Any]:
     """The meta of a request a listing links to, from what the listing says of it (*said*:
@@ -88,11 +96,32 @@ class _Component:
         return node.revisits if node is not None else None
 
     def _stored(self, request: Request, meta: dict[str, Any]) -> bytes:
-        """*request* as kept for a revisit: plain, ``dont_filter``, with *meta* only."""
+        """*request* as kept for a revisit: plain, ``dont_filter``, with *meta* plus the
+        meta its spider gave it (:data:`SPIDER_META`; the callback reads it when the
+        revisit comes back, as on the first fetch). Without the spider's meta if that
+        does not encode."""
+        own = request.meta.get(SPIDER_META)
+        if own:
+            mine = {k: request.meta[k] for k in own if k in request.meta}
+            try:
+                return self._encode(request, {**mine, SPIDER_META: own, **meta})
+            except codec.EncodeError:
+                pass
+        return self._encode(request, meta)
+
+    def _encode(self, request: Request, meta: dict[str, Any]) -> bytes:
         plain = Request(request.url, callback=request.callback, errback=request.errback,
                         cb_kwargs=request.cb_kwargs, priority=request.priority,
                         dont_filter=True, meta=meta)
         return codec.encode(plain, self.crawler.spider, host_of(request))
+
+
+def _own_meta(request: Request) -> None:
+    """Note in a listing request the meta keys its spider gave it (:data:`SPIDER_META`)."""
+    if request.meta.get("revisit") is True and SPIDER_META not in request.meta:
+        own = [k for k in request.meta if k not in _NOT_SPIDERS and not k.startswith("_")]
+        if own:
+            request.meta[SPIDER_META] = own
 
 
 class RevisitDownloaderMiddleware(_Component):
@@ -171,6 +200,7 @@ class RevisitSpiderMiddleware(_Component):
         if response.meta.get("revisit_unchanged"):
             return  # 304 or the same body: the callback never runs
         request = response.request
+        result = _noting_own_meta(result)
         if (key := response.meta.get("revisit_key")) and response.status == 200:
             try:
                 revisits.set(host_of(request), "l" + key,
@@ -183,6 +213,12 @@ class RevisitSpiderMiddleware(_Component):
             return
         outputs = [out async for out in result]
         for out in self._rows(revisits, outputs):
+            yield out
+
+    async def process_start(self, start: AsyncIterator[Any]):
+        async for out in start:
+            if isinstance(out, Request):
+                _own_meta(out)
             yield out
 
     def _rows(self, revisits: Revisits, outputs: list[Any]) -> list[Any]:
@@ -224,6 +260,13 @@ class RevisitSpiderMiddleware(_Component):
         cb_kwargs = {**resume.cb_kwargs, **{k: v for k, v in request.cb_kwargs.items()
                                              if k in resume.cb_kwargs and k != "cursor"}}
         return resume.replace(cb_kwargs=cb_kwargs, meta={**resume.meta, **request.meta})
+
+
+async def _noting_own_meta(result: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for out in result:
+        if isinstance(out, Request):
+            _own_meta(out)
+        yield out
 
 
 class RevisitPipeline(_Component):

@@ -6,6 +6,11 @@
    object has no comment count, so each Article waits for its first comments page and takes
    ``comment_count`` from its ``X-WP-Total`` header (the article rides in that request's
    ``cb_kwargs``); if the comments request fails the Article is emitted without a count.
+   Run again (an incremental pass): the posts pages are revisited, so a new post and an
+   edited one (its ``modified_gmt`` moved) come back; a new comment changes nothing in its
+   post, so the pass also reads the site-wide comment listing (``wp/v2/comments``, newest
+   first, ``_embed=up`` for each comment's post) down to the newest comment the crawl had
+   seen; the items pipeline lets only the new ones out.
 3. HTML mode, when the page has no API link or the API refuses (401/403/404 are common on
    hardened sites): the index pages (``/page/N/``) -> each article page (joining
    ``<!--nextpage-->`` parts) -> its comment pages (``/comment-page-N/``); the RSS feed when the
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -27,11 +33,14 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
+from w3lib.url import canonicalize_url
 
 from crawler.blogs.feeds import feed_links
 from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
+from crawler.scheduler.keys import host_of
+from crawler.scheduler.node import node_of
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
 
@@ -62,6 +71,7 @@ class WordPressSpider(scrapy.Spider):
         self.site_timezone = timezone
         self.wp = WordPress()
         self.wp.per_page = int(per_page)
+        self._newest_comment = ""  # date_gmt of the newest API comment read (revisit state)
 
     @staticmethod
     def check_arguments(
@@ -92,6 +102,9 @@ class WordPressSpider(scrapy.Spider):
             cb_kwargs={"root": root, "page": 1},
             meta={"home": response.url, **LISTING},
         )
+        since = self._seen_comments(response)
+        if since is not None:  # a revisit pass: new comments leave their posts unchanged
+            yield self._recent_comments(root, 1, since)
 
     # -- API mode ------------------------------------------------------------------------------
     def parse_api_posts(self, response: Response, root: str, page: int) -> Iterator[Any]:
@@ -145,12 +158,67 @@ class WordPressSpider(scrapy.Spider):
         crawled_at = fetch_time(response)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url))
+        self._saw_comments(response, comments)
         if page < self.wp.total_pages(response):
             yield scrapy.Request(
                 self.wp.comments_url(root, post_id, page + 1),
                 callback=self.parse_api_comments,
                 cb_kwargs={"root": root, "post_id": post_id, "article_url": article_url, "page": page + 1},
             )
+
+    # -- new comments on a revisit pass ------------------------------------------------------
+    def _seen_comments(self, response: Response) -> str:  # type: ignore[return]
+        """On a revisit pass, the ``date_gmt`` of the newest comment the crawl read ("" for
+        none known); None on a crawl's first pass (or without the frontier's revisits)."""
+        node = node_of(self.crawler)
+        revisits = node.revisits if node is not None else None
+        if revisits is None or not revisits.reading:
+            return None  # type: ignore[return-value]
+        (stored,) = revisits.get(host_of(response.request), [_NEWEST])
+        return stored.decode() if stored else ""
+
+    def _saw_comments(self, response: Response, comments: list[dict[str, Any]]) -> None:
+        """Keep the newest comment's date for the next pass (:meth:`_seen_comments`)."""
+        newest = max((str(c.get("date_gmt") or "") for c in comments), default="")
+        if newest <= self._newest_comment:
+            return
+        self._newest_comment = newest
+        node = node_of(self.crawler)
+        if node is not None and node.revisits is not None:
+            node.revisits.set(host_of(response.request), _NEWEST, newest.encode())
+
+    def _recent_comments(self, root: str, page: int, since: str) -> scrapy.Request:
+        return scrapy.Request(
+            self.wp.api_url(root, "comments", {"per_page": self.wp.per_page, "page": page, "_embed": "up"}),
+            callback=self.parse_api_recent_comments,
+            errback=self.api_recent_failed,
+            cb_kwargs={"root": root, "page": page, "since": since},
+            dont_filter=True,  # read again on every pass
+        )
+
+    def parse_api_recent_comments(self, response: Response, root: str, page: int, since: str) -> Iterator[Any]:
+        """The site-wide comment listing, newest first: every comment on it (the unchanged
+        ones are dropped by the items pipeline), then the next page unless this one reached
+        *since*, the newest comment of the last pass."""
+        comments = _json_list(response)
+        if comments is None:
+            return
+        crawled_at = fetch_time(response)
+        for comment in comments:
+            article_url = _comment_article(comment)
+            if article_url:
+                yield Comment(crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url))
+        self._saw_comments(response, comments)
+        oldest = min((str(c.get("date_gmt") or "") for c in comments), default="")
+        if comments and oldest > since and page < self.wp.total_pages(response):
+            yield self._recent_comments(root, page + 1, since)
+
+    def api_recent_failed(self, failure: Failure) -> None:
+        logger.info(
+            "WordPress comment listing unavailable at %(url)s (%(reason)s): new comments on "
+            "unchanged posts are not read in this pass",
+            {"url": failure.request.url, "reason": failure.getErrorMessage()},  # type: ignore[attr-defined]
+        )
 
     def api_comments_failed(self, failure: Failure) -> Iterator[Any]:
         """The first comments page failed: the article still goes out, without a count."""
@@ -235,6 +303,21 @@ class WordPressSpider(scrapy.Spider):
             yield scrapy.Request(
                 nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": article_url}
             )
+
+
+#: Field of the revisit state (per host) that keeps the newest API comment's ``date_gmt``.
+_NEWEST = "wp:newest-comment"
+
+
+def _comment_article(comment: dict[str, Any]) -> str | None:
+    """The URL of a comment's post: its embedded post (``_embed=up``), else the comment's
+    link without its anchor and comment page."""
+    ups = (comment.get("_embedded") or {}).get("up") or []
+    link = ups[0].get("link") if ups and isinstance(ups[0], dict) else None
+    if not link:
+        link = str(comment.get("link") or "").split("#", 1)[0]
+        link = re.sub(r"comment-page-\d+/?$", "", link)
+    return canonicalize_url(link) if link else None
 
 
 def _json_list(response: Response) -> list[dict[str, Any]] | None:
