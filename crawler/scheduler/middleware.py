@@ -21,7 +21,9 @@ from twisted.internet.defer import Deferred
 from crawler.config import value
 from crawler.scheduler.codec import LEASE_META
 from crawler.scheduler.politeness import remember
-from crawler.scheduler.outcomes import ROBOTS_UNAVAILABLE, exception_outcome, response_outcome
+from crawler.netguard import refused_host
+from crawler.scheduler.outcomes import (PRIVATE_ADDRESS, ROBOTS_UNAVAILABLE, exception_outcome,
+                                        response_outcome)
 from crawler.scheduler.node import node_of
 
 if TYPE_CHECKING:
@@ -94,7 +96,7 @@ class LeaseDownloaderMiddleware(_LeaseMiddleware):
     turned into a retry by an inner middleware) settles its lease."""
 
     def process_exception(self, request: Request, exception: Exception) -> None:
-        self._settle(request, exception_outcome(exception))
+        self._settle(request, exception_outcome(exception, request))
         if isinstance(exception, NotAPage):
             # an outcome, not an error: errbacks still see it, Scrapy does not log it; a
             # StopDownload of the project's own reaches its errback as raised
@@ -174,6 +176,11 @@ class HostBackoffMiddleware(_LeaseMiddleware):
             node.back_off(request, None, type(exception).__name__)
 
 
+def _host_port(netloc: str) -> str:
+    """*netloc* without its userinfo (``user:pass@``)."""
+    return netloc.rpartition("@")[2]
+
+
 def is_robots_request(request: Request) -> bool:
     """The robots.txt fetch of Scrapy's robots.txt middleware (not a leased request)."""
     return bool(request.meta.get("dont_obey_robotstxt")) and request.url.endswith("/robots.txt") \
@@ -217,6 +224,10 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
       succeeds; meanwhile the host backs off and requests go back to the frontier
       (at most ``CRAWLER_ROBOTS_MAX_WAITS`` times each, then filtered/robots).
     - Cached per host for ``CRAWLER_ROBOTS_TTL`` seconds.
+    - A host the netguard refused (every address private, :func:`crawler.netguard.refused_host`)
+      is no robots.txt failure: its requests end as ``filtered/private_address``.
+    - robots.txt is per host: a URL's userinfo (``http://user@host/``) is not part of its
+      robots.txt URL (RFC 9309) nor of the key of its parser.
     """
 
     def __init__(self, crawler: Crawler) -> None:
@@ -231,11 +242,18 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
     async def process_request(self, request: Request, spider: Any = None) -> Request | None:
         if request.meta.get("dont_obey_robotstxt") or request.url.startswith(("data:", "file:")):
             return None
-        netloc = urlparse_cached(request).netloc
+        url = urlparse_cached(request)
+        if refused_host(url.hostname):  # known already: no robots.txt to try
+            raise IgnoreRequest(PRIVATE_ADDRESS)
+        netloc = _host_port(url.netloc)
         if time.monotonic() - self._fetched_at.get(netloc, time.monotonic()) > self.ttl:
             self._parsers.pop(netloc, None)
         fetching = netloc not in self._parsers
         parser = await self.robot_parser(request)
+        if refused_host(url.hostname):  # its robots.txt found no address the netguard allows
+            self._unavailable.discard(netloc)
+            self._parsers.pop(netloc, None)
+            raise IgnoreRequest(PRIVATE_ADDRESS)
         if netloc in self._unavailable:
             return self._wait_for_robots(request, netloc)
         self.process_request_2(parser, request)
@@ -246,6 +264,12 @@ class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
             self._stats.inc_value("robotstxt/requeued_after_fetch")
             return request.replace(dont_filter=True)
         return None
+
+    async def robot_parser(self, request: Request) -> Any:
+        url = urlparse_cached(request)
+        if "@" in url.netloc:  # robots.txt of the host, without the URL's userinfo
+            request = request.replace(url=url._replace(netloc=_host_port(url.netloc)).geturl())
+        return await super().robot_parser(request)
 
     def _wait_for_robots(self, request: Request, netloc: str) -> Request:
         self._parsers.pop(netloc, None)  # fetch it again next time

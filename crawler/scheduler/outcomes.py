@@ -7,8 +7,12 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
+from scrapy.utils.httpobj import urlparse_cached
+
+from crawler.netguard import refused_host
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
@@ -86,14 +90,20 @@ def response_outcome(response: Response) -> str:
 
 #: Why a request ends when its host's robots.txt stayed unavailable (RFC 9309: disallow all)
 ROBOTS_UNAVAILABLE = "Forbidden by robots.txt (unavailable)"
+#: Why a request ends when the netguard refused every address of its host
+#: (:func:`crawler.netguard.refused_host`): filtered, as the crawl was told, not a failure
+PRIVATE_ADDRESS = "Refused: the host is on a private address (CRAWLER_ALLOW_PRIVATE_ADDRESSES)"
 
 
-def exception_outcome(exception: Exception) -> str:
+def exception_outcome(exception: Exception, request: Request | None = None) -> str:
+    """The outcome of a download of *request* that ended with *exception*."""
     if isinstance(exception, IgnoreRequest):
         # Scrapy's own middlewares say why only in the message
         message = str(exception)
         if message == ROBOTS_UNAVAILABLE:  # no robots.txt, no answer: a failure to report
             return "failed/robots_unavailable"
+        if message == PRIVATE_ADDRESS:
+            return "filtered/private_address"
         if message.startswith("Forbidden by robots.txt"):
             return "filtered/robots"
         if message.startswith("Filtered offsite"):
@@ -103,4 +113,6 @@ def exception_outcome(exception: Exception) -> str:
         return "filtered/not_a_page"
     if isinstance(exception, DownloadCancelledError):  # over DOWNLOAD_MAXSIZE
         return "filtered/too_large"
+    if request is not None and refused_host(urlparse_cached(request).hostname):
+        return "filtered/private_address"  # the netguard left it no address to connect to
     return f"failed/{type(exception).__name__}"
