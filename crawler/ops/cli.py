@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,8 +119,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except UNREACHABLE as exc:
+        if local_error(exc):  # -o FILE, a full disk: not Redis
+            where = f"{exc.filename}: " if exc.filename else ""  # type: ignore[union-attr]
+            print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)  # type: ignore[union-attr]
+            return 2
         print(f"error: lost the connection to Redis: {exc}", file=sys.stderr)
         return 2
+
+
+def local_error(exc: BaseException) -> bool:
+    """An error of this machine's files (``-o FILE``, a full disk), not of the network:
+    an ``OSError`` that is no connection, timeout or name lookup error."""
+    return isinstance(exc, OSError) and not isinstance(
+        exc, (ConnectionError, TimeoutError, socket.gaierror, socket.herror))
 
 
 def pairs(items: list[str], option: str) -> dict[str, str]:
@@ -144,6 +156,12 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
+    for url in args.urls:  # a crawl's check of its start URLs, before anything is queued
+        try:
+            if url.startswith(("http://", "https://")):  # other schemes: control.seed says
+                config.check_url(url, "seed URL")
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
     target = open_target(args)
     try:
         result = control.seed(target, args.urls, dont_filter=args.dont_filter)
