@@ -44,14 +44,39 @@ def refused_host(host: str | None) -> bool:
     return bool(host) and host.lower().strip("[]") in REFUSED_HOSTS
 
 
+#: internal addresses that :mod:`ipaddress` calls global (or not on every Python version):
+#: cloud metadata services, and IPv6 forms whose IPv4 cannot be judged. k8s/base/network.yaml
+#: excepts the same ranges (tests/faults/test_security.py checks that both agree).
+NOT_PUBLIC = tuple(ipaddress.ip_network(n) for n in (
+    "168.63.129.16/32",  # Azure's WireServer (platform DNS, agent, metadata)
+    "192.0.0.0/24",  # IETF protocol assignments; Oracle Cloud's metadata is 192.0.0.192
+    "64:ff9b:1::/48",  # local-use NAT64 (RFC 8215): where its IPv4 sits is the operator's choice
+    "::/96",  # IPv4-compatible (deprecated), "::10.0.0.1"
+    "::ffff:0:0:0/96",  # IPv4-translated (SIIT), "::ffff:0:10.0.0.1"
+))
+#: the well-known NAT64 prefix (RFC 6052): its last 32 bits are the IPv4 address reached
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
 def is_public(host: str) -> bool:
-    """Whether *host* (an IP address) is a public, unicast address."""
+    """Whether *host* (an IP address) is a public, unicast address.
+
+    An IPv6 address that carries an IPv4 one (IPv4-mapped, NAT64, 6to4, Teredo) reaches
+    that IPv4 address through a gateway: it is public only if that one is too."""
     try:
         ip = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
         return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return is_public(str(ip.ipv4_mapped))
+        if ip in NAT64:
+            return is_public(str(ipaddress.IPv4Address(int(ip) & 0xFFFF_FFFF)))
+        embedded = [ip.sixtofour] if ip.sixtofour else list(ip.teredo or ())
+        if not all(is_public(str(v4)) for v4 in embedded):
+            return False
+    if any(ip in network for network in NOT_PUBLIC):  # a v4 address is in no v6 network
+        return False
     return ip.is_global and not ip.is_multicast
 
 

@@ -215,13 +215,21 @@ def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> re
                                    f"{redact(str(exc))}") from None
 
 
-_SECRET = re.compile(r"(\b(?:rediss?|unix)://[^:/@\s'\"]*:)[^@\s'\"]+@")
+#: a URL's userinfo, of any scheme (a mistyped one too), up to the last "@" of the URL (a
+#: password may hold "@", "/" or "#" that its writer did not percent-encode)
+_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)([^\s'\"]*)@")
 _SECRET_PARAM = re.compile(r"([?&]password=)[^&\s'\"]+")
 
 
+def _redact_userinfo(match: re.Match) -> str:
+    user, colon, _ = match.group(2).partition(":")
+    # no colon: "redis://PASSWORD@host" (a password typed where the user name goes)
+    return f"{match.group(1)}{user + ':' if colon else ''}***@"
+
+
 def redact(text: str) -> str:
-    """*text* with the password of any Redis URL in it replaced by ``***``."""
-    return _SECRET_PARAM.sub(r"\1***", _SECRET.sub(r"\1***@", text))
+    """*text* with the password of any URL in it replaced by ``***``."""
+    return _SECRET_PARAM.sub(r"\1***", _USERINFO.sub(_redact_userinfo, text))
 
 
 def stop_embedded(server) -> bool:

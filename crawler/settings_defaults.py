@@ -190,8 +190,10 @@ TABLE: tuple[Setting, ...] = (
       "IANA time zone of dates that forums display without one. `None`: the profile's "
       "default.", none=True),
     # Operations
-    S("CRAWLER_HEALTH_HOST", "str", "0.0.0.0", "`crawler.ops.health`",
-      "Address the health endpoints bind to."),
+    S("CRAWLER_HEALTH_HOST", "str", "127.0.0.1", "`crawler.ops.health`",
+      "Address the health endpoints bind to (they have no authentication). `0.0.0.0` in a "
+      "container, for probes and Prometheus (k8s/base sets it, and fences the port with a "
+      "NetworkPolicy)."),
     S("CRAWLER_HEALTH_PORT", "int", None, "`crawler.ops.health`",
       "Port serving `/livez`, `/readyz` and `/metrics`. `None`: off; `0`: any free port.",
       low=0, high=65535, none=True),

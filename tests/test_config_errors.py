@@ -106,6 +106,25 @@ def test_the_redis_password_is_never_shown() -> None:
         "error: cannot reach Redis at REDIS_URL ('redis://:***@127.0.0.1:9/0')")
 
 
+@pytest.mark.parametrize("url", [
+    "redis+x://:s3cret-pw@127.0.0.1:9/0",  # an unknown scheme (issue 27)
+    "redis://s3cret-pw@127.0.0.1:9/0",  # the password where the user name goes
+    "redis://:s3cret@pw@127.0.0.1:9/0",  # an "@" in it, not percent-encoded
+])
+@pytest.mark.parametrize("command", [["scrapy", "crawl", "follow", "-a",
+                                      "start_urls=http://127.0.0.1:9/", "-s", "REDIS_URL={url}",
+                                      "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.5"],
+                                     ["crawler", "status", "--redis-url", "{url}",
+                                      "--connect-timeout", "0.5"]], ids=["crawl", "status"])
+def test_a_mistyped_redis_url_does_not_show_its_password(command: list[str], url: str) -> None:
+    result = subprocess.run([sys.executable, "-m", *(a.format(url=url) for a in command)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert result.stderr.strip().splitlines()[-1].startswith("error: "), result.stderr[-2000:]
+    assert "***@127.0.0.1:9/0" in result.stderr
+    assert "s3cret" not in result.stderr + result.stdout
+
+
 @pytest.mark.parametrize("break_redis", ["maxmemory", "wrong_type"])
 def test_a_redis_that_refuses_the_crawls_start_is_one_line_and_exit_2(redis_server,
                                                                       break_redis) -> None:
