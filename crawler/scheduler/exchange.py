@@ -82,6 +82,9 @@ class Exchange:
         # a page's links still go out together (the round trips per page stay as they are)
         self._at_once_after = 0.0
         self._reply_watch = ReplyWatch(self.waker)
+        # the operator paused the crawl: nothing is handed to the engine (the unstarted
+        # leases went back to Redis; requests kept in memory wait here)
+        self.paused = False
 
     def has_unsent(self) -> bool:
         return bool(self.outbox or self.unconfirmed or self.sending)
@@ -125,6 +128,8 @@ class Exchange:
             self.release_acks()
         if self.sending is not None and self.sending.sending.sent.ready():
             self.finish_refill()
+        if self.paused:
+            return None
         now = time.monotonic()
         request = self.dispatch.next(now, self.politeness.gap)
         if request is None and not paused and self.outbox and now >= self._at_once_after \
@@ -168,6 +173,22 @@ class Exchange:
         lease_ids = [request.meta[codec.LEASE_META] for request in self.dispatch.take_all()]
         self.leases.forget(lease_ids)
         return lease_ids
+
+    def hand_back_unstarted(self) -> int:
+        """The crawl is paused: the leased requests not handed to the engine yet go back
+        to the head of their queues at once (their hosts stay this node's); how many."""
+        self.finish_refill()
+        handed = self.leases.hand_back(self.dispatch.take_all())
+        self.release_settled()  # their acks go now, with those settled of their batches
+        if self.acks.due():
+            self.flush()
+        return handed
+
+    def release_settled(self) -> None:
+        """Each heartbeat: the acks of every request settled so far go with the next flush,
+        also those of host batches not done yet (their hosts stay parked in Redis)."""
+        self.release_acks()
+        self.acks.release_partial()
 
     def release_acks(self) -> None:
         engine = self.crawler.engine

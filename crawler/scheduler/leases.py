@@ -4,7 +4,10 @@ A lease moves through three stages here: *leased* (handed to Scrapy: the
 :class:`LeaseBook`), then its ack is *held* (its outcome is known but Scrapy is still
 scraping its response, whose links must reach the frontier before the lease goes) and
 *queued* (waiting for the next flush): the :class:`AckQueue`. The acks of a host batch
-wait for each other and go together (:mod:`.dispatch`).
+wait for each other and go together (:mod:`.dispatch`), but never longer than a
+heartbeat: each heartbeat sends those settled so far (:meth:`AckQueue.release_partial`),
+so a node killed mid-batch leaves at most a heartbeat's worth of settled pages to be
+fetched again, whatever the batch's size.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ class AckQueue:
     def __init__(self) -> None:
         self.held: list[tuple[Ack, Request, HostBatch]] = []
         self.queued: list[Ack] = []  # to send with the next flush
+        # batches with settled acks waiting for the rest of the batch (insertion-ordered)
+        self.partial: dict[HostBatch, None] = {}
 
     def __bool__(self) -> bool:
         return bool(self.held or self.queued)
@@ -91,6 +96,20 @@ class AckQueue:
         if batch.unsettled == 0:
             self.queued += batch.acks
             batch.acks = []
+            self.partial.pop(batch, None)
+        elif batch.acks:
+            self.partial[batch] = None
+
+    def release_partial(self) -> int:
+        """Queue the acks settled so far of batches still running (each heartbeat): a
+        batch's acks then cost Redis one more host cycle per heartbeat it spans, and a
+        SIGKILL loses at most a heartbeat's worth of settled pages. How many were queued."""
+        before = len(self.queued)
+        for batch in self.partial:
+            self.queued += batch.acks
+            batch.acks = []
+        self.partial.clear()
+        return len(self.queued) - before
 
     def release(self, scraping: Collection[Request]) -> list[Ack]:
         """Move held acks whose response Scrapy finished scraping to the send queue.
@@ -196,11 +215,21 @@ class LeaseBook:
     def _hand_back_rest(self, batch: HostBatch) -> None:
         """The host backs off: the batch's requests not started yet go back to the
         head of its queue (with the batch's acks), not fetched here after the wait."""
-        for request in self.dispatch.take_waiting(batch):
+        self.hand_back(self.dispatch.take_waiting(batch))
+
+    def hand_back(self, requests: Iterable[Request]) -> int:
+        """Leased *requests* taken out of the dispatch unstarted go back to the head of
+        their queues, acked as handed back with their batches' acks; how many."""
+        handed = 0
+        for request in requests:
             lease_id = request.meta[LEASE_META]
-            if self.leased.pop(lease_id, None) is not None:
-                self.acks.batch_settled(batch, [Ack(lease_id, batch.host, HANDED_BACK)])
-                self.outcomes.counts["frontier/handed_back"] += 1
+            if (lease := self.leased.pop(lease_id, None)) is not None:
+                self.acks.batch_settled(lease.batch,
+                                        [Ack(lease_id, lease.host, HANDED_BACK)])
+                handed += 1
+        if handed:
+            self.outcomes.counts["frontier/handed_back"] += handed
+        return handed
 
     def refuse(self, lease_id: str, host: str, reason: str) -> None:
         """A leased request that cannot be used at all (it does not decode): ack it at

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.asyncio import create_looping_call
 
 from crawler.netguard import BLOCKED
-from crawler.redis import restart_watch
+from crawler.redis import restart_watch, revive_embedded
 from crawler.scheduler.outage import TRANSIENT, FrontierLost
 
 if TYPE_CHECKING:
@@ -65,6 +65,7 @@ class NodeLoop:
         self._last_good = time.monotonic()  # the last heartbeat Redis took (or the start)
         self._cut_off = False
         self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
+        self._closing = False  # the crawl is being stopped (its embedded Redis is lost)
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
@@ -118,6 +119,9 @@ class NodeLoop:
         # its unstarted leases go back with this very beat.
         if self.last_beat_at is not None:
             self.cut_off()
+        # the acks of batch requests settled so far go with this beat, the rest of their
+        # batch or not: after a SIGKILL at most a heartbeat's worth are fetched again
+        self.exchange.release_settled()
         try:
             try:
                 self.exchange.flush()
@@ -143,6 +147,7 @@ class NodeLoop:
                 self._recover_from_outage()
         except TRANSIENT as exc:
             self.outage.failed(exc)
+            self._revive_embedded_redis()
             return
         self.last_beat, self.last_beat_at = beat, time.monotonic()
         self._last_good, self._cut_off = self.last_beat_at, False
@@ -150,6 +155,28 @@ class NodeLoop:
         self._update_idle(beat.queued + beat.leased + beat.orphans)
         self.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
+
+    def _revive_embedded_redis(self) -> None:
+        """The crawl's own redis-server died (the OOM killer): start it again from its AOF,
+        and the next heartbeat recovers as from any restart. If it cannot be started, the
+        crawl would wait for ever: stop it, with one line."""
+        try:
+            revived = revive_embedded(self.crawler)
+        except Exception as exc:  # noqa: BLE001 - whatever stops the restart stops the crawl
+            logger.critical("The embedded Redis died and could not be restarted from its AOF "
+                            "(%(exc)s): stopping the crawl; run it again to resume",
+                            {"exc": str(exc).strip() or type(exc).__name__})
+            self.crawler.stats.set_value("frontier/embedded_redis_lost", 1)
+            engine = self.crawler.engine
+            if engine is not None and not self._closing:
+                self._closing = True
+                from twisted.internet import reactor  # noqa: PLC0415
+
+                reactor.callLater(0, engine.close_spider, self.crawler.spider,
+                                  "embedded_redis_lost")
+            return
+        if revived:
+            self.outcomes.counts["frontier/embedded_redis_restarts"] += 1
 
     def cut_off(self) -> bool:
         """Whether this node's last heartbeat that Redis took is older than the node
@@ -247,9 +274,17 @@ class NodeLoop:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
         paused = control.get("paused") == "1"
         if paused != self.paused:
-            self.paused = paused
-            logger.info("Crawl %(state)s by the operator", {"state": "paused" if paused else "resumed"})
-            if not paused:
+            self.paused = self.exchange.paused = paused
+            if paused:
+                # held batches stop too: their unstarted requests go back to the head of
+                # their queues now (acked as handed back; their hosts stay this node's);
+                # those in flight finish
+                handed = self.exchange.hand_back_unstarted()
+                logger.info("Crawl paused by the operator: handed back %(n)d unstarted "
+                            "requests; waiting for %(f)d in flight",
+                            {"n": handed, "f": len(self.leases)})
+            else:
+                logger.info("Crawl resumed by the operator")
                 self.exchange.wake()
         drain = control.get(f"drain:{self.options.node}") == "1"
         if drain and not self.draining:

@@ -1,0 +1,52 @@
+"""The crawl's own embedded redis-server killed mid-crawl (SIGKILL, as the OOM killer
+does): the crawl restarts it from its AOF and goes on, instead of waiting for ever.
+A real crawl process, its real embedded Redis, a real site on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import psutil
+import pytest
+
+from crawler.demo.site import SiteServer
+from tests.helpers.nodes import COMMON, embedded_servers
+from tests.helpers.ops import wait_until
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_killed_embedded_redis_is_restarted_from_its_aof_and_the_crawl_goes_on(
+        tmp_path, nodes) -> None:
+    state = tmp_path / "state"
+    with SiteServer(hosts=3, pages_per_host=30, latency=0.02, seed=91) as site:
+        node = nodes("n0", site.base_urls, **{**COMMON, "DOWNLOAD_DELAY": 0.1})
+        assert site.wait_fetched(20, timeout=120), node.output()[-3000:]
+        [pid] = wait_until(lambda: embedded_servers(state), 30, what="the embedded server")
+        os.kill(pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        before = len(site.requests)
+        # the crawl goes on: a new server, then new pages
+        wait_until(lambda: [p for p in embedded_servers(state) if p != pid
+                            and psutil.Process(p).status() != psutil.STATUS_ZOMBIE], 30,
+                   what="a new embedded server")
+        restarted_after = time.monotonic() - killed_at
+        assert site.wait_for(lambda: len(site.requests) > before + 5, timeout=30), \
+            node.output()[-3000:]
+        fetching_after = time.monotonic() - killed_at
+        assert node.wait(90) == 0, node.output()[-3000:]
+        counts = site.fetch_counts()
+    print(f"embedded Redis restarted {restarted_after:.2f} s after its SIGKILL, crawl fetching "
+          f"again after {fetching_after:.2f} s; "
+          f"{sum(c - 1 for c in counts.values())} pages fetched twice")
+    assert site.expected_urls() - set(counts) == set(), "pages lost with the killed Redis"
+    log = node.output()
+    assert "restarted it from its AOF" in log
+    assert "Traceback" not in log
+    assert node.stats().get("frontier/embedded_redis_restarts") == 1
+    # the restarted server stops with the crawl too
+    wait_until(lambda: not [p for p in embedded_servers(state)
+                            if psutil.Process(p).status() != psutil.STATUS_ZOMBIE], 30,
+               what="the embedded server to stop with the crawl")
