@@ -11,13 +11,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from lxml import etree
 
 from crawler.dates import normalize_date
 from crawler.learn.dom import element_text
-from crawler.learn.words import DAY_WORDS, MONTH_WORDS, languages_of
+from crawler.learn.words import day_words, languages_of, month_words
 
 __all__ = [
     "FIND_DATE",
@@ -28,21 +28,23 @@ __all__ = [
     "has_clock",
     "looks_like_date",
     "parse_date",
+    "prepare",
     "to_ymd",
 ]
 
-#: Month names and abbreviations of every language dateparser knows ("Juni", "juil", "März").
-_MONTHS = MONTH_WORDS
-#: "Heute", "Aujourd'hui", "gestern"… in every language; only taken with a clock time after them.
-_DAYS = DAY_WORDS
-_DATE_SHAPE = re.compile(
+def _date_shape_source() -> str:
+    # Month names and abbreviations of every language dateparser knows ("Juni", "juil",
+    # "März"); "Heute", "Aujourd'hui", "gestern"… only with a clock time after them.
+    months, days = month_words(), day_words()
+    return (
     r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b|"
-    rf"(?<!\w)(?:{_MONTHS})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{_MONTHS})(?!\w)|"
-    rf"(?<!\w)(?:{_DAYS})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}|"
+    rf"(?<!\w)(?:{months})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{months})(?!\w)|"
+    rf"(?<!\w)(?:{days})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}|"
     r"\b(?:today|yesterday|ago|just now)\b|\b(?:vor|il y a|hace)\s+\d+\s+\w{3,12}|昨天|前天|今天|刚刚|剛剛|分钟前|分鐘前|小时前|小時前|天前|秒前|"
-    r"\d{4}-\d{2}-\d{2}T\d{2}|^\d{10}(?:\d{3})?$",
-    re.IGNORECASE,
-)
+    r"\d{4}-\d{2}-\d{2}T\d{2}|^\d{10}(?:\d{3})?$"
+    )
+
+
 _CLOCK = re.compile(
     r"\d{1,2}[:：]\d{2}|T\d{2}:\d{2}|^\d{10}(?:\d{3})?$|\bago\b|前$|刚刚|剛剛|\d\s*[ap]\.?m\b|\bnoon\b|\bmidnight\b", re.I
 )
@@ -75,7 +77,7 @@ def looks_like_date(text: str) -> bool:
         return False
     if not _DIGIT.search(text):
         return bool(_WORDS_ONLY.search(text))
-    return bool(_DATE_SHAPE.search(text))
+    return bool(_regexes()[0].search(text))
 
 
 def has_clock(text: str) -> bool:
@@ -88,29 +90,48 @@ _TIME = (
     r"(?:,?\s*(?:at\s+|um\s+|à\s+|a\s+las\s+|alle\s+|-\s*)?(?:\d{1,2}[:：]\d{2}(?:[:：]\d{2})?\s*(?:[ap]\.?m\.?|uhr\b|h\b)?|"
     r"\d{1,2}\s*[ap]\.?m\.?|noon|midnight))?"
 )
-_CORE = (
+def _core_source() -> str:
+    months, days = month_words(), day_words()
+    return (
     r"(?:"
     + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
     + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
-    + rf"|(?:\w{{3,9}},?\s+)?(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
-    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{_MONTHS})\.?,?(?:\s+|-)(?:\d{{4}}|'\d{{2}}|(?<=-)\d{{2}})"
+    + rf"|(?:\w{{3,9}},?\s+)?(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{months})\.?,?(?:\s+|-)(?:\d{{4}}|'\d{{2}}|(?<=-)\d{{2}})"
     + r"(?::\d{2})?" + _TIME
-    + rf"|(?:{_MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
-    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTHS})\.?" + _TIME
+    + rf"|(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
+    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{months})\.?" + _TIME
     + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     + r"|\d{10}(?:\d{3})?"
-    + r"|(?:today|yesterday)" + _TIME + rf"|(?:{_DAYS})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
+    + r"|(?:today|yesterday)" + _TIME + rf"|(?:{days})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
     + r"|(?:vor|il y a|hace|fa)\s+\d+\s+\w{3,12}|\d+\s+\w{3,12}\s+(?:her|fa)\b" + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
     + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|(?:an?|one)\s+\w+\s+ago|just now"
     + r"|\d+\s*(?:秒|分钟|分鐘|小时|小時|天|周|週|个月|個月|年)前|半小时前|刚刚|剛剛"
     + r")"
-)
-_WHOLE = re.compile(_LEAD + _CORE + _TAIL, re.IGNORECASE)
+    )
+
+
+@cache
+def _regexes() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """The date shape, a whole date and a date inside a text, compiled on first use: they
+    hold every language's month names (about 2 s to compile), which importing the profiles
+    (every ``scrapy`` command) must not pay."""
+    core = _core_source()
+    return (re.compile(_date_shape_source(), re.IGNORECASE),
+            re.compile(_LEAD + core + _TAIL, re.IGNORECASE),
+            re.compile(r"(?i)(?<![\w/-])(" + core + r")(?![\w/-])"))
+
+
+def prepare() -> None:
+    """Compile the date regexes now: a spider that may read dates calls it as it is built,
+    before its crawl starts, so that the first page read does not block the reactor for
+    seconds (long enough for a short CRAWLER_NODE_TIMEOUT to cut the node off)."""
+    _regexes()
+
 #: The regex of a date rule that reads a date inside a longer text ("#1 by alice on 2024-03-14"):
 #: a name, not the pattern, since the pattern holds the month names of every language and a
 #: template must stay small (:func:`find_date` is what it stands for).
 FIND_DATE = "(date in text)"
-_FIND = re.compile(r"(?i)(?<![\w/-])(" + _CORE + r")(?![\w/-])")
 
 
 _LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\d)")
@@ -119,7 +140,7 @@ _LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\d)")
 def find_date(text: str) -> str | None:
     """The first date inside ``text``; a word before it that is no weekday ("Zitieren 20.
     April 2020") is left out."""
-    match = _FIND.search(text)
+    match = _regexes()[2].search(text)
     if not match:
         return None
     value = match.group(1)
@@ -134,7 +155,7 @@ def parse_date(text: str) -> str | None:
     fixed base); text around a date ("#1 03-01-2024", "… | 只看该作者") disqualifies it, so
     the innermost element holding only the date is the one found."""
     text = text.strip()
-    if len(text) > 60 or not _WHOLE.match(text):
+    if len(text) > 60 or not _regexes()[1].match(text):
         return None
     try:
         # Month first unless that cannot be (13/03/2024): the site's order is learned later.

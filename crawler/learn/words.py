@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import cache
 
 from dateparser.languages.loader import default_loader
 
-__all__ = ["DAY_WORDS", "MONTH_WORDS", "languages_of"]
+__all__ = ["day_words", "languages_of", "month_words"]
 
 _MONTH_KEYS = (
     "january", "february", "march", "april", "may", "june",
@@ -80,12 +81,26 @@ def _collect() -> tuple[str, str, dict[str, list[str]]]:
     return _alternation(months), _alternation(days), {w: sorted(langs) for w, langs in owners.items()}
 
 
-MONTH_WORDS, DAY_WORDS, _OWNERS = _collect()
+@cache
+def _collected() -> tuple[str, str, dict[str, list[str]]]:
+    """Read once, on first use: loading every dateparser locale takes a while."""
+    return _collect()
+
+
+def month_words() -> str:
+    """An alternation of every language's month names and abbreviations."""
+    return _collected()[0]
+
+
+def day_words() -> str:
+    """An alternation of every language's words for today and yesterday."""
+    return _collected()[1]
 
 
 def languages_of(text: str) -> tuple[str, ...] | None:
     """dateparser languages whose month or day words ``text`` uses; ``None`` when it uses none."""
     found: set[str] = set()
+    owners = _collected()[2]
     for word in _LETTERS.findall(text.lower()):
-        found.update(_OWNERS.get(word, ()))
+        found.update(owners.get(word, ()))
     return tuple(sorted(found)) if found else None

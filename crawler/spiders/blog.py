@@ -26,6 +26,7 @@ from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
+from crawler.learn import when
 from crawler.profiles._utils import join_text, to_int
 from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
@@ -53,6 +54,7 @@ class BlogSpider(scrapy.Spider):
         #: Feed entries with whole posts, by canonical link, and pages that declared no article.
         self.feed_articles: dict[str, dict[str, Any]] = {}
         self.unrecognised: set[str] = set()
+        when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
     def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:

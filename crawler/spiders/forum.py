@@ -36,6 +36,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
 from crawler.incremental import LISTING, row_meta
+from crawler.learn import when
 from crawler.learn.rows import ROW_FIELDS
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
@@ -77,6 +78,7 @@ class ForumSpider(scrapy.Spider):
         self.site_timezone = timezone
         #: Fallback names to try in order; ``None``: every registered fallback.
         self.fallbacks = _names(fallback)
+        when.prepare()  # the learned fallback reads dates
         self.site = urlsplit(start_url).netloc
         # Subdomains included (www. dropped), so http/https and www redirects stay on site.
         self.allowed_domains = [site_domain(start_url)]
