@@ -160,20 +160,24 @@ class NodeLoop:
         """The crawl's own redis-server died (the OOM killer): start it again from its AOF,
         and the next heartbeat recovers as from any restart. If it cannot be started, the
         crawl would wait for ever: stop it, with one line."""
+        if self._closing:  # tried once, and failed: the crawl is stopping
+            return
         try:
             revived = revive_embedded(self.crawler)
         except Exception as exc:  # noqa: BLE001 - whatever stops the restart stops the crawl
             logger.critical("The embedded Redis died and could not be restarted from its AOF "
-                            "(%(exc)s): stopping the crawl; run it again to resume",
-                            {"exc": str(exc).strip() or type(exc).__name__})
+                            "in %(dir)s (%(exc)s): stopping the crawl; run it again to resume",
+                            {"exc": str(exc).strip() or type(exc).__name__,
+                             "dir": getattr(self.crawler, "_crawler_state_dir", "?")})
             self.crawler.stats.set_value("frontier/embedded_redis_lost", 1)
+            self._closing = True
             engine = self.crawler.engine
-            if engine is not None and not self._closing:
-                self._closing = True
+            if engine is not None:
+                from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
                 from twisted.internet import reactor  # noqa: PLC0415
 
-                reactor.callLater(0, engine.close_spider, self.crawler.spider,
-                                  "embedded_redis_lost")
+                reactor.callLater(0, lambda: deferred_from_coro(
+                    engine.close_spider_async(reason="embedded_redis_lost")))
             return
         if revived:
             self.outcomes.counts["frontier/embedded_redis_restarts"] += 1

@@ -50,3 +50,22 @@ def test_a_killed_embedded_redis_is_restarted_from_its_aof_and_the_crawl_goes_on
     wait_until(lambda: not [p for p in embedded_servers(state)
                             if psutil.Process(p).status() != psutil.STATUS_ZOMBIE], 30,
                what="the embedded server to stop with the crawl")
+
+
+def test_an_embedded_redis_that_cannot_restart_stops_the_crawl_with_one_line(
+        tmp_path, nodes) -> None:
+    state = tmp_path / "state"
+    with SiteServer(hosts=2, pages_per_host=30, latency=0.02, seed=92) as site:
+        node = nodes("n0", site.base_urls, **{**COMMON, "DOWNLOAD_DELAY": 0.1})
+        assert site.wait_fetched(10, timeout=120), node.output()[-3000:]
+        [pid] = wait_until(lambda: embedded_servers(state), 30, what="the embedded server")
+        # a damaged AOF (the server appends after the damage): no server can load it
+        [aof] = state.glob("*/appendonly.aof")
+        with aof.open("ab") as damaged:
+            damaged.write(b"this is no redis command\r\n")
+        os.kill(pid, signal.SIGKILL)
+        code = node.wait(90)
+    log = node.output()
+    assert code == 4, log[-3000:]  # stopped before finishing; it resumes once repaired
+    assert log.count("could not be restarted from its AOF") == 1, log[-3000:]
+    assert "reason: embedded_redis_lost" in log
