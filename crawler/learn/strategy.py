@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 from typing import Any
@@ -89,6 +91,11 @@ class LearnedForum:
         self.warned_no_next = False
         #: Thread id -> its thread-list row, from the listings seen while learning.
         self.rows: dict[str, dict[str, Any]] = {}
+        #: Walk id -> short digests of every page that walk went to (the walks this node
+        #: moved lately): a "next" link back to one of them is a cycle, however long.
+        self.walked: OrderedDict[str, set[str]] = OrderedDict()
+        #: Later pages of threads among the pages the template was learned from (clean URLs).
+        self.later: set[str] = set()
 
     # -- entry ---------------------------------------------------------------------------------
     def page(self, url: str, text: str, kind: str = "page", cursor: dict[str, Any] | None = None) -> Output:
@@ -124,9 +131,11 @@ class LearnedForum:
             if isinstance(result, Template):
                 self.template = result
                 out.learned = result
+                self.later = later = self._later_pages(result)
                 for kept in self.pages:
                     canonical = result.canonical_thread_url(kept.url)
-                    if canonical is not None and page_value(result.paging, canonical) == result.paging.base:
+                    if canonical is not None and page_value(result.paging, canonical) == result.paging.base \
+                            and clean_url(canonical) not in later:
                         # First pages only: the walk from a first page fetches its later pages
                         # (not filtered), so a later page refetched too would be read twice,
                         # on two nodes when the host moves between them.
@@ -138,6 +147,20 @@ class LearnedForum:
                 self.failure = result
                 self.pages = []
         return out
+
+    def _later_pages(self, template: Template) -> set[str]:
+        """The pages kept while learning that another kept page links to as its "next": later
+        pages of a thread, whatever their URLs say (where page URLs carry no number, each
+        looks like a first page, and each refetched as one would start a walk of its own)."""
+        later = set()
+        for kept in self.pages:
+            tid = template.thread_id(kept.url)
+            if tid is None:
+                continue
+            nxt = next_page_url(template.paging, kept.root, kept.url, lambda link, tid=tid: template.thread_id(link) == tid)
+            if nxt and clean_url(nxt) != clean_url(kept.url):
+                later.add(clean_url(template.canonical_thread_url(nxt) or nxt))
+        return later
 
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""
@@ -162,10 +185,14 @@ class LearnedForum:
                 if canonical is not None and page_value(template.paging, canonical) == template.paging.base:
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
-            if "page" not in cursor and page_number(template.paging, url) > 1:
+            if "page" not in cursor and (page_number(template.paging, url) > 1 or clean_url(url) in self.later):
                 # A later page reached by a link, not by the walk from its first page (which
                 # fetches it again, unfiltered): read only then, so each page is read once.
-                return Output(follow=self._crumb_links(url, root))
+                # Nor is its next page a thread of its own.
+                tid = template.thread_id(url)
+                nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
+                ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
+                return Output(follow=[f for f in self._crumb_links(url, root) if f[0] != ahead])
             out = self._thread_page(url, root, cursor)
             if out.posts or out.threads:
                 self.misses = 0
@@ -227,21 +254,45 @@ class LearnedForum:
             out.threads.append(self._thread(root, url, tid, out.posts, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
-        if nxt and not self._forward(url, nxt, cursor):
+        walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here
+        if nxt and not (self._forward(url, nxt, cursor) and self._ahead(walk_id, url, nxt)):
             nxt = None  # a "next" link back to a page of this walk: a cycle, followed once
         if nxt is None and not self.warned_no_next and shows_more_pages(root):
             self.warned_no_next = True
             logger.warning("%(url)s says its thread goes on, but no link to the next page was found "
                            "(said once for %(host)s)", {"url": url, "host": self.host})
         if nxt and clean_url(nxt) != clean_url(url):
-            state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": self._walk(url, cursor)}
+            state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": self._walk(url, cursor),
+                     "walk_id": walk_id}
             if kept:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
             out.follow.append((clean_url(nxt), "thread", {k: v for k, v in state.items() if v is not None}))
         # From a thread page only its board (the breadcrumb trail): threads come from boards.
-        out.follow += self._crumb_links(url, root)
+        # Not its next page as a thread of its own (where page URLs carry no number, the
+        # next page looks like a first page): read so, it would start a second walk, and
+        # every page a walk of its own (a thread of N pages read N * N / 2 times).
+        ahead = clean_url(nxt) if nxt else None
+        out.follow += [f for f in self._crumb_links(url, root) if f[0] != ahead]
         return out
+
+    def _ahead(self, walk_id: str, url: str, nxt: str) -> bool:
+        """Whether walk *walk_id*, now at *url*, has not been to ``nxt`` yet (then it goes).
+        The walk's own list (:meth:`_walk`) holds its last 50 pages only, so a thread of
+        more pages whose last page links back to page 2 is caught here: this node keeps
+        every page of its latest walks (a walk that moves to another node is caught there
+        after 50 pages, or at once where pages are numbered)."""
+        pages = self.walked.pop(walk_id, None)
+        if pages is None:
+            pages = {_short_digest(clean_url(url))}
+        self.walked[walk_id] = pages  # the latest last
+        while len(self.walked) > _WALKS_KEPT:
+            self.walked.popitem(last=False)
+        step = _short_digest(clean_url(nxt))
+        if step in pages:
+            return False
+        pages.add(step)
+        return True
 
     def _forward(self, url: str, nxt: str, cursor: dict[str, Any]) -> bool:
         """Whether ``nxt`` is a page this walk has not read: a later page number where the
@@ -333,6 +384,10 @@ class LearnedForum:
 
 def nxt_exists(template: Template, root: Any, url: str, tid: str) -> bool:
     return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid) is not None
+
+
+#: Walks whose pages a node keeps (:meth:`LearnedForum._ahead`): about 11 bytes a page.
+_WALKS_KEPT = 2_000
 
 
 def _short_digest(url: str) -> str:
