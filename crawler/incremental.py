@@ -34,7 +34,7 @@ from itemadapter import ItemAdapter
 from scrapy import Request, signals
 from scrapy.exceptions import DropItem
 
-from crawler.ops.sink import RedisStreamSink, items_streamed
+from crawler.durable import items_durable
 from crawler.scheduler import codec
 from crawler.scheduler.keys import host_of
 from crawler.scheduler.revisit import digest, next_interval
@@ -64,7 +64,6 @@ SPIDER_META = "revisit_meta"
 #: Meta keys set on the way out by other components, not by the spider.
 _NOT_SPIDERS = frozenset({"revisit", "revisit_row", "revisit_key", "revisit_unchanged",
                           SPIDER_META, "depth", "handle_httpstatus_list"})
-
 
 
 def row_meta(key: str, said: str | None) -> dict[str, Any]:
@@ -274,18 +273,18 @@ class RevisitPipeline(_Component):
     an edited one is emitted as a dict with ``revision`` (1, 2, ...). Every item's digest
     is kept, so the next pass can tell.
 
-    A digest is kept only once its item is output, so a crash never loses an item (at
+    A digest is kept only once its item is written, so a crash never loses an item (at
     worst the next pass emits it again): it waits for Scrapy's ``item_scraped`` (after
-    every pipeline and the feed exporter) and, with the Redis item stream on, for the
-    stream's write of it (:data:`crawler.ops.sink.items_streamed`). Then it joins the
-    revisit state buffered for the next heartbeat: no round trip of its own.
+    every pipeline and the feed exporter), then for the item to be durable in every
+    output (:data:`crawler.durable.items_durable`: the feed files fsynced, the Redis
+    item stream written), which comes right before the acks of its page. Then it joins
+    the revisit state, written before those acks.
     """
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         self._unscraped: dict[int, _Write] = {}  # id(item) -> its digest, until scraped
-        self._unstreamed: list[_Write] = []  # scraped, until the item stream has them
-        self._stream = False
+        self._unwritten: list[_Write] = []  # scraped, until every output has them
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -294,15 +293,11 @@ class RevisitPipeline(_Component):
         connect(pipeline.item_scraped, signal=signals.item_scraped)
         connect(pipeline.item_lost, signal=signals.item_dropped)
         connect(pipeline.item_lost, signal=signals.item_error)
-        connect(pipeline.items_streamed, signal=items_streamed)
+        connect(pipeline.items_durable, signal=items_durable)
         return pipeline
 
     def open_spider(self) -> None:
-        try:
-            pipelines = self.crawler.engine.scraper.itemproc.middlewares
-        except RuntimeError:  # Scrapy >= 2.19: no engine yet (a pipeline driven alone)
-            pipelines = []
-        self._stream = any(isinstance(p, RedisStreamSink) for p in pipelines)
+        """Nothing to open: the state is the node's (see :attr:`revisits`)."""
 
     def process_item(self, item: Any) -> Any:
         revisits = self.revisits
@@ -335,19 +330,15 @@ class RevisitPipeline(_Component):
 
     def item_scraped(self, item: Any) -> None:
         write = self._unscraped.pop(id(item), None)
-        if write is None:
-            return
-        if self._stream:
-            self._unstreamed.append(write)  # in the stream's buffer, not yet in Redis
-        elif (revisits := self.revisits) is not None:
-            revisits.set(*write)
+        if write is not None:
+            self._unwritten.append(write)  # in the outputs' buffers, not yet durable
 
     def item_lost(self, item: Any) -> None:
         self._unscraped.pop(id(item), None)  # not output: the next pass emits it again
 
-    def items_streamed(self) -> None:
-        # every scraped item was buffered by the stream before its item_scraped: all sent
-        writes, self._unstreamed = self._unstreamed, []
+    def items_durable(self) -> None:
+        # every scraped item is in every output now
+        writes, self._unwritten = self._unwritten, []
         if (revisits := self.revisits) is not None:
             for write in writes:
                 revisits.set(*write)

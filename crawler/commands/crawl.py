@@ -24,6 +24,7 @@ from scrapy.commands.crawl import Command as ScrapyCrawl
 from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
+from crawler.durable import ITEMS_ERROR_STAT
 from crawler.redis import RedisUnavailable, connect, mark_resumable
 from crawler.scheduler.scheduler import REFUSED_STAT
 from crawler.state import (
@@ -71,6 +72,10 @@ class Command(ScrapyCrawl):
         if refused := crawler.stats.get_value(REFUSED_STAT):
             print(f"error: {refused}", file=sys.stderr)
             self.exitcode = EXIT_REFUSED
+            return
+        if unwritten := crawler.stats.get_value(ITEMS_ERROR_STAT):  # crawler.durable
+            print(f"error: {unwritten}", file=sys.stderr)
+            self.exitcode = EXIT_STOPPED
             return
         stats = crawler.stats.get_stats()
         if getattr(self, "_forced", False):

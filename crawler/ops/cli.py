@@ -63,7 +63,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
                    help="JSON Lines file, appended to incrementally ('-': all items to stdout)")
     p.add_argument("--restart", action="store_true", help="rewrite FILE from the stream's start")
-    p.add_argument("--trim", action="store_true", help="then delete exported entries from Redis")
+    p.add_argument("--trim", action="store_true",
+                   help="delete the exported entries from Redis (the default with a FILE)")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the exported entries in Redis (another export reads them too)")
     p = sub.add_parser("failures", parents=[common], help="URLs that failed for good -> JSON Lines")
     p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
                    help="JSON Lines file ('-': stdout): url, reason, node per line")
@@ -206,10 +209,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         n = dump(target.cluster, sys.stdout.buffer)
         print(f"exported {n} items", file=sys.stderr)
     else:
-        result = export(target.cluster, args.output, restart=args.restart, trim=args.trim)
+        # the stream is bounded by what was not exported yet: exported entries go once
+        # the file and its cursor are on disk (crawler.ops.export)
+        trim = not args.keep
+        result = export(target.cluster, args.output, restart=args.restart, trim=trim)
         n = result.total_lines
         print(f"exported {result.exported} new items to {args.output} ({result.total_lines} in all)"
-              + (f"; trimmed {result.trimmed} from the stream" if args.trim else ""))
+              + (f"; trimmed {result.trimmed} from the stream" if trim else ""))
     if not n and target.cluster.items.read(None, 1) == []:
         print(EMPTY_STREAM.format(crawl=target.crawl), file=sys.stderr)
     return 0

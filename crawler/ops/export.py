@@ -4,8 +4,10 @@ Each run appends the stream entries after the last one exported, then records, i
 ``<output>.cursor``, that entry's id and the file's size. A run first truncates the
 file to the recorded size, so a run that died half-way leaves no duplicate or
 partial line: running ``export`` again always gives the same file, plus whatever
-the nodes have added since. ``--trim`` then deletes the exported entries from Redis
-(only once the file and cursor are on disk), so the stream does not grow forever.
+the nodes have added since. Then, by default, it deletes the exported entries from
+Redis (only once the file and cursor are on disk: ``trim``), so the stream holds only
+what was not exported yet, and a Redis full of items has room again (``--keep``: keep
+them, for another export that reads them too). ``-o -`` (:func:`dump`) trims nothing.
 """
 
 from __future__ import annotations

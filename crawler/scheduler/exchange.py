@@ -20,6 +20,8 @@ from crawler.scheduler.scripts import StaleEpoch
 from crawler.scheduler.wakeup import ReplyWatch, Waker
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Request
     from scrapy.crawler import Crawler
 
@@ -82,6 +84,9 @@ class Exchange:
         # a page's links still go out together (the round trips per page stay as they are)
         self._at_once_after = 0.0
         self._reply_watch = ReplyWatch(self.waker)
+        # called before acks are sent: False keeps them (items not written yet)
+        self.before_acks: list[Callable[[], bool]] = []
+        self.acks_held_back = False  # a hook said no: they wait (no refill at once for them)
         # the operator paused the crawl: nothing is handed to the engine (the unstarted
         # leases went back to Redis; requests kept in memory wait here)
         self.paused = False
@@ -219,7 +224,8 @@ class Exchange:
             self.frontier.set_crawl_delays(delays)
         batch, pushes = self.unconfirmed or ("", [])
         # acks go with (after) the pushes of every request discovered before them
-        acks = [] if self.outbox else self.acks.take()
+        # ... and only once every item scraped so far is written (crawler.durable)
+        acks = [] if self.outbox or not self._durable() else self.acks.take()
         lease_now = lease and not self.outbox  # a retried batch first, then the rest and the lease
         if not (pushes or acks or lease_now):
             return None
@@ -231,6 +237,11 @@ class Exchange:
             self.acks.restore(acks)
             raise
         return _Refill(sending, pushes, acks, batch, ask)
+
+    def _durable(self) -> bool:
+        """Whether the queued acks may go: the hooks made their pages' output durable."""
+        self.acks_held_back = self.acks.due() and not all(hook() for hook in self.before_acks)
+        return not self.acks_held_back
 
     def _settle(self, refill: _Refill) -> tuple[list[Leased], int | None]:
         """Read a batch's reply (waiting if need be) and account for its pushes."""
@@ -298,7 +309,8 @@ class Exchange:
             counts["frontier/stolen"] += stolen
         # More to lease, or to send: pushes, or acks released while this refill was on
         # the wire (their hosts are free now; waiting would idle them up to a second).
-        if leased or refill.ask is None or self.outbox or self.acks.due():
+        if leased or refill.ask is None or self.outbox \
+                or (self.acks.due() and not self.acks_held_back):
             self.waker.refill_now()
             return
         # Nothing due: sleep until the next owned host is, but at most

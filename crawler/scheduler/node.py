@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self
 from scrapy import signals
 from scrapy.utils.httpobj import urlparse_cached
 
+from crawler.durable import ItemDurability
 from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
 from crawler.scheduler import codec
 from crawler.scheduler.bloom import BloomLayoutError
@@ -130,6 +131,9 @@ class Node:
         self.revisits = Revisits(frontier, self.membership, self.outcomes, watch=watch,
                                  min_interval=o.revisit_min_interval,
                                  max_interval=o.revisit_max_interval)
+        # acks go only once their pages' items are written, and the revisit state too
+        self.durability = ItemDurability(crawler, self.revisits)
+        self.exchange.before_acks.append(self.durability.make_durable)
         self.loop = NodeLoop(crawler, o, frontier, self.membership, self.exchange, self.leases,
                              self.dispatch, dupefilter, self.outcomes, self.outage, self.revisits)
         self.overflow = Overflow(self.dispatch, self.outcomes)

@@ -187,10 +187,11 @@ def test_export_is_incremental_and_idempotent(r, redis_session, tmp_path, capsys
     def lines() -> list[int]:
         return [json.loads(line)["i"] for line in out.read_text().splitlines()]
 
-    assert run(capsys, *args)[0] == 0
-    assert lines() == [0, 1, 2, 3, 4]
+    assert run(capsys, *args, "--keep")[0] == 0
+    assert lines() == [0, 1, 2, 3, 4] and r.xlen(stream) == 5
     assert run(capsys, *args)[0] == 0
     assert lines() == [0, 1, 2, 3, 4]  # again: nothing new, nothing doubled
+    assert r.xlen(stream) == 0  # by default, what was exported leaves Redis (issue 27)
     for i in range(5, 8):
         r.xadd(stream, {"node": "b", "item": json.dumps({"i": i})})
     with open(out, "a") as f:  # a run that died after writing, before its cursor
@@ -200,7 +201,7 @@ def test_export_is_incremental_and_idempotent(r, redis_session, tmp_path, capsys
     assert run(capsys, *args, "--trim")[0] == 0
     assert r.xlen(stream) == 0 and lines() == list(range(8))
     r.xadd(stream, {"node": "a", "item": json.dumps({"i": 8})})
-    assert run(capsys, *args)[0] == 0
+    assert run(capsys, *args, "--keep")[0] == 0
     assert lines() == list(range(9))
     assert run(capsys, *args, "--restart")[0] == 0
     assert lines() == [8]  # rewritten from what the stream still holds

@@ -9,6 +9,7 @@ from scrapy.utils.test import get_crawler
 
 from crawler.incremental import RevisitPipeline
 from crawler.items import Post
+from crawler.durable import ItemDurability
 from crawler.ops.sink import RedisStreamSink
 from crawler.scheduler.cluster import Cluster
 from crawler.scheduler.membership import Membership
@@ -127,16 +128,17 @@ class _Pipeline(RevisitPipeline):
 def test_an_item_digest_is_kept_only_after_the_item_stream_wrote_the_item(r):
     crawler = get_crawler()
     pipeline, sink = _Pipeline.from_crawler(crawler), RedisStreamSink(crawler)
-    pipeline.state, pipeline._stream = _revisits(r), True
+    pipeline.state = _revisits(r)
     sink._cluster = Cluster(r, "t")
     post = Post(site="s", engine="e", thread_id="7", post_id="70", url="http://a.test/t7")
     out = sink.process_item(pipeline.process_item(post))
     crawler.signals.send_catch_log(signals.item_scraped, item=out, response=None, spider=None)
     pipeline.state.flush()  # a heartbeat before the stream's flush
     assert not r.keys("*:rvi:*")  # a crash now: the next pass emits the post again
-    sink.flush()
+    durability = ItemDurability(crawler, pipeline.state)
+    durability._sink = sink  # as it finds it when the spider opens
+    assert durability.make_durable()  # what the node does right before it sends acks
     assert r.xlen(Cluster(r, "t").keys.items) == 1
-    pipeline.state.flush()
     assert r.keys("*:rvi:a.test:*")
     pipeline.state = again = _revisits(r)  # the next pass (watch mode: reading)
     with pytest.raises(DropItem):
