@@ -62,7 +62,8 @@ def test_metrics_probes_status_and_one_dataset_from_two_nodes(redis_server, node
         assert "Progress: " in node.output() and "pages/s" in node.output()
         assert "Traceback" not in node.output()
     out = tmp_path / "items.jl"
-    result = cli("export", "-o", str(out), "--redis-url", redis_server.url)
+    # --keep: the stream is read again below (by default, export trims what it wrote)
+    result = cli("export", "-o", str(out), "--keep", "--redis-url", redis_server.url)
     assert result.returncode == 0, result.stderr
     urls = [json.loads(line)["url"] for line in out.read_text().splitlines()]
     assert len(urls) == len(set(urls)), "an item exported twice"
