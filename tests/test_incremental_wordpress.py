@@ -41,13 +41,13 @@ def test_a_wordpress_api_revisit_emits_the_new_article_new_comments_and_the_edit
     got = {(i["item_type"], i.get("url") or i["article_url"], i.get("comment_id")): i
            for i in again.items}
     assert len(got) == len(again.items)
-    assert set(got) == {
+    assert set(got) == {  # (the log's last lines tell what the pass did)
         ("article", f"{origin}/2024/02/post-new/", None),
         ("article", f"{origin}/2024/01/post-02/", None),  # edited
         ("comment", f"{origin}/2024/02/post-06/", "1760"),
         ("comment", f"{origin}/2024/02/post-06/", "1761"),
         ("comment", f"{origin}/2024/01/post-04/", "1740"),
-    }
+    }, again.log[-4000:]
     edited = got[("article", f"{origin}/2024/01/post-02/", None)]
     assert edited["revision"] == 1 and "Edited: a correction." in edited["body_text"]
     new = got[("comment", f"{origin}/2024/02/post-06/", "1760")]
