@@ -30,6 +30,7 @@ pytestmark = pytest.mark.slow
 HEARTBEAT = COMMON["CRAWLER_HEARTBEAT_INTERVAL"]
 DELAY = 0.5  # a batch of 8 takes 4 s: many heartbeats
 PAGES = 20
+SLACK = 1.0  # s: the callback, the flush, a late heartbeat on a loaded machine
 
 
 def star_site(hosts: int) -> GraphSite:
@@ -78,16 +79,15 @@ def test_a_sigkill_mid_batch_refetches_only_a_heartbeat_of_settled_pages(
     twice = [first[url] for url, n in counts.items() if n > 1]
     in_flight = [r for r in twice if r.end >= killed_at]
     # settled (response in, callback done) then acked at the next heartbeat: a page is
-    # fetched again only if its response came within a heartbeat of the kill (the slack:
-    # the callback, the flush, a late tick on a loaded machine)
+    # fetched again only if its response came within a heartbeat (and the slack) of the kill
     too_old = sorted((round(killed_at - r.end, 2), r.url) for r in twice
-                     if r.end < killed_at - HEARTBEAT - 0.5)
+                     if r.end < killed_at - HEARTBEAT - SLACK)
     print(f"fetched twice: {len(twice)} ({len(in_flight)} in flight at the kill), per host "
           f"{dict(Counter(urlsplit(r.url).netloc for r in twice))}")
     assert too_old == [], f"settled pages fetched twice (s before the kill, url): {too_old}"
     # per host: its one request in flight, and what a heartbeat (and the slack) settles
     per_host = Counter(urlsplit(r.url).netloc for r in twice)
-    assert max(per_host.values(), default=0) <= 1 + int((HEARTBEAT + 0.5) / DELAY) + 1, per_host
+    assert max(per_host.values(), default=0) <= 1 + int((HEARTBEAT + SLACK) / DELAY), per_host
 
 
 def test_pause_stops_held_batches_and_hands_their_requests_back(
@@ -106,9 +106,9 @@ def test_pause_stops_held_batches_and_hands_their_requests_back(
         wait_until(lambda: "Crawl paused by the operator" in node.output(), 30, interval=0.02,
                    what="the node to see the pause")
         seen_at = time.monotonic()
-        # its unstarted requests are back in the queues at once: nothing stays leased
-        # once the requests in flight are done (the rest of a batch takes seconds)
-        wait_until(lambda: client.hlen(keys.leases("crawler-0")) == 0, 3.0,
+        # its unstarted requests are back in the queues: nothing stays leased once the
+        # requests in flight are done
+        wait_until(lambda: client.hlen(keys.leases("crawler-0")) == 0, 6.0,
                    interval=0.02, what="the held batches handed back")
         before = len(server.recorder.requests)
         time.sleep(4 * DELAY)  # the length of the pause observed, not a synchronisation
@@ -118,7 +118,7 @@ def test_pause_stops_held_batches_and_hands_their_requests_back(
         # only requests handed to Scrapy before the pause (one per host) may still start,
         # after the downloader's own randomized delay (at most 1.5 DOWNLOAD_DELAY)
         assert len(after) <= 3, f"requests started while paused (s after the pause): {after}"
-        late = [(t, url) for t, url in after if t > 1.5 * DELAY + 0.3]
+        late = [(t, url) for t, url in after if t > 1.5 * DELAY + SLACK]
         assert late == [], f"requests started while paused (s after the pause): {late}"
         queued = sum(client.llen(keys.queue(n)) for n in server.netlocs)
         assert queued > 0, "the handed-back requests are not queued"
