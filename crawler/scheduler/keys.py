@@ -73,7 +73,12 @@ if TYPE_CHECKING:
 
 def host_of(request: Request) -> str:
     """The host a request belongs to: owned by, counted for, revisited by."""
-    return urlparse_cached(request).netloc.lower()
+    return _netloc(request)
+
+
+def _netloc(request: Request) -> str:
+    # without a userinfo: http://user@host/ is the same server, spaced with host's requests
+    return urlparse_cached(request).netloc.rpartition("@")[2].lower()
 
 
 def queue_host(request: Request) -> str:
@@ -82,7 +87,7 @@ def queue_host(request: Request) -> str:
     (``download_slot``), which Scrapy spaces apart from its host's other requests. The
     owner is still the host's (:meth:`~crawler.scheduler.ring.Ring.owner`)."""
     parsed = urlparse_cached(request)
-    host = parsed.netloc.lower()
+    host = _netloc(request)
     slot = request.meta.get("download_slot")
     # Scrapy's downloader writes its default slot (the host name) into the meta of every
     # request it sees, and a retry or a redirect keeps it: that one is no slot of its own

@@ -109,3 +109,11 @@ def test_a_slot_of_its_own_is_queued_apart_but_scrapy_s_default_slot_is_not():
         == "a.test:8080"
     assert queue_host(Request("http://a.test:8080/x", meta={"download_slot": "s1"})) \
         == "a.test:8080#s1"
+
+
+def test_a_url_with_a_userinfo_is_the_same_host_as_without():
+    from crawler.scheduler.keys import host_of, queue_host
+
+    # one server, one politeness gate and one owner, whatever user name a link carries
+    for url in ("http://alice@a.test:8080/x", "http://alice:pw@A.test:8080/y"):
+        assert host_of(Request(url)) == queue_host(Request(url)) == "a.test:8080"
