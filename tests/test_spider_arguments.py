@@ -18,7 +18,8 @@ from tests.helpers import ROOT
 
 LOADER = SpiderLoader.from_settings(get_project_settings())
 SPIDERS = sorted(LOADER.list())
-MULTI_SITE = {"follow"}
+FORUMS = {name for name in SPIDERS if name == "forum" or getattr(LOADER.load(name), "profile_class", None)}
+MULTI_SITE = {"follow"} | FORUMS
 
 
 def test_parse_start_urls():
@@ -46,6 +47,29 @@ def test_every_spider_takes_start_urls_and_its_alias(spider, argument):
 def test_one_site_spiders_refuse_several_urls_in_one_line(spider):
     with pytest.raises(ValueError, match=f"the {spider} spider crawls one site per crawl"):
         LOADER.load(spider).check_arguments(start_urls="http://a/,http://b/")
+
+
+@pytest.mark.parametrize("spider", sorted(FORUMS))
+def test_forum_spiders_take_several_sites(spider):
+    """Each start URL a site of its own: its host[:port] the items' site, its domain allowed."""
+    cls = LOADER.load(spider)
+    urls = "http://a.example/forum/,https://www.b.example:8443/index.php,http://a.example/other/"
+    assert cls.check_arguments(start_urls=urls) == urls.split(",")
+    forum = cls(start_urls=urls)
+    assert forum.start_urls == urls.split(",")
+    assert forum.sites == {"a.example": "a.example", "www.b.example:8443": "b.example"}
+    assert forum.allowed_domains == ["a.example", "b.example"]
+    assert forum.site_of("http://a.example/t/1") == "a.example"
+    assert forum.site_of("https://b.example/x") == "www.b.example:8443"
+    assert forum.site_of("http://img.b.example/x") == "www.b.example:8443"
+    assert forum.site_of("http://c.example/x") is None
+
+
+def test_one_forum_is_as_before():
+    forum = LOADER.load("forum")(start_url="http://www.a.example:8080/forum.php")
+    assert (forum.start_url, forum.site, forum.allowed_domains) == (
+        "http://www.a.example:8080/forum.php", "www.a.example:8080", ["a.example"])
+    assert forum.default_charset is None and LOADER.load("discuz")(start_url="http://a/").default_charset == "gb18030"
 
 
 def test_follow_takes_several_sites():

@@ -2,8 +2,9 @@
 
 One convention for every spider (the k8s manifests and the README pass ``start_urls``):
 comma-separated URLs, ``start_url`` accepted as an alias (the two are merged).
-:func:`parse_start_urls` reads and checks them; :func:`one_site` adapts a spider that crawls
-one site per run (``forum``, the engine spiders, ``blog``, ``wordpress``), whose
+:func:`parse_start_urls` reads and checks them; ``follow``, ``forum`` and the engine spiders
+call it and crawl every site given (for ``forum``, each start URL a site of its own).
+:func:`one_site` adapts a spider that crawls one site per run (``blog``, ``wordpress``), whose
 ``__init__`` and ``check_arguments`` take ``start_url``, to the shared convention.
 """
 

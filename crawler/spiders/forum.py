@@ -1,6 +1,6 @@
 """The shared forum spider, driven by a forum profile.
 
-``scrapy crawl forum -a start_url=URL`` asks the profile registry which engine the first
+``scrapy crawl forum -a start_urls=URL[,URL...]`` asks the profile registry which engine the first
 response shows (stats ``profiles/detected/<engine>``, plus ``profiles/detected/<engine>/<version>``
 when a nested markup version reads the page). When none does, it takes the first fallback that
 accepts the page (``profiles/undetected`` and ``profiles/fallback/<name>``): the learned-template
@@ -17,7 +17,16 @@ priorities: index, then boards and all their thread-list pages, then threads and
 pages. The profile name, page kind, cursor and thread-list row travel in ``cb_kwargs`` as plain
 values, so any node of a cluster can continue a request another node created.
 
-Spider arguments: ``start_url`` (required), ``timezone`` (IANA name, overrides the profile's),
+Several start URLs are several sites in one crawl (so a cluster's nodes share them by the ring):
+each is a site of its own, detected on its own first response, its items' ``site`` its own
+host[:port], its links followed on its own domain only. A request carries its site in
+``cb_kwargs`` (``site``, only when the crawl has several: a one-site crawl's requests are as
+they always were); a request without one (a learned template's re-fetches) belongs to the site
+its URL is on. A site the ``learned`` fallback finds not to be a forum ends that site, not the
+crawl (``learn/not_a_forum``); with one site it ends the crawl as before (``not_a_forum``).
+
+Spider arguments: ``start_urls`` (required; ``start_url`` an alias, :mod:`crawler.spiders.arguments`),
+``timezone`` (IANA name, overrides the profile's, for every site),
 ``fallback`` (comma-separated fallback names to try, in order, instead of all registered ones),
 ``profile=none`` (no engine detection: go straight to the fallbacks, as for a site no profile
 knows; for checking the learned fallback on engines that have a profile).
@@ -32,6 +41,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import scrapy
+from scrapy.exceptions import CloseSpider
 from scrapy.http import Response, TextResponse
 from scrapy.utils.misc import build_from_crawler
 
@@ -40,7 +50,7 @@ from crawler.learn import when
 from crawler.learn.rows import ROW_FIELDS
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
-from crawler.spiders.arguments import one_site
+from crawler.spiders.arguments import parse_start_urls
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)
@@ -50,9 +60,8 @@ PRIORITY = {PageKind.INDEX: 30, PageKind.BOARD: 20, PageKind.PAGE: 15, PageKind.
 
 
 
-@one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class ForumSpider(scrapy.Spider):
-    """Crawl one forum from ``start_url`` with a profile (given, detected or a fallback)."""
+    """Crawl the forums of ``start_urls``, each with a profile (given, detected or a fallback)."""
 
     name = "forum"
     #: Set on the generated ``<engine>`` spiders: no detection.
@@ -63,6 +72,7 @@ class ForumSpider(scrapy.Spider):
 
     def __init__(
         self,
+        start_urls: str | list[str] | None = None,
         start_url: str | None = None,
         timezone: str | None = None,
         fallback: str | None = None,
@@ -72,45 +82,93 @@ class ForumSpider(scrapy.Spider):
         super().__init__(**kwargs)
         #: ``-a profile=none``: skip engine detection, read the site with a fallback.
         self.use_profiles = (profile or "").lower() not in ("none", "off")
-        self.check_arguments(start_url=start_url, timezone=timezone, fallback=fallback)
-        assert start_url is not None  # checked above; for the type checker
-        self.start_url = start_url
-        self.site_timezone = timezone
+        self.start_urls = self.check_arguments(
+            start_urls=start_urls, start_url=start_url, timezone=timezone, fallback=fallback)
+        #: The first start URL and its site (a one-site crawl's only ones).
+        self.start_url = self.start_urls[0]
+        self.site_timezone = timezone  # every site's (CRAWLER_SITE_TIMEZONES: per site)
         #: Fallback names to try in order; ``None``: every registered fallback.
         self.fallbacks = _names(fallback)
         when.prepare()  # the learned fallback reads dates
-        self.site = urlsplit(start_url).netloc
-        # Subdomains included (www. dropped), so http/https and www redirects stay on site.
-        self.allowed_domains = [site_domain(start_url)]
-        self.default_charset = self.profile_class.default_charset if self.profile_class else None
+        #: Each start URL's site (its host[:port], the items' ``site``) and that site's domain:
+        #: subdomains included (www. dropped), so http/https and www redirects stay on site.
+        self.sites: dict[str, str] = {}
+        for url in self.start_urls:
+            self.sites.setdefault(urlsplit(url).netloc, site_domain(url))
+        self.site = next(iter(self.sites))
+        self.allowed_domains = list(dict.fromkeys(self.sites.values()))
+        #: Each site's profile's default charset, once detected (given, for an engine spider).
+        self.charsets: dict[str, str | None] = {}
+
+    @property
+    def default_charset(self) -> str | None:
+        """The last-resort charset of :class:`~crawler.encoding.CharsetMiddleware`, which asks
+        the spider, not the request: the engine's, or the site's profile's once detected; with
+        several sites, the one charset their profiles name (``None`` when they name several)."""
+        if self.profile_class is not None:
+            return self.profile_class.default_charset
+        named = {charset for charset in self.charsets.values() if charset}
+        return named.pop() if len(named) == 1 else None
 
     @classmethod
     def check_arguments(
-        cls, start_url: str | None = None, timezone: str | None = None, fallback: str | None = None, **_: Any
-    ) -> None:
-        """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
+        cls,
+        start_urls: str | list[str] | None = None,
+        start_url: str | None = None,
+        timezone: str | None = None,
+        fallback: str | None = None,
+        **_: Any,
+    ) -> list[str]:
+        """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front);
+        the start URLs."""
+        urls = parse_start_urls(start_urls, start_url)
         check_timezone(timezone)
         for name in _names(fallback) or ():
             cls.registry.named_fallback(name)
+        return urls
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.start_url, callback=self.parse_start, dont_filter=True,
-                             meta=LISTING)
+        # One site: dont_filter, as always. Several (a cluster's crawl): deduplicated, so the
+        # nodes that start a fresh crawl together fetch each start page once, not once each
+        # (the frontier lets a fresh crawl's dont_filter start requests through on every node).
+        for url in self.start_urls:
+            yield scrapy.Request(url, callback=self.parse_start, dont_filter=not self.several,
+                                 meta=LISTING, cb_kwargs=self._site_kwargs(urlsplit(url).netloc))
+
+    @property
+    def several(self) -> bool:
+        """Whether this crawl has several sites (its requests then carry theirs)."""
+        return len(self.sites) > 1
+
+    def _site_kwargs(self, site: str) -> dict[str, str]:
+        return {"site": site} if self.several else {}
+
+    def site_of(self, url: str) -> str | None:
+        """The site of the crawl that ``url`` is on: the one of its host[:port], else the one
+        whose domain holds its host (the longest); ``None`` off every site."""
+        parts = urlsplit(url)
+        if parts.netloc in self.sites:
+            return parts.netloc
+        host = (parts.hostname or "").removeprefix("www.")
+        on = [s for s, d in self.sites.items() if host == d or host.endswith("." + d)]
+        return max(on, key=lambda s: len(self.sites[s])) if on else None
 
     # -- entry -------------------------------------------------------------------------------
-    def parse_start(self, response: Response) -> Iterator[Any]:
+    def parse_start(self, response: Response, site: str | None = None) -> Iterator[Any]:
+        site = site or self.site
         profile_cls = self.profile_class or self._detect(response)
         if profile_cls is None:
             return
-        self.default_charset = profile_cls.default_charset
+        self.charsets[site] = profile_cls.default_charset
         profile = self._profile(profile_cls, response)
         kind = profile.classify(response.url) or PageKind.INDEX
         cursor = PageCursor(url=profile.canonicalize(response.url))
         api_url = profile.request_url(kind, response.url)
         if api_url != response.url:
-            yield self._request(profile, kind, cursor.url)
+            yield self._request(profile, kind, cursor.url, site=site)
             return
-        yield from self.parse_page(response, engine=profile.name, kind=kind, cursor=cursor.as_dict())
+        yield from self.parse_page(response, engine=profile.name, kind=kind, cursor=cursor.as_dict(),
+                                   **self._site_kwargs(site))
 
     def _detect(self, response: Response) -> type[ForumProfile] | None:
         found = self.registry.detect(response) if self.use_profiles else None
@@ -156,7 +214,9 @@ class ForumSpider(scrapy.Spider):
         kind: str,
         cursor: dict[str, Any] | None = None,
         ref: dict[str, Any] | None = None,
+        site: str | None = None,
     ) -> Iterator[Any]:
+        site = site or (self.several and self.site_of(response.url)) or self.site
         profile_cls = self.registry.get(engine)
         if profile_cls is None:
             return
@@ -174,21 +234,34 @@ class ForumSpider(scrapy.Spider):
             self.crawler.stats.inc_value("forum/soft_404")
             logger.debug("Soft 404 at %(url)s", {"url": response.url})
             return
-        page = profile.read(
-            response,
-            page_kind,
-            PageCursor.from_dict(cursor, url=response.url),
-            ThreadRef.from_dict(ref) if ref else None,
-        )
+        try:
+            page = profile.read(
+                response,
+                page_kind,
+                PageCursor.from_dict(cursor, url=response.url),
+                ThreadRef.from_dict(ref) if ref else None,
+            )
+        except CloseSpider as stop:
+            if not self.several or stop.reason != "not_a_forum":
+                raise
+            # one site of several is not a forum (the learner said why): that site ends here
+            self.crawler.stats.inc_value("learn/not_a_forum")
+            return
         for key in page.stats:
             self.crawler.stats.inc_value(key)
         crawled_at = fetch_time(response)
         if page.thread is not None:
-            yield page.thread.to_item(site=self.site, engine=profile.name, crawled_at=crawled_at)
+            yield page.thread.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
         for post in page.posts:
-            yield post.to_item(site=self.site, engine=profile.name, crawled_at=crawled_at)
+            yield post.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
         for follow in page.follow:
-            request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref)
+            if self.several and self.site_of(follow.cursor.url) not in (site, None):
+                # another site of this crawl: not read as this one's (off every site: the
+                # offsite filter's, as in a one-site crawl)
+                self.crawler.stats.inc_value("forum/other_site")
+                continue
+            request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref,
+                                    site=site)
             if follow.kind is PageKind.THREAD:
                 meta = response.request.meta if response.request is not None else {}
                 request.meta.update(_revisit_meta(page_kind, follow, meta))
@@ -201,6 +274,7 @@ class ForumSpider(scrapy.Spider):
         url: str,
         cursor: PageCursor | None = None,
         ref: ThreadRef | None = None,
+        site: str | None = None,
     ) -> scrapy.Request:
         cursor = cursor or PageCursor(url=url)
         cb_kwargs: dict[str, Any] = {"engine": profile.name, "kind": str(kind)}
@@ -208,6 +282,8 @@ class ForumSpider(scrapy.Spider):
             cb_kwargs["cursor"] = cursor.as_dict()
         if ref is not None:
             cb_kwargs["ref"] = ref.as_dict()
+        if site is not None:
+            cb_kwargs.update(self._site_kwargs(site))
         return scrapy.Request(
             profile.request_url(kind, cursor.url),
             callback=self.parse_page,
@@ -248,7 +324,7 @@ def _names(value: str | None) -> tuple[str, ...] | None:
 
 def _engine_spider(profile: type[ForumProfile]) -> type[ForumSpider]:
     name = "".join(part.capitalize() for part in profile.name.split("_")) + "Spider"
-    doc = f"Crawl a {profile.name} forum from ``start_url`` without engine detection."
+    doc = f"Crawl {profile.name} forums from ``start_urls`` without engine detection."
     return type(name, (ForumSpider,), {"name": profile.name, "profile_class": profile, "__doc__": doc})
 
 
