@@ -3,8 +3,9 @@ crawl each with the ``forum`` or ``blog`` spider on the embedded Redis, then sum
 
 The sites are the fixture sites of the extraction tests (:mod:`crawler.demo.fixtures`): by
 default a phpBB and a Discuz! forum, a WordPress and a Hugo blog, each on a host (port) of its
-own. The ``forum`` and ``blog`` spiders crawl one site per crawl, so the demo runs one crawl per
-site, side by side, each with its own crawl id and state folder. The server records every
+own. The demo runs one crawl per site (the ``blog`` spider takes one site; a forum
+gets a crawl of its own too, so each site's items and figures stand apart), side by side,
+each with its own crawl id and state folder. The server records every
 request, so the summary's politeness figures are measured where a site owner would see them.
 
 Each crawl's items go to ``<output>/<site>.jl`` and its log to ``<output>/<site>.log``.
