@@ -138,7 +138,8 @@ class Exchange:
         now = time.monotonic()
         request = self.dispatch.next(now, self.politeness.gap)
         if request is None and not paused and self.outbox and now >= self._at_once_after \
-                and not self.leases.leased and not self.acks and self._downloader_idle():
+                and not self.leases.leased and not self.acks \
+                and (engine := self.crawler.engine) is not None and not engine.downloader.active:
             request = self._refill_at_once()
         # more hosts: when none of those held may start now, up to a refill's worth
         if request is None and not paused \
@@ -152,10 +153,6 @@ class Exchange:
         if not self.leases.handed(request):
             self.outcomes.counts["scheduler/dequeued/memory"] += 1
         return request
-
-    def _downloader_idle(self) -> bool:
-        engine = self.crawler.engine
-        return engine is not None and not engine.downloader.active
 
     def _refill_at_once(self) -> Request | None:
         """Nothing to download or scrape (no lease out, no ack held), and new requests
@@ -184,18 +181,15 @@ class Exchange:
         to the head of their queues at once (their hosts stay this node's); how many."""
         self.finish_refill()
         handed = self.leases.hand_back(self.dispatch.take_all())
-        self.release_settled()  # their acks go now, with those settled of their batches
+        self.release_acks(partial=True)  # their acks go now, with those settled of their batches
         if self.acks.due():
             self.flush()
         return handed
 
-    def release_settled(self) -> None:
-        """Each heartbeat: the acks of every request settled so far go with the next flush,
-        also those of host batches not done yet (their hosts stay parked in Redis)."""
-        self.release_acks()
-        self.acks.release_partial()
-
-    def release_acks(self) -> None:
+    def release_acks(self, partial: bool = False) -> None:
+        """Queue the acks of requests Scrapy is done with for the next flush; with
+        ``partial`` (each heartbeat), also those of host batches not done yet (their hosts
+        stay parked in Redis)."""
         engine = self.crawler.engine
         slot = getattr(engine.scraper, "slot", None) if engine else None
         scraping = slot.active if slot is not None else ()
@@ -205,6 +199,8 @@ class Exchange:
         released = self.acks.release(scraping)
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
+        if partial:
+            self.acks.release_partial()
 
     def flush(self) -> None:
         """Send what is buffered and wait for Redis' replies (leasing nothing; a
@@ -225,7 +221,9 @@ class Exchange:
         batch, pushes = self.unconfirmed or ("", [])
         # acks go with (after) the pushes of every request discovered before them
         # ... and only once every item scraped so far is written (crawler.durable)
-        acks = [] if self.outbox or not self._durable() else self.acks.take()
+        if not self.outbox:
+            self.acks_held_back = self.acks.due() and not all(hook() for hook in self.before_acks)
+        acks = [] if self.outbox or self.acks_held_back else self.acks.take()
         lease_now = lease and not self.outbox  # a retried batch first, then the rest and the lease
         if not (pushes or acks or lease_now):
             return None
@@ -237,11 +235,6 @@ class Exchange:
             self.acks.restore(acks)
             raise
         return _Refill(sending, pushes, acks, batch, ask)
-
-    def _durable(self) -> bool:
-        """Whether the queued acks may go: the hooks made their pages' output durable."""
-        self.acks_held_back = self.acks.due() and not all(hook() for hook in self.before_acks)
-        return not self.acks_held_back
 
     def _settle(self, refill: _Refill) -> tuple[list[Leased], int | None]:
         """Read a batch's reply (waiting if need be) and account for its pushes."""

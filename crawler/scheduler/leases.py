@@ -207,15 +207,12 @@ class LeaseBook:
         self.acks.hold(Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request,
                        lease.batch)
         if lease.backoff_ms:
-            self._hand_back_rest(lease.batch)
+            # the host backs off: the batch's requests not started yet go back to the
+            # head of its queue (with the batch's acks), not fetched here after the wait
+            self.hand_back(self.dispatch.take_waiting(lease.batch))
         self.outcomes.counts["frontier/settled"] += 1
         if outcome is not None:
             self.outcomes.record(outcome, lease.url)
-
-    def _hand_back_rest(self, batch: HostBatch) -> None:
-        """The host backs off: the batch's requests not started yet go back to the
-        head of its queue (with the batch's acks), not fetched here after the wait."""
-        self.hand_back(self.dispatch.take_waiting(batch))
 
     def hand_back(self, requests: Iterable[Request]) -> int:
         """Leased *requests* taken out of the dispatch unstarted go back to the head of

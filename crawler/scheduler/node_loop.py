@@ -121,7 +121,7 @@ class NodeLoop:
             self.cut_off()
         # the acks of batch requests settled so far go with this beat, the rest of their
         # batch or not: after a SIGKILL at most a heartbeat's worth are fetched again
-        self.exchange.release_settled()
+        self.exchange.release_acks(partial=True)
         try:
             try:
                 self.exchange.flush()
@@ -129,7 +129,7 @@ class NodeLoop:
                 self._rebuild_lost_frontier()
                 self.exchange.flush()
             beat = self.membership.beat(reclaim_dead=self._may_judge_deaths())
-            self.revisits.tick()
+            promoted = self.revisits.tick()
             if not beat.alive:
                 # declared dead (a long pause?): our leases went back to the queues, so
                 # requests not yet started must not be fetched here as well; hand them
@@ -152,7 +152,8 @@ class NodeLoop:
         self.last_beat, self.last_beat_at = beat, time.monotonic()
         self._last_good, self._cut_off = self.last_beat_at, False
         self.leases.settle_leaked(self.crawler.engine, len(self.dispatch))
-        self._update_idle(beat.queued + beat.leased + beat.orphans)
+        # listings this beat moved to the queues are work its counts (taken before) miss
+        self._update_idle(beat.queued + beat.leased + beat.orphans + promoted)
         self.update_stats()
         self.outcomes.publish(self.frontier, TRANSIENT)
 

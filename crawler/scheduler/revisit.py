@@ -201,8 +201,9 @@ class Revisits:
 
     # -- every heartbeat ------------------------------------------------------------------
 
-    def tick(self) -> None:
-        """Send buffered state, then promote this node's due listings."""
+    def tick(self) -> int:
+        """Send buffered state, then promote this node's due listings; how many went to
+        the queues (not in this heartbeat's counts yet)."""
         self.flush()
         # Item buckets read from Redis are kept for one heartbeat only: other nodes write
         # them too (a host's thread moves to its new owner when its node dies, or to a node
@@ -210,7 +211,7 @@ class Revisits:
         # taken for new, so an edit of it would come out as a new item, without revision.
         self._buckets.clear()
         if not self.reading:
-            return
+            return 0
         now = self.frontier.now_ms()
         horizon = now if self.watch else self.pass_start
         due, first = self.frontier.pipeline(lambda pipe: (
@@ -221,10 +222,12 @@ class Revisits:
         mine = self.keys.ready(self.frontier.node)
         hosts = [h.decode() for h in due]
         hosts = [h for h in hosts if self.membership.ready_key(h) == mine]
-        if hosts:
-            self.membership.with_ring(lambda epoch: self._promote(hosts, epoch, now, horizon))
+        if not hosts:
+            return 0
+        promoted = self.membership.with_ring(lambda epoch: self._promote(hosts, epoch, now, horizon))
+        return int(promoted or 0)
 
-    def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> None:
+    def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> int:
         # Due again unless their responses say when: a safety net for a fetch that fails
         # for good or dies with its node (ten first intervals: long enough for the host's
         # queue ahead of it, short enough not to lose the page for long); in a run-again
@@ -236,6 +239,7 @@ class Revisits:
             self.count("revisit/promoted", promoted)
             for _ in range(promoted):  # each ends in one outcome, as a discovered URL does
                 self.outcomes.record("discovered")
+        return promoted
 
     def flush(self) -> None:
         """Send the buffered writes in one round trip (kept for the next try if it fails)."""

@@ -109,7 +109,7 @@ def test_unencodable_requests_are_refused_not_pickled() -> None:
     ("https://f.example?x=1", "s"),
     ("https://f.example", "s"),
     ("https://f.example//other.example/x", "s"),  # "//" after the host: still exact
-    ("https://user:pw@f.example/x", "s"),
+    ("https://user:pw@f.example/x", "u"),  # the host has no userinfo: kept whole
     ("ftp://f.example/x", "u"),
 ])
 def test_urls_are_stored_without_their_host_when_that_is_exact(url: str, key: str) -> None:
