@@ -33,7 +33,7 @@ and its section of ``bench/RESULTS.md``), or to iterate
 ``bench/run scrapy_suite --modules crawl,engine_loop --configs ours``
 (a subset compares against the last full run's reference results and prints, writing
 ``bench/work/scrapy_suite/last_partial.json`` only). ``--render`` rewrites the RESULTS.md
-section from the JSON (``bench/run report`` regenerates RESULTS.md without it).
+section from the JSON (``bench/run report`` keeps the section as it is).
 Per-configuration logs: ``bench/work/scrapy_suite/runs/<config>/pytest.log``.
 """
 
