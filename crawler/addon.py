@@ -91,6 +91,10 @@ class ClusterAddon:
             "SPIDER_MIDDLEWARES", "crawler.incremental.RevisitSpiderMiddleware", 40)
         settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", "crawler.incremental.RevisitPipeline", 450)
+        # The web archive (crawler/archive/): off unless CRAWLER_WARC_DIR; closer to the
+        # downloader than decompression (590), so it stores the bytes as received
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", "crawler.archive.middleware.WarcMiddleware", 950)
         # Operations: each turns itself off when its setting is off
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", "crawler.ops.health.HealthExtension", 500)

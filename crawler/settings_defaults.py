@@ -224,6 +224,16 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_SEEN_CACHE_SIZE", "int", 100_000, "dupefilter",
       "Fingerprints of recently seen URLs a node remembers, to drop repeats without a round "
       "trip.", low=0, high=100_000_000),
+    # Web archive
+    S("CRAWLER_WARC_DIR", "path", None, "`crawler.archive.middleware`",
+      "Folder of the crawl's web archive: each node writes every fetch (robots.txt, redirects, "
+      "304s included) as a request and a response record to gzipped WARC/1.1 files "
+      "`<crawl>-<node>-<timestamp>-<n>.warc.gz` there; a page whose payload is unchanged "
+      "since its last capture (a digest index in the crawl's Redis) is a `revisit` record. "
+      "`python -m crawler wacz` packs the folder. `None`: no archive.", none=True),
+    S("CRAWLER_WARC_MAX_SIZE", "int", 1_000_000_000, "`crawler.archive.middleware`",
+      "Bytes (compressed) after which a node closes its WARC file and starts the next.",
+      low=100_000),
 )
 del S
 

@@ -1,0 +1,188 @@
+"""Captures every fetch into WARC/1.1 files: on when :setting:`CRAWLER_WARC_DIR` is set.
+
+The add-on places :class:`WarcMiddleware` at 950, closer to the downloader than
+HttpCompressionMiddleware (590), RedirectMiddleware (600), RetryMiddleware (550) and the
+robots.txt middleware (100): it sees each response as it came off the wire (body
+de-chunked by Scrapy, content encoding kept), every redirect hop, every retry attempt,
+every robots.txt and every 304. A request refused before the download (robots.txt, the
+netguard, offsite) never reaches it, so it is never archived; nor is a response served
+from Scrapy's HTTP cache or made up by another middleware (only requests that passed
+through :meth:`process_request`, i.e. went to the download handler, are written).
+
+Fetches are buffered and written in batches (a full batch, every second, and at the
+close): one Redis round trip per batch stores the digests of the previous batch and reads
+those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whose payload
+digest is the one its URL had at its last full capture is written as a ``revisit``.
+
+Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
+(payload bytes stored in response records), ``warc/files``.
+"""
+
+from __future__ import annotations
+
+import logging
+from importlib import metadata
+import os
+import socket
+import time
+from typing import TYPE_CHECKING, Any, Self
+from weakref import WeakKeyDictionary
+
+import scrapy
+from scrapy import signals
+from twisted.internet.task import LoopingCall
+from warcio.warcwriter import WARCWriter
+
+from crawler import config
+from crawler.archive.index import DigestIndex, index_key
+from crawler.archive.records import (
+    Fetch, Prior, fetch_records, request_block, response_block, target_uri, warc_date,
+)
+from crawler.archive.writer import WarcFiles
+from crawler.ops.logs import disabled
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+logger = logging.getLogger(__name__)
+
+#: A batch is written once it holds this many fetches or this many body bytes.
+BATCH_FETCHES = 64
+BATCH_BYTES = 4 * 1024 * 1024
+FLUSH_INTERVAL = 1.0
+
+
+class WarcMiddleware:
+    def __init__(self, crawler: Crawler, directory: str, max_size: int) -> None:
+        self.crawler = crawler
+        self.directory = directory
+        self.max_size = max_size
+        self.stats = crawler.stats
+        self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
+        self._pending: list[Fetch] = []
+        self._pending_bytes = 0
+        self._store: dict[str, str] = {}  # index entries not yet stored in Redis
+        self._files: WarcFiles | None = None
+        self._index: DigestIndex | None = None
+        self._loop = LoopingCall(self.flush)
+        self._builder = WARCWriter(None, warc_version="1.1")  # builds records, writes none
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        directory = config.value(crawler.settings, "CRAWLER_WARC_DIR")
+        if not directory:
+            raise disabled(cls, "CRAWLER_WARC_DIR is not set")
+        mw = cls(crawler, str(directory), config.value(crawler.settings, "CRAWLER_WARC_MAX_SIZE"))
+        crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
+        # a crawl that finishes goes idle first: the stats (and CRAWLER_STATS_FILE, written
+        # at spider_closed before this middleware's own handler) then count every record
+        crawler.signals.connect(mw.flush, signal=signals.spider_idle)
+        return mw
+
+    # -- capture ------------------------------------------------------------
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        self._sent[request] = True  # the last middleware before the download handler
+
+    def process_response(self, request: Request, response: Response,
+                         spider: Any = None) -> Response:
+        if self._sent.pop(request, None) is None or "cached" in response.flags:
+            return response
+        ip = getattr(response, "ip_address", None)
+        fetch = Fetch(
+            uri=target_uri(request), date=warc_date(time.time()),
+            ip=str(ip) if ip is not None else None,
+            request_block=request_block(request, response), request_body=request.body or b"",
+            response_block=response_block(response), body=response.body,
+            status=response.status, truncated="download_stopped" in response.flags)
+        self._pending.append(fetch)
+        self._pending_bytes += len(fetch.body)
+        if len(self._pending) >= BATCH_FETCHES or self._pending_bytes >= BATCH_BYTES:
+            self.flush()
+        return response
+
+    def process_exception(self, request: Request, exception: BaseException,
+                          spider: Any = None) -> None:
+        self._sent.pop(request, None)
+
+    # -- writing ------------------------------------------------------------
+
+    def spider_opened(self, spider: Any = None) -> None:
+        self._loop.start(FLUSH_INTERVAL, now=False)
+
+    def spider_closed(self, spider: Any = None, reason: str = "") -> None:
+        if self._loop.running:
+            self._loop.stop()
+        self.flush()
+        if self._store and self._index is not None:
+            if self._index.exchange(self._store, []) is not None:
+                self._store.clear()
+        if self._store:
+            logger.warning("WARC digest index: %d entries could not be stored; the next "
+                           "run archives those pages in full", len(self._store))
+        if self._files is not None:
+            self._files.close()
+            logger.info("WARC: %d file(s) in %s", len(self._files.closed), self.directory)
+
+    def flush(self, spider: Any = None) -> None:
+        """Write the buffered fetches: one Redis round trip, then their records."""
+        batch, self._pending, self._pending_bytes = self._pending, [], 0
+        if not batch and not self._store:
+            return
+        files, index = self._open()
+        digests = [f.digest for f in batch]
+        priors = index.exchange(self._store, [f.uri for f in batch]) if index else None
+        if priors is not None:
+            self._store.clear()
+        for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
+                                        strict=True):
+            if fetch.uri in self._store:  # captured earlier in this batch or the last
+                text = self._store[fetch.uri]
+                prior = Prior(*text.split(" ", 1), fetch.uri)
+            records, revisit = fetch_records(self._builder, fetch, digest, prior)
+            files.write(records)
+            if fetch.status == 304:
+                self.stats.inc_value("warc/not_modified")
+            elif revisit:
+                self.stats.inc_value("warc/revisits")
+            else:
+                self.stats.inc_value("warc/responses")
+                self.stats.inc_value("warc/payload_bytes", len(fetch.body))
+                if fetch.body and not fetch.truncated:
+                    self._store[fetch.uri] = f"{digest} {fetch.date}"
+
+    def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
+        if self._files is None:
+            from crawler.redis import client_from_crawler, crawl_id  # noqa: PLC0415
+            from crawler.scheduler.keys import Keys  # noqa: PLC0415
+            from crawler.scheduler.node import node_of  # noqa: PLC0415
+
+            crawl = crawl_id(self.crawler)
+            node = node_of(self.crawler)
+            name = getattr(getattr(node, "options", None), "node", None) \
+                or self.crawler.settings.get("CRAWLER_NODE_ID") \
+                or f"{socket.gethostname()}-{os.getpid()}"
+            settings = self.crawler.settings
+            info = {
+                "software": f"forum-crawler (Scrapy {scrapy.__version__}; "
+                            f"warcio {metadata.version('warcio')})",
+                "format": "WARC File Format 1.1",
+                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
+                              "warc-format/warc-1.1/",
+                "isPartOf": crawl,
+                "hostname": socket.gethostname(),
+                "robots": "obey" if settings.getbool("ROBOTSTXT_OBEY") else "ignore",
+                "http-header-user-agent": settings.get("USER_AGENT"),
+            }
+            self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
+                                    on_open=lambda: self.stats.inc_value("warc/files"))
+            try:
+                client = client_from_crawler(self.crawler)
+                self._index = DigestIndex(client, index_key(Keys(crawl).prefix))
+            except Exception:  # noqa: BLE001 - no Redis: full responses, never a lost page
+                logger.warning("WARC: no digest index (Redis unavailable); no revisit records",
+                               exc_info=True)
+        return self._files, self._index

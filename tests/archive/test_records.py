@@ -1,0 +1,85 @@
+"""The records of one fetch and the rolling files, without a crawl."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from scrapy import Request
+from scrapy.http import HtmlResponse
+from warcio.warcwriter import WARCWriter
+
+from crawler.archive.records import (
+    Fetch, Prior, fetch_records, request_block, response_block, warc_date,
+)
+from crawler.archive.writer import WarcFiles
+from tests.archive.warcs import read, sha1_b32
+
+
+def _response(protocol: str = "HTTP/1.1", **headers: str) -> tuple[Request, HtmlResponse]:
+    request = Request("http://forum.example/viewtopic.php?t=5&start=20#p7",
+                      headers={"Accept-Encoding": "gzip"})
+    body = gzip.compress(b"<html><title>T</title></html>", mtime=0)
+    response = HtmlResponse(request.url, status=200, body=body, request=request,
+                            protocol=protocol,
+                            headers={"Content-Encoding": "gzip", "Transfer-Encoding": "chunked",
+                                     "Set-Cookie": ["a=1", "b=2"], **headers})
+    return request, response
+
+
+def _fetch(request: Request, response: HtmlResponse) -> Fetch:
+    return Fetch(uri="http://forum.example/viewtopic.php?t=5&start=20", date=warc_date(0),
+                 ip="192.0.2.1", request_block=request_block(request, response),
+                 request_body=b"", response_block=response_block(response),
+                 body=response.body, status=200, truncated=False)
+
+
+def test_the_header_blocks_are_as_received_without_transfer_encoding() -> None:
+    request, response = _response("HTTP/1.0", Folded="one\r\n two")
+    head = response_block(response).decode()
+    assert head.startswith("HTTP/1.0 200 OK\r\n") and head.endswith("\r\n\r\n")
+    assert "Transfer-Encoding" not in head and "Content-Encoding: gzip\r\n" in head
+    assert "Set-Cookie: a=1\r\nSet-Cookie: b=2\r\n" in head
+    assert all(line[:1] not in (" ", "\t") for line in head.split("\r\n"))
+    line = request_block(request, response).decode().split("\r\n")[:2]
+    assert line == ["GET /viewtopic.php?t=5&start=20 HTTP/1.0", "Host: forum.example"]
+
+
+def test_digests_are_of_the_encoded_entity(tmp_path: Path) -> None:
+    request, response = _response()
+    fetch = _fetch(request, response)
+    files = WarcFiles(tmp_path, "c", "n", 10**9, {"software": "t"})
+    records, revisit = fetch_records(WARCWriter(None, warc_version="1.1"), fetch,
+                                     fetch.digest, None)
+    files.write(records)
+    files.close()
+    assert not revisit
+    got = read(files.closed[0])
+    assert [r.type for r in got] == ["warcinfo", "response", "request"]
+    assert got[1].headers["WARC-Payload-Digest"] == sha1_b32(response.body)
+    assert got[1].payload == response.body
+    assert got[1].headers["WARC-Target-URI"] == fetch.uri
+    # an identical payload later: a revisit that refers to the first capture
+    prior = Prior(fetch.digest, got[1].headers["WARC-Date"], fetch.uri)
+    again, revisit = fetch_records(WARCWriter(None, warc_version="1.1"), fetch,
+                                   fetch.digest, prior)
+    assert revisit and again[0].rec_headers.get_header("WARC-Refers-To-Date") == prior.date
+
+
+def test_files_roll_at_the_size_limit_with_one_warcinfo_each(tmp_path: Path) -> None:
+    request, response = _response()
+    opened = []
+    files = WarcFiles(tmp_path, "forum-x.org", "node/1", 1500, {"software": "t"},
+                      on_open=lambda: opened.append(1))
+    builder = WARCWriter(None, warc_version="1.1")
+    for _ in range(6):
+        fetch = _fetch(request, response)
+        files.write(fetch_records(builder, fetch, fetch.digest, None)[0])
+    files.close()
+    assert len(files.closed) == len(opened) >= 3
+    for path in files.closed:
+        assert path.name.startswith("forum-x.org-node_1-") and path.name.endswith(".warc.gz")
+        types = [r.type for r in read(path)]
+        assert types[0] == "warcinfo" and types.count("warcinfo") == 1
+        assert types.count("response") == types.count("request") >= 1
+    assert not list(tmp_path.glob("*.open"))
