@@ -42,6 +42,7 @@ from crawler.profiles.registry import REGISTRY
 if TYPE_CHECKING:
     from scrapy.http import Response, TextResponse
 
+    from crawler.login.forms import LoginForm
     from crawler.profiles.records import ThreadPage, ThreadRef
 
 __all__ = ["ForumProfile", "PageCursor", "PageKind"]
@@ -133,6 +134,10 @@ class ForumProfile(ABC):
     board_url: ClassVar[re.Pattern[str] | None] = None  # group "bid"
     thread_url: ClassVar[re.Pattern[str] | None] = None  # group "tid"
     drop_params: ClassVar[tuple[str, ...]] = ()
+
+    # -- members-only boards ---------------------------------------------------------------
+    #: The engine's login form and its "log in first / not authorised" texts (crawler.login).
+    login: ClassVar[LoginForm | None] = None
 
     def __init_subclass__(cls, register: bool = True, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
 
@@ -42,6 +43,15 @@ class Discuz(HtmlForumProfile):
 
     soft_404_texts = ("抱歉，指定的主题不存在", "抱歉，您没有权限访问该版块", "抱歉，本帖要求阅读权限")
     soft_404_selectors = ("div#messagetext.alert_error",)
+    login = LoginForm(
+        url="member.php?mod=logging&action=login",
+        form="//form[.//input[@name='formhash']][.//input[@type='password']]",
+        extra={"cookietime": "2592000", "questionid": "0"},
+        error=("div#messagetext p", "div.alert_error"), logged_in='a[href*="action=logout"]',
+        denied=("您需要先登录才能继续本操作", "抱歉，您尚未登录", "抱歉，您没有权限访问该版块",
+                "抱歉，本帖要求阅读权限"),
+        token="formhash",
+    )
 
     _board_link = "table.fl_tb h2 a, div#subforum table.fl_tb h2 a"
     _thread_row = "tbody[id^=normalthread_], tbody[id^=stickthread_]"

@@ -14,6 +14,7 @@ from parsel import Selector
 from scrapy.http import TextResponse
 
 from crawler.profiles._utils import join_text, to_int
+from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 from crawler.profiles.records import PostRecord, ThreadRef
 
@@ -53,6 +54,14 @@ class MyBB(HtmlForumProfile):
         "The specified thread does not exist.",
         "The specified forum does not exist.",
         "You do not have permission to access this page.",
+    )
+    login = LoginForm(
+        url="member.php?action=login", extra={"remember": "yes"},
+        form="//form[.//input[@name='action'][@value='do_login']][.//input[@type='password']]",
+        error=("div.error",), logged_in='a[href*="action=logout"]',
+        denied=("You are either not logged in or do not have permission to view this page",
+                "You do not have permission to access this page."),
+        token="my_post_key",
     )
 
     _board_link = (

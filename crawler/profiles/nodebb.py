@@ -16,6 +16,7 @@ from scrapy.http import Response, TextResponse
 
 from crawler.items import Author, Board
 from crawler.profiles._utils import str_or_none
+from crawler.login.forms import LoginForm
 from crawler.profiles.base import PageCursor, PageKind
 from crawler.profiles.jsonapi import JsonApiProfile
 from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
@@ -34,6 +35,12 @@ class NodeBB(JsonApiProfile):
     board_url = re.compile(r"/category/(?P<bid>\d+)(?:/|$|\?)")
     thread_url = re.compile(r"/topic/(?P<tid>\d+)(?:/|$|\?)")
     post_permalink = "/post/{post_id}"
+    login = LoginForm(
+        url="/login", error=(".alert-danger", "#login-error-notify"),
+        logged_in='[component="user/logout"], a[href*="logout"]',
+        denied=("[[error:no-privileges]]", "[[error:not-logged-in]]", "[[global:403.title]]"),
+        token="_csrf",
+    )
 
     @classmethod
     def detect(cls, response: Response) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
 
@@ -37,6 +38,13 @@ class PhpBB(HtmlForumProfile):
         "You are not authorised to read this forum.",
     )
     soft_404_selectors = ("form#login h2.login-title",)
+    login = LoginForm(
+        url="ucp.php?mode=login", form="//form[@id='login']", extra={"autologin": "on"},
+        error=("form#login div.error", "div.error"), logged_in='a[href*="mode=logout"]',
+        denied=("The board requires you to be registered and logged in to view this forum.",
+                "You are not authorised to read this forum."),
+        token="form_token",
+    )
 
     _board_link = "ul.forums a.forumtitle, ul.topiclist.forums a.subforum"
     _thread_row = "ul.topiclist.topics > li.row"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
 if TYPE_CHECKING:
@@ -42,6 +43,13 @@ class SMF(HtmlForumProfile):
 
     soft_404_texts = ("appears to be either missing or off limits to you",)
     soft_404_selectors = ("div#fatal_error",)
+    login = LoginForm(
+        url="index.php?action=login", username="user", password="passwrd",
+        form="//form[contains(@action, 'action=login2')]", extra={"cookieneverexp": "1"},
+        error=("div.errorbox", "div.error", "p.error"), logged_in='a[href*="action=logout"]',
+        denied=("Only registered members are allowed to access this section.",
+                "You are not allowed to access this section"),
+    )
 
     _board_link = "div#boardindex_table a.subject[id^=b], div.children a[id^=b]"
     _thread_row = "div#topic_container > div.windowbg"

@@ -88,6 +88,10 @@ def response_outcome(response: Response) -> str:
     return f"fetched/{response.status}"
 
 
+#: A page that is not content (crawler.login.pages): a login page or "not authorised"
+LOGIN_REQUIRED = "filtered/login_required"
+#: ... and a bot wall or challenge page (Cloudflare, DDoS-Guard): a failure, listed
+CHALLENGE = "failed/challenge"
 #: Why a request ends when its host's robots.txt stayed unavailable (RFC 9309: disallow all)
 ROBOTS_UNAVAILABLE = "Forbidden by robots.txt (unavailable)"
 #: Why a request ends when the netguard refused every address of its host

@@ -48,6 +48,7 @@ from scrapy.utils.misc import build_from_crawler
 from crawler.incremental import LISTING, row_meta
 from crawler.learn import when
 from crawler.learn.rows import ROW_FIELDS
+from crawler.login.pages import empty_login_page, not_content, wall_of
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
 from crawler.spiders.arguments import parse_start_urls
@@ -229,6 +230,9 @@ class ForumSpider(scrapy.Spider):
             return
         profile = self._profile(profile_cls, response)
         page_kind = PageKind(kind)
+        if wall := wall_of(response, profile.login):  # a bot wall, "log in first": not content
+            not_content(self.crawler, response, site, wall)
+            return
         self.crawler.stats.inc_value(f"forum/pages/{page_kind}")
         if profile.is_soft_404(response):
             self.crawler.stats.inc_value("forum/soft_404")
@@ -246,6 +250,10 @@ class ForumSpider(scrapy.Spider):
                 raise
             # one site of several is not a forum (the learner said why): that site ends here
             self.crawler.stats.inc_value("learn/not_a_forum")
+            return
+        if wall := empty_login_page(response, page):  # a login form and nothing else
+            self.crawler.stats.inc_value(f"forum/pages/{page_kind}", -1)
+            not_content(self.crawler, response, site, wall)
             return
         for key in page.stats:
             self.crawler.stats.inc_value(key)

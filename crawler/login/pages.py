@@ -1,0 +1,131 @@
+"""Pages that are not content: a login page, a "not authorised / must be registered" page, a
+bot wall or challenge page.
+
+Such a page is never read as a thread, a post or a listing: the spider hands it to
+:func:`not_content`, which settles its URL with an outcome of its own
+(``filtered/login_required``, ``failed/challenge``) and counts it per site. At the close each
+site that had such pages says so once, in one warning with the count of URLs it could not
+read, and what to give the crawl (credentials or a browser's cookies).
+
+Detection is generic, not per site:
+
+* a challenge: the markers of the common bot walls (Cloudflare, DDoS-Guard, Sucuri, ...);
+* "log in first": the engine's own denial texts (its profile's ``login.denied``);
+* a login page: a form with a password input on a page from which the profile read nothing
+  (forum pages of guests often carry a quick-login box: those are still read).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from scrapy import signals
+
+from crawler.login import CHALLENGE, LOGIN_REQUIRED
+from crawler.login.forms import PASSWORD_FORM
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+    from crawler.login.forms import LoginForm
+
+logger = logging.getLogger(__name__)
+
+#: Bot walls and challenges, as their pages say it (in the first 20 kB)
+_CHALLENGE = re.compile(
+    r"cf-browser-verification|cf_chl_opt|/cdn-cgi/challenge-platform/|cf-challenge-running"
+    r"|<title>\s*(?:Just a moment\.\.\.|Attention Required! \| Cloudflare|DDoS-Guard"
+    r"|Sucuri WebSite Firewall[^<]*|Checking your browser[^<]*)\s*</title>"
+    r"|ddos-guard\.net/check|__ddg1_|id=\"challenge-form\"|_Incapsula_Resource",
+    re.IGNORECASE)
+_HEAD = 20_000
+
+
+def is_challenge(response: Response) -> bool:
+    """A bot wall or challenge page (any status: Cloudflare answers 403 or 503)."""
+    text = getattr(response, "text", None)
+    return bool(text) and bool(_CHALLENGE.search(text[:_HEAD]))
+
+
+def has_login_form(response: Response) -> bool:
+    """A form with a password input (a login page, or a quick-login box)."""
+    return bool(hasattr(response, "xpath") and response.xpath(PASSWORD_FORM))
+
+
+def wall_of(response: Response, form: LoginForm | None) -> str | None:
+    """The outcome of *response* if it is a bot wall or one of the engine's "log in first"
+    pages (by markers only: nothing is extracted), else ``None``."""
+    if is_challenge(response):
+        return CHALLENGE
+    if form is not None and form.denies(response):
+        return LOGIN_REQUIRED
+    return None
+
+
+def empty_login_page(response: Response, read: Any) -> str | None:
+    """:data:`LOGIN_REQUIRED` for a page with a password form from which nothing was read
+    (*read*: a :class:`~crawler.profiles.records.PageResult`), else ``None``."""
+    if read.thread is None and not read.posts and not read.follow and has_login_form(response):
+        return LOGIN_REQUIRED
+    return None
+
+
+def not_content(crawler: Crawler, response: Response, site: str, outcome: str) -> None:
+    """*response* is not content: settle its URL with *outcome*, count it for *site*."""
+    from crawler.scheduler.node import node_of  # noqa: PLC0415 - only crawls on the frontier
+
+    response.meta["not_content"] = outcome  # for whatever archives or caches pages
+    crawler.stats.inc_value(f"login/pages/{outcome.split('/', 1)[1]}")
+    Walls.of(crawler).count(site, outcome, response.url)
+    if response.request is not None and (node := node_of(crawler)) is not None:
+        node.settle(response.request, outcome)
+    logger.debug("Not content at %(url)s (%(outcome)s)", {"url": response.url, "outcome": outcome})
+
+
+class Walls:
+    """Per crawl: the pages of each site that were not content, said once at the close."""
+
+    _of: WeakKeyDictionary[Crawler, Walls] = WeakKeyDictionary()
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.counts: Counter[tuple[str, str]] = Counter()
+        #: sites with a session (credentials or cookies): their walls say "not authorised"
+        self.with_session: dict[str, str] = {}
+        crawler.signals.connect(self.report, signal=signals.spider_closed)
+
+    @classmethod
+    def of(cls, crawler: Crawler) -> Walls:
+        walls = cls._of.get(crawler)
+        if walls is None:
+            walls = cls._of[crawler] = cls(crawler)
+        return walls
+
+    def count(self, site: str, outcome: str, url: str) -> None:
+        self.counts[site, outcome] += 1
+
+    def report(self, spider: Any = None, reason: str | None = None) -> None:
+        for (site, outcome), n in sorted(self.counts.items()):
+            if outcome == CHALLENGE:
+                logger.warning(
+                    "%(site)s: %(n)d URLs answered with a bot wall or challenge page, not read "
+                    "(outcomes/%(outcome)s); a browser's cookies.txt (CRAWLER_COOKIES_FILE) "
+                    "with that browser's USER_AGENT may pass it",
+                    {"site": site, "n": n, "outcome": outcome})
+            elif who := self.with_session.get(site):
+                logger.warning(
+                    "%(site)s: %(n)d URLs stayed closed to %(who)s (login page or not "
+                    "authorised), not read (outcomes/%(outcome)s)",
+                    {"site": site, "n": n, "who": who, "outcome": outcome})
+            else:
+                logger.warning(
+                    "%(site)s: %(n)d URLs need a login (members-only: a login page or \"not "
+                    "authorised\"), not read (outcomes/%(outcome)s); give credentials "
+                    "(CRAWLER_LOGIN, or -a username=... -a password=...) or a browser's "
+                    "cookies (CRAWLER_COOKIES_FILE)",
+                    {"site": site, "n": n, "outcome": outcome})
