@@ -79,7 +79,8 @@ def not_content(crawler: Crawler, response: Response, site: str, outcome: str) -
     """*response* is not content: settle its URL with *outcome*, count it for *site*."""
     from crawler.scheduler.node import node_of  # noqa: PLC0415 - only crawls on the frontier
 
-    response.meta["not_content"] = outcome  # for whatever archives or caches pages
+    if response.request is not None:
+        response.meta["not_content"] = outcome  # for whatever archives or caches pages
     crawler.stats.inc_value(f"login/pages/{outcome.split('/', 1)[1]}")
     Walls.of(crawler).count(site, outcome, response.url)
     if response.request is not None and (node := node_of(crawler)) is not None:

@@ -231,6 +231,8 @@ class ForumSpider(scrapy.Spider):
         profile = self._profile(profile_cls, response)
         page_kind = PageKind(kind)
         if wall := wall_of(response, profile.login):  # a bot wall, "log in first": not content
+            if profile.is_soft_404(response):  # "no permission": a soft 404 too, as it was
+                self.crawler.stats.inc_value("forum/soft_404")
             not_content(self.crawler, response, site, wall)
             return
         self.crawler.stats.inc_value(f"forum/pages/{page_kind}")
