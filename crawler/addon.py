@@ -95,6 +95,8 @@ class ClusterAddon:
         # downloader than decompression (590), so it stores the bytes as received
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", "crawler.archive.middleware.WarcMiddleware", 950)
+        settings.setdefault_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", "crawler.archive.middleware.ThreadPages", 500)
         # Operations: each turns itself off when its setting is off
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", "crawler.ops.health.HealthExtension", 500)

@@ -29,19 +29,24 @@ from typing import TYPE_CHECKING, Any, Self
 from weakref import WeakKeyDictionary
 
 import scrapy
+from itemadapter import ItemAdapter
 from scrapy import signals
+from scrapy.exceptions import NotConfigured
 from twisted.internet.task import LoopingCall
 from warcio.warcwriter import WARCWriter
 
 from crawler import config
 from crawler.archive.index import DigestIndex, index_key
 from crawler.archive.records import (
-    Fetch, Prior, fetch_records, request_block, response_block, target_uri, warc_date,
+    Fetch, Prior, fetch_records, metadata_record, request_block, response_block, target_uri,
+    warc_date,
 )
 from crawler.archive.writer import WarcFiles
 from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -62,6 +67,7 @@ class WarcMiddleware:
         self.stats = crawler.stats
         self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
         self._pending: list[Fetch] = []
+        self._notes: list[tuple[str, str, dict[str, str]]] = []
         self._pending_bytes = 0
         self._store: dict[str, str] = {}  # index entries not yet stored in Redis
         self._files: WarcFiles | None = None
@@ -75,6 +81,7 @@ class WarcMiddleware:
         if not directory:
             raise disabled(cls, "CRAWLER_WARC_DIR is not set")
         mw = cls(crawler, str(directory), config.value(crawler.settings, "CRAWLER_WARC_MAX_SIZE"))
+        crawler._crawler_warc = mw  # type: ignore[attr-defined] - found by ThreadPages
         crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         # a crawl that finishes goes idle first: the stats (and CRAWLER_STATS_FILE, written
@@ -108,6 +115,11 @@ class WarcMiddleware:
                           spider: Any = None) -> None:
         self._sent.pop(request, None)
 
+    def note_page(self, uri: str, fields: dict[str, str]) -> None:
+        """Write a ``metadata`` record (``application/warc-fields``) about the page *uri*
+        with the next batch: what ``python -m crawler wacz`` lists in ``pages.jsonl``."""
+        self._notes.append((uri, warc_date(time.time()), fields))
+
     # -- writing ------------------------------------------------------------
 
     def spider_opened(self, spider: Any = None) -> None:
@@ -130,7 +142,7 @@ class WarcMiddleware:
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
         batch, self._pending, self._pending_bytes = self._pending, [], 0
-        if not batch and not self._store:
+        if not batch and not self._store and not self._notes:
             return
         files, index = self._open()
         digests = [f.digest for f in batch]
@@ -153,6 +165,9 @@ class WarcMiddleware:
                 self.stats.inc_value("warc/payload_bytes", len(fetch.body))
                 if fetch.body and not fetch.truncated:
                     self._store[fetch.uri] = f"{digest} {fetch.date}"
+        notes, self._notes = self._notes, []
+        for uri, date, fields in notes:
+            files.write([metadata_record(self._builder, uri, date, fields)])
 
     def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
         if self._files is None:
@@ -186,3 +201,36 @@ class WarcMiddleware:
                 logger.warning("WARC: no digest index (Redis unavailable); no revisit records",
                                exc_info=True)
         return self._files, self._index
+
+
+#: Item types whose page is a page of ``pages.jsonl``: a thread's, an article's.
+PAGE_ITEMS = ("thread", "article")
+
+
+class ThreadPages:
+    """Spider middleware: notes in the WARC files the page each thread (or article) item
+    came from, with its title (a ``metadata`` record, :meth:`WarcMiddleware.note_page`)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        if not config.value(crawler.settings, "CRAWLER_WARC_DIR"):
+            raise NotConfigured  # WarcMiddleware said so already
+        return cls(crawler)
+
+    async def process_spider_output(self, response: Response, result: AsyncIterator[Any],
+                                    spider: Any = None) -> AsyncIterator[Any]:
+        warc: WarcMiddleware | None = getattr(self.crawler, "_crawler_warc", None)
+        async for out in result:
+            if warc is not None and not isinstance(out, scrapy.Request) \
+                    and ItemAdapter.is_item(out):
+                item = ItemAdapter(out)
+                kind, title = item.get("item_type"), item.get("title")
+                if kind in PAGE_ITEMS and isinstance(title, str) and title.strip():
+                    fields = {"item-type": kind, "title": title.strip()}
+                    if isinstance(url := item.get("url"), str):
+                        fields["item-url"] = url
+                    warc.note_page(target_uri(response.request or response), fields)
+            yield out

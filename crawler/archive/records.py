@@ -200,3 +200,16 @@ def fetch_records(writer: WARCWriter, fetch: Fetch, digest: str, prior: Prior | 
         http_headers=RawHeaders(fetch.request_block),
         warc_content_type="application/http; msgtype=request")
     return [response, request], revisit is not None
+
+
+def metadata_record(writer: WARCWriter, uri: str, date: str, fields: dict[str, str],
+                    ) -> ArcWarcRecord:
+    """A ``metadata`` record about the page *uri* (``application/warc-fields``; CDX
+    indexers leave such records out, so replay never serves it for *uri*)."""
+    body = "".join(f"{k}: {' '.join(v.splitlines())}\r\n" for k, v in fields.items())
+    body = body.encode("utf-8")
+    headers = {"WARC-Type": "metadata", "WARC-Target-URI": uri, "WARC-Date": date,
+               "WARC-Record-ID": new_id(), "WARC-Block-Digest": payload_digest(body)}
+    return writer.create_warc_record(uri, "metadata", payload=BytesIO(body), length=len(body),
+                                     warc_headers_dict=headers,
+                                     warc_content_type="application/warc-fields")

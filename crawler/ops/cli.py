@@ -76,6 +76,11 @@ def parser() -> argparse.ArgumentParser:
                    help="fixture site names (crawler/demo/sites/<SITE>)")
     p.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
                    help="delay every response (default 0)")
+    p = sub.add_parser("wacz", help="pack a crawl's WARC files (CRAWLER_WARC_DIR) as a WACZ")
+    p.add_argument("--warc-dir", required=True, type=Path, metavar="DIR",
+                   help="the crawl's CRAWLER_WARC_DIR (the files of every node)")
+    p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
+                   help="the .wacz file to write")
     p = sub.add_parser("learn", help="learn a forum's template and print it as a profile module")
     p.add_argument("url", metavar="URL")
     p.add_argument("--name", help="profile name (default: from the host)")
@@ -105,6 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "node":
         from crawler.ops.node import run  # imports all of Scrapy's machinery
         return run(args.crawl_args)
+    if args.command == "wacz":
+        from crawler.archive.wacz import main as wacz  # noqa: PLC0415
+
+        return wacz(args.warc_dir, args.output)
     if args.command == "serve-fixture":
         from crawler.demo.fixtures import serve  # noqa: PLC0415
 

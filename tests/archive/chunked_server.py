@@ -4,7 +4,7 @@
 compresses; the archive must be right on what real forums send. This one serves a
 :class:`~crawler.demo.server.Site` with every HTML body ``Transfer-Encoding: chunked`` and,
 when the request accepts it, ``Content-Encoding: gzip``; other bodies (robots.txt, 404s)
-with a ``Content-Length``. A matching conditional GET gets a 304, and
+with a ``Content-Length``, robots.txt the one given if any. A matching conditional GET gets a 304, and
 :data:`REDIRECT` (any query) answers 301 to the site's start page. It keeps, per request
 target, the entity body it last sent (gzip kept, chunking removed): the independent
 source of the payload digests the archive must hold.
@@ -24,8 +24,9 @@ REDIRECT = "/old-index.php"
 
 
 class ChunkedGzipServer:
-    def __init__(self, site: Site, start: str) -> None:
+    def __init__(self, site: Site, start: str, robots: str | None = None) -> None:
         self.site = site
+        self.robots = robots  # the body of /robots.txt (200, Content-Length), else the site's
         self.start_path = start
         self.sent: dict[str, bytes] = {}  # target -> entity body last sent
         self.log: list[tuple[str, int]] = []  # (target, status) per request
@@ -59,6 +60,10 @@ class _Handler(BaseHTTPRequestHandler):
         if target.split("?")[0] == REDIRECT:
             self._send(owner, target, 301, {"Location": owner.start_path,
                                             "Content-Type": "text/html"}, b"", chunked=False)
+            return
+        if target == "/robots.txt" and owner.robots is not None:
+            self._send(owner, target, 200, {"Content-Type": "text/plain"},
+                       owner.robots.encode(), chunked=False)
             return
         response = _conditional(owner.site.respond(0, target, [owner.origin]), self.headers)
         headers = {"Content-Type": response.content_type, **response.headers}

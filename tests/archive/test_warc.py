@@ -4,50 +4,17 @@ hand and by warcio's checker, every digest computed again from the bytes the ser
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
-import pytest
-
-from tests.archive.chunked_server import REDIRECT, ChunkedGzipServer
-from tests.archive.warcs import Record, read, read_all, sha1_b32
-from tests.helpers.changing_forum import ChangingForum
-from tests.helpers.crawl import run_crawl
+from tests.archive.chunked_server import REDIRECT
+from tests.archive.conftest import REFUSED, files_of
+from tests.archive.warcs import Record, read, sha1_b32
 
 IDENTICAL = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 NOT_MODIFIED = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
-
-
-def _files(directory: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(directory.glob("*.warc.gz"))}
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    tmp = tmp_path_factory.mktemp("warc")
-    warc_dir = tmp / "warc"
-    site = ChangingForum(threads=6)
-    settings = {"CRAWLER_WARC_DIR": str(warc_dir)}
-    with ChunkedGzipServer(site, site.start) as server:
-        start = server.origin + REDIRECT + "?from=old&x=%C3%A9"
-        first = run_crawl("phpbb", start, tmp / "first.jl", settings=settings)
-        first_files = _files(warc_dir)
-        first_log, first_sent = list(server.log), dict(server.sent)
-        site.version = 2
-        again = run_crawl("phpbb", start, tmp / "again.jl", settings=settings)
-        again_log = server.log[len(first_log):]
-    again_files = {k: v for k, v in _files(warc_dir).items() if k not in first_files}
-    return {"dir": warc_dir, "first": first, "again": again, "first_files": first_files,
-            "again_files": again_files, "first_log": first_log, "again_log": again_log,
-            "first_sent": first_sent, "origin": server.origin,
-            "first_records": read_all(warc_dir / n for n in first_files),
-            "again_records": read_all(warc_dir / n for n in again_files)}
 
 
 def _responses(records: list[Record]) -> list[Record]:
@@ -98,6 +65,13 @@ def test_exactly_one_response_record_per_fetch(runs):
         assert Counter((r.uri, r.status) for r in _responses(records)) == statuses
 
 
+def test_pages_refused_by_robots_txt_are_not_archived(runs):
+    assert not any(t.startswith(REFUSED) for t, _ in runs["first_log"] + runs["again_log"])
+    records = runs["first_records"] + runs["again_records"]
+    assert not any(REFUSED in r.uri for r in records)
+    assert runs["first"].stats["outcomes/filtered/robots"] == 1  # it was linked, and refused
+
+
 def test_records_are_exact(runs):
     first = runs["first_records"]
     origin = runs["origin"]
@@ -145,7 +119,7 @@ def test_payload_digests_are_those_of_the_bytes_sent(runs):
 def test_the_second_run_adds_files_and_leaves_the_first_untouched(runs):
     assert runs["again_files"]
     assert set(runs["first_files"]).isdisjoint(runs["again_files"])
-    now = _files(runs["dir"])
+    now = files_of(runs["dir"])
     assert {k: now[k] for k in runs["first_files"]} == runs["first_files"]
 
 
