@@ -193,7 +193,8 @@ class WarcMiddleware:
                 "http-header-user-agent": settings.get("USER_AGENT"),
             }
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
-                                    on_open=lambda: self.stats.inc_value("warc/files"))
+                                    on_open=lambda: self.stats.inc_value("warc/files"),
+                                    threaded=True)
             try:
                 client = client_from_crawler(self.crawler)
                 self._index = DigestIndex(client, index_key(Keys(crawl).prefix))
