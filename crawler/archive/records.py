@@ -110,10 +110,9 @@ class RawHeaders(StatusAndHeaders):
     """An HTTP header block that warcio writes as given (no re-serialization)."""
 
     def __init__(self, block: bytes) -> None:
-        head = block.decode("latin-1").split("\r\n")
-        protocol, _, statusline = head[0].partition(" ")
-        headers = [tuple(h.split(": ", 1)) for h in head[1:] if ": " in h]
-        super().__init__(statusline, headers, protocol=protocol)
+        # the writer reads only the block: its headers are not parsed (no cost per page)
+        protocol, _, statusline = block[:block.find(b"\r\n")].decode("latin-1").partition(" ")
+        super().__init__(statusline, [], protocol=protocol)
         self.headers_buff = block
 
     def compute_headers_buffer(self, header_filter=None) -> None:  # noqa: ARG002
