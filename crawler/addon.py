@@ -97,6 +97,12 @@ class ClusterAddon:
             "DOWNLOADER_MIDDLEWARES", "crawler.archive.middleware.WarcMiddleware", 950)
         settings.setdefault_in_component_priority_dict(
             "SPIDER_MIDDLEWARES", "crawler.archive.middleware.ThreadPages", 500)
+        # Members-only boards (crawler/login/): a session per site before the first start
+        # request; on responses after decompression (590), on requests before cookies (700)
+        settings.setdefault_in_component_priority_dict(
+            "SPIDER_MIDDLEWARES", "crawler.login.middleware.LoginSpiderMiddleware", 5)
+        settings.setdefault_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", "crawler.login.middleware.LoginDownloaderMiddleware", 585)
         # Operations: each turns itself off when its setting is off
         settings.setdefault_in_component_priority_dict(
             "EXTENSIONS", "crawler.ops.health.HealthExtension", 500)

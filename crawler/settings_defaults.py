@@ -234,6 +234,19 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_WARC_MAX_SIZE", "int", 1_000_000_000, "`crawler.archive.middleware`",
       "Bytes (compressed) after which a node closes its WARC file and starts the next.",
       low=100_000),
+    # Members-only boards
+    S("CRAWLER_LOGIN", "str", None, "`crawler.login`",
+      "Credentials per site, a JSON object `{\"bbs.example.org\": {\"username\": \"alice\", "
+      "\"password\": \"...\"}}` (the site is `host[:port]`, as the items' `site`). `None`: the "
+      "`CRAWLER_LOGIN` environment variable if set (a Kubernetes Secret), else no login. The "
+      "owner of a host logs in once for the cluster (a lock in the crawl's Redis) and every node "
+      "uses the stored session; a wrong password ends the crawl (exit status 2). Never logged.",
+      none=True),
+    S("CRAWLER_COOKIES_FILE", "path", None, "`crawler.login`",
+      "A Netscape cookies.txt (curl `-c`, wget, a browser extension; `#HttpOnly_` lines and "
+      "session cookies included) loaded into the cookie jar: the sites its cookies match are "
+      "not logged in to. Set `USER_AGENT` to the browser's that made them (phpBB sessions and "
+      "Cloudflare's `cf_clearance` are bound to it). `None`: none.", none=True),
 )
 del S
 

@@ -25,6 +25,7 @@ from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
 from crawler.durable import ITEMS_ERROR_STAT
+from crawler.login import LOGIN_FAILED_STAT
 from crawler.redis import RedisUnavailable, connect, mark_resumable
 from crawler.scheduler.scheduler import REFUSED_STAT
 from crawler.state import (
@@ -71,6 +72,10 @@ class Command(ScrapyCrawl):
             return
         if refused := crawler.stats.get_value(REFUSED_STAT):
             print(f"error: {refused}", file=sys.stderr)
+            self.exitcode = EXIT_REFUSED
+            return
+        if failed := crawler.stats.get_value(LOGIN_FAILED_STAT):  # crawler.login: no password
+            print(f"error: {failed}", file=sys.stderr)
             self.exitcode = EXIT_REFUSED
             return
         if unwritten := crawler.stats.get_value(ITEMS_ERROR_STAT):  # crawler.durable

@@ -29,6 +29,7 @@ from crawler.login import CHALLENGE, LOGIN_REQUIRED
 from crawler.login.forms import PASSWORD_FORM
 
 if TYPE_CHECKING:
+    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
@@ -75,16 +76,18 @@ def empty_login_page(response: Response, read: Any) -> str | None:
     return None
 
 
-def not_content(crawler: Crawler, response: Response, site: str, outcome: str) -> None:
+def not_content(crawler: Crawler, response: Response, site: str, outcome: str,
+                request: Request | None = None) -> None:
     """*response* is not content: settle its URL with *outcome*, count it for *site*."""
     from crawler.scheduler.node import node_of  # noqa: PLC0415 - only crawls on the frontier
 
-    if response.request is not None:
-        response.meta["not_content"] = outcome  # for whatever archives or caches pages
+    request = request if request is not None else response.request
+    if request is not None:
+        request.meta["not_content"] = outcome  # for whatever archives or caches pages
     crawler.stats.inc_value(f"login/pages/{outcome.split('/', 1)[1]}")
     Walls.of(crawler).count(site, outcome, response.url)
-    if response.request is not None and (node := node_of(crawler)) is not None:
-        node.settle(response.request, outcome)
+    if request is not None and (node := node_of(crawler)) is not None:
+        node.settle(request, outcome)
     logger.debug("Not content at %(url)s (%(outcome)s)", {"url": response.url, "outcome": outcome})
 
 

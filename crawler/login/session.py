@@ -1,0 +1,126 @@
+"""One session per site for the whole cluster, in the crawl's Redis.
+
+==============================  ======  ==================================================
+key (after the crawl's prefix)  type    content
+==============================  ======  ==================================================
+``login:<site>``                hash    ``cookies`` (JSON list), ``ua`` (the User-Agent it
+                                        is bound to), ``engine``, ``token`` (the engine's
+                                        CSRF token), ``user``, ``at`` (ms), ``version``
+                                        (bumped by every login), ``posts`` (login forms
+                                        sent, cluster-wide)
+``login:<site>:lock``           string  the node logging in (``SET NX PX``)
+``login:<site>:failed``         string  the one line of a failed login, for a minute: the
+                                        other nodes stop without trying the password again
+==============================  ======  ==================================================
+
+No password is stored. Without the frontier (a project with another scheduler) the same lives
+in memory, for one process.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+FAILED_TTL = 60  # s: a failure stops the nodes starting with it, not a later run
+LOCK_TTL_MS = 120_000
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class SessionStore:
+    """The sessions of a crawl in Redis (*client*), under *prefix* (``crawler:{<crawl>}``)."""
+
+    def __init__(self, client: Any, prefix: str) -> None:
+        self.client = client
+        self.prefix = prefix
+
+    def key(self, site: str) -> str:
+        return f"{self.prefix}:login:{site}"
+
+    def load(self, site: str) -> dict[str, Any] | None:
+        raw = self.client.hgetall(self.key(site))
+        data = {_str(k): _str(v) for k, v in raw.items()}
+        if "cookies" not in data:
+            return None
+        data["cookies"] = json.loads(data["cookies"])
+        data["version"] = int(data.get("version") or 0)
+        return data
+
+    def save(self, site: str, session: dict[str, Any]) -> int:
+        """Store a new session of *site*; its version."""
+        key = self.key(site)
+        fields = {"cookies": json.dumps(session["cookies"]), "ua": session.get("ua") or "",
+                  "engine": session.get("engine") or "", "token": session.get("token") or "",
+                  "user": session.get("user") or "", "at": int(time.time() * 1000)}
+        pipe = self.client.pipeline()
+        pipe.hset(key, mapping=fields)
+        pipe.hincrby(key, "version", 1)
+        return int(pipe.execute()[1])
+
+    def count_post(self, site: str) -> int:
+        return int(self.client.hincrby(self.key(site), "posts", 1))
+
+    def posts(self, site: str) -> int:
+        return int(self.client.hget(self.key(site), "posts") or 0)
+
+    def acquire(self, site: str, owner: str) -> bool:
+        return bool(self.client.set(f"{self.key(site)}:lock", owner, nx=True, px=LOCK_TTL_MS))
+
+    def release(self, site: str, owner: str) -> None:
+        self.client.eval(_RELEASE, 1, f"{self.key(site)}:lock", owner)
+
+    def fail(self, site: str, message: str) -> None:
+        self.client.set(f"{self.key(site)}:failed", message, ex=FAILED_TTL)
+
+    def failed(self, site: str) -> str | None:
+        value = self.client.get(f"{self.key(site)}:failed")
+        return _str(value) if value is not None else None
+
+
+class MemoryStore(SessionStore):
+    """The same in memory (no frontier, so no cluster)."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, dict[str, Any]] = {}
+        self.locks: dict[str, str] = {}
+        self.failures: dict[str, tuple[str, float]] = {}
+
+    def load(self, site: str) -> dict[str, Any] | None:
+        data = self.data.get(site)
+        return dict(data) if data and "cookies" in data else None
+
+    def save(self, site: str, session: dict[str, Any]) -> int:
+        data = self.data.setdefault(site, {})
+        data.update(session, version=int(data.get("version") or 0) + 1)
+        return data["version"]
+
+    def count_post(self, site: str) -> int:
+        data = self.data.setdefault(site, {})
+        data["posts"] = int(data.get("posts") or 0) + 1
+        return data["posts"]
+
+    def posts(self, site: str) -> int:
+        return int(self.data.get(site, {}).get("posts") or 0)
+
+    def acquire(self, site: str, owner: str) -> bool:
+        return self.locks.setdefault(site, owner) == owner
+
+    def release(self, site: str, owner: str) -> None:
+        if self.locks.get(site) == owner:
+            del self.locks[site]
+
+    def fail(self, site: str, message: str) -> None:
+        self.failures[site] = (message, time.time() + FAILED_TTL)
+
+    def failed(self, site: str) -> str | None:
+        message, until = self.failures.get(site, (None, 0.0))
+        return message if until > time.time() else None
+
+
+def _str(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
