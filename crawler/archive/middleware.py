@@ -4,7 +4,9 @@ The add-on places :class:`WarcMiddleware` at 950, closer to the downloader than
 HttpCompressionMiddleware (590), RedirectMiddleware (600), RetryMiddleware (550) and the
 robots.txt middleware (100): it sees each response as it came off the wire (body
 de-chunked by Scrapy, content encoding kept), every redirect hop, every retry attempt,
-every robots.txt and every 304. A request refused before the download (robots.txt, the
+every robots.txt and every 304. Not archived: the login flow's fetches (meta
+``crawler_login``: a password in a POST body, session cookies) and pages
+:mod:`crawler.login` marks ``not_content`` (login walls, denial pages, bot challenges). A request refused before the download (robots.txt, the
 netguard, offsite) never reaches it, so it is never archived; nor is a response served
 from Scrapy's HTTP cache or made up by another middleware (only requests that passed
 through :meth:`process_request`, i.e. went to the download handler, are written).
@@ -15,7 +17,8 @@ those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whos
 digest is the one its URL had at its last full capture is written as a ``revisit``.
 
 Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
-(payload bytes stored in response records), ``warc/files``.
+(payload bytes stored in response records), ``warc/files``, ``warc/skipped/login``,
+``warc/skipped/not_content``.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ class WarcMiddleware:
         self._files: WarcFiles | None = None
         self._index: DigestIndex | None = None
         self._loop = LoopingCall(self.flush)
+        self._flush_soon = False
         self._builder = WARCWriter(None, warc_version="1.1")  # builds records, writes none
 
     @classmethod
@@ -98,17 +102,27 @@ class WarcMiddleware:
                          spider: Any = None) -> Response:
         if self._sent.pop(request, None) is None or "cached" in response.flags:
             return response
+        if request.meta.get("crawler_login"):  # the login flow: a password, session cookies
+            self.stats.inc_value("warc/skipped/login")
+            return response
         ip = getattr(response, "ip_address", None)
         fetch = Fetch(
             uri=target_uri(request), date=warc_date(time.time()),
             ip=str(ip) if ip is not None else None,
             request_block=request_block(request, response), request_body=request.body or b"",
             response_block=response_block(response), body=response.body,
-            status=response.status, truncated="download_stopped" in response.flags)
+            status=response.status, truncated="download_stopped" in response.flags,
+            meta=request.meta)
         self._pending.append(fetch)
         self._pending_bytes += len(fetch.body)
-        if len(self._pending) >= BATCH_FETCHES or self._pending_bytes >= BATCH_BYTES:
-            self.flush()
+        full = len(self._pending) >= BATCH_FETCHES or self._pending_bytes >= BATCH_BYTES
+        if full and not self._flush_soon:
+            # after the other middlewares have seen the response (a login wall is marked
+            # not_content on its way back)
+            from twisted.internet import reactor  # noqa: PLC0415 - the installed one
+
+            self._flush_soon = True
+            reactor.callLater(0, self.flush)
         return response
 
     def process_exception(self, request: Request, exception: BaseException,
@@ -141,7 +155,11 @@ class WarcMiddleware:
 
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
-        batch, self._pending, self._pending_bytes = self._pending, [], 0
+        self._flush_soon = False
+        batch = [f for f in self._pending if not f.meta.get("not_content")]
+        if skipped := len(self._pending) - len(batch):  # a login wall, a denial page
+            self.stats.inc_value("warc/skipped/not_content", skipped)
+        self._pending, self._pending_bytes = [], 0
         if not batch and not self._store and not self._notes:
             return
         files, index = self._open()

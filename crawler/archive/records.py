@@ -25,7 +25,7 @@ import os
 import random
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from io import BytesIO
 from typing import TYPE_CHECKING
 from urllib.parse import urldefrag
@@ -135,6 +135,8 @@ class Fetch:
     body: bytes
     status: int
     truncated: bool
+    #: the request's meta, read when the fetch is written (``not_content``: a login wall)
+    meta: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def digest(self) -> str:

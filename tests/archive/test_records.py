@@ -83,3 +83,33 @@ def test_files_roll_at_the_size_limit_with_one_warcinfo_each(tmp_path: Path) -> 
         assert types[0] == "warcinfo" and types.count("warcinfo") == 1
         assert types.count("response") == types.count("request") >= 1
     assert not list(tmp_path.glob("*.open"))
+
+
+def test_the_login_flow_and_pages_that_are_not_content_are_not_archived(tmp_path: Path, r) -> None:
+    """The login POST (a password in its body) and a login wall marked ``not_content`` by
+    crawler.login leave no record; the page fetched next to them does."""
+    from scrapy import Spider  # noqa: PLC0415
+    from scrapy.utils.test import get_crawler  # noqa: PLC0415
+
+    from crawler.archive.middleware import WarcMiddleware  # noqa: PLC0415
+
+    crawler = get_crawler(Spider, {"CRAWLER_WARC_DIR": str(tmp_path),
+                                   "CRAWLER_CRAWL_ID": "login-test"})
+    crawler.spider = Spider("s")
+    crawler._crawler_redis = r
+    mw = WarcMiddleware.from_crawler(crawler)
+    login = Request("http://forum.example/ucp.php?mode=login", method="POST",
+                    body=b"username=u&password=secret", meta={"crawler_login": True})
+    wall = Request("http://forum.example/viewtopic.php?t=9")
+    page = Request("http://forum.example/viewtopic.php?t=5")
+    for request in (login, wall, page):
+        mw.process_request(request)
+        response = HtmlResponse(request.url, body=b"<html></html>", request=request)
+        mw.process_response(request, response)
+    wall.meta["not_content"] = "filtered/login_required"  # as crawler.login marks it, later
+    mw.spider_closed()
+    records = [rec for path in tmp_path.glob("*.warc.gz") for rec in read(path)]
+    assert {rec.uri for rec in records if rec.type != "warcinfo"} == {page.url}
+    assert not any(b"secret" in rec.block for rec in records)
+    stats = crawler.stats.get_stats()
+    assert stats["warc/skipped/login"] == 1 and stats["warc/skipped/not_content"] == 1
