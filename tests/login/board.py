@@ -62,11 +62,12 @@ class Board:
     """Serve the board; ``with Board() as board: board.url``."""
 
     def __init__(self, *, denial_status: int = 200, users: dict[str, str] | None = None,
-                 login_page: str = LOGIN_PAGE) -> None:
+                 login_page: str = LOGIN_PAGE, cookie: str = COOKIE) -> None:
         self.site = RoutesSite(SITE_DIR)
         self.denial_status = denial_status
         self.users = dict(users or USERS)
         self.login_page = login_page
+        self.cookie = cookie  # cookies know no port: two boards on 127.0.0.1 need two names
         self.sessions: dict[str, tuple[str | None, str]] = {}  # sid -> (user, User-Agent)
         self.login_posts = 0
         self.hits: Counter[tuple[str, str | None]] = Counter()  # (target, user)
@@ -123,7 +124,7 @@ class Board:
         agent = handler.headers.get("User-Agent", "")
         cookies = dict(part.strip().split("=", 1) for part in
                        (handler.headers.get("Cookie") or "").split(";") if "=" in part)
-        sid = cookies.get(COOKIE)
+        sid = cookies.get(self.cookie)
         with self.lock:
             if sid in self.sessions:
                 user, bound = self.sessions[sid]
@@ -146,7 +147,7 @@ class Board:
         handler.send_header("Content-Type", "text/html; charset=utf-8")
         handler.send_header("Content-Length", str(len(body)))
         if sid:
-            handler.send_header("Set-Cookie", f"{COOKIE}={sid}; path=/; HttpOnly")
+            handler.send_header("Set-Cookie", f"{self.cookie}={sid}; path=/; HttpOnly")
         for name, value in (headers or {}).items():
             handler.send_header(name, value)
         handler.end_headers()
