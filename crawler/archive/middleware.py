@@ -102,6 +102,8 @@ class WarcMiddleware:
                          spider: Any = None) -> Response:
         if self._sent.pop(request, None) is None or "cached" in response.flags:
             return response
+        if not request.url.startswith(("http://", "https://")):  # file:, data:, ftp: no HTTP
+            return response
         if request.meta.get("crawler_login"):  # the login flow: a password, session cookies
             self.stats.inc_value("warc/skipped/login")
             return response
