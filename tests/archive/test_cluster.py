@@ -1,0 +1,40 @@
+"""Two nodes on one crawl (a shared Redis) write one archive: each its own files, every
+fetch once across them, and one digest index in the crawl's Redis."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from crawler.archive.index import index_key
+from crawler.demo.site import SiteServer
+from crawler.scheduler.keys import Keys
+from tests.archive.warcs import read, sha1_b32
+from tests.helpers.nodes import COMMON
+
+pytestmark = pytest.mark.slow
+
+
+def test_two_nodes_write_their_own_files_and_share_the_digest_index(redis_server, nodes,
+                                                                    tmp_path):
+    warc_dir = tmp_path / "warc"
+    settings = {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0,
+                "CRAWLER_WARC_DIR": warc_dir}
+    with SiteServer(hosts=6, pages_per_host=12, latency=0.01, seed=21) as site:
+        cluster = [nodes(f"archiver-{i}", site.base_urls, **settings) for i in range(2)]
+        assert [n.wait(120) for n in cluster] == [0, 0], cluster[0].output()[-3000:]
+        fetched = site.fetch_counts(include_robots=True)
+    files = sorted(warc_dir.glob("*.warc.gz"))
+    writers = {f.name.split("-archiver-")[1][0] for f in files}
+    assert writers == {"0", "1"}, [f.name for f in files]  # both nodes archived
+    records = [r for f in files for r in read(f)]
+    responses = [r for r in records if r.type in ("response", "revisit")]
+    assert Counter(r.uri for r in responses) == fetched  # every fetch once, across nodes
+    index = redis_server.client().hgetall(index_key(Keys("follow").prefix))
+    stored = {k.decode(): v.decode().split(" ", 1) for k, v in index.items()}
+    full = {r.uri: r for r in responses if r.type == "response" and r.payload}
+    assert set(stored) == set(full)
+    for uri, (digest, date) in stored.items():
+        assert digest == sha1_b32(full[uri].payload) == full[uri].headers["WARC-Payload-Digest"]
+        assert date == full[uri].headers["WARC-Date"]
