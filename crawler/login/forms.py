@@ -33,6 +33,8 @@ class LoginForm:
     ``logged_in``: CSS present on a page when a user is logged in.
     ``denied``: texts of the engine's "log in first / not authorised" pages.
     ``token``: the name of the engine's CSRF token input, kept with the session.
+    ``delay``: seconds between fetching the form and sending it (phpBB refuses a form sent
+    within the second it was made).
     """
 
     url: str
@@ -44,6 +46,7 @@ class LoginForm:
     logged_in: str = 'a[href*="logout"], a[href*="log_out"]'
     denied: tuple[str, ...] = ()
     token: str | None = None
+    delay: float = 0.0
 
     def denies(self, response: Response) -> bool:
         """Whether *response* is one of the engine's "log in first" pages (by its texts)."""

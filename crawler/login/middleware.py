@@ -291,6 +291,8 @@ class Logins:
             raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
         if request.method != "POST":  # a GET form would put the password in a URL (and logs)
             raise LoginFailed(f"{failed}: the login form at {url} is not sent by POST")
+        if form.delay:
+            await _sleep(form.delay)
         self.store.count_post(site)
         self.crawler.stats.inc_value("login/posts")
         result = await self.fetch(request)

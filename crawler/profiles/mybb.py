@@ -58,7 +58,7 @@ class MyBB(HtmlForumProfile):
     login = LoginForm(
         url="member.php?action=login", extra={"remember": "yes"},
         form="//form[.//input[@name='action'][@value='do_login']][.//input[@type='password']]",
-        error=("div.error",), logged_in='a[href*="action=logout"]',
+        error=("div.error li", "div.error"), logged_in='a[href*="action=logout"]',
         denied=("You are either not logged in or do not have permission to view this page",
                 "You do not have permission to access this page."),
         token="my_post_key",

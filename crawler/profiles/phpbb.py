@@ -42,8 +42,9 @@ class PhpBB(HtmlForumProfile):
         url="ucp.php?mode=login", form="//form[@id='login']", extra={"autologin": "on"},
         error=("form#login div.error", "div.error"), logged_in='a[href*="mode=logout"]',
         denied=("The board requires you to be registered and logged in to view this forum.",
-                "You are not authorised to read this forum."),
-        token="form_token",
+                "You are not authorised to read this forum.",
+                "You are not authorised to read this topic."),
+        token="form_token", delay=1.1,  # check_form_key(): not within the form's second
     )
 
     _board_link = "ul.forums a.forumtitle, ul.topiclist.forums a.subforum"

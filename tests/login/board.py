@@ -179,7 +179,11 @@ class Board:
             return self._send(handler, 404, b"", sid if new else None)
         with self.lock:
             self.login_posts += 1
-        if "login" not in form or form.get("form_token") != self._token(sid):
+        # phpBB's check_form_key(): the token of this session, and a form not sent in the
+        # second it was made ("If creation_time and the time() now is zero ... not a human")
+        made = int(form.get("creation_time") or 0)
+        if "login" not in form or form.get("form_token") != self._token(sid) \
+                or not 0 < int(time.time()) - made <= 7200:
             error = '<div class="error">The submitted form was invalid. Try submitting again.</div>'
             return self._send(handler, 200, self._login_page(sid, error=error), sid if new else None)
         user, password = form.get("username", ""), form.get("password", "")
