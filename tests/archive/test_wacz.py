@@ -92,7 +92,11 @@ def test_wacz_errors_are_one_line_with_status_2(tmp_path: Path, runs: dict[str, 
     cases = [(["--warc-dir", str(tmp_path / "nope"), "-o", str(tmp_path / "a.wacz")],
               "is not a folder"),
              (["--warc-dir", str(tmp_path), "-o", str(tmp_path / "a.wacz")], "no WARC files"),
-             (["--warc-dir", str(runs["dir"]), "-o", str(tmp_path / "a.zip")], "must end in .wacz")]
+             (["--warc-dir", str(runs["dir"]), "-o", str(tmp_path / "a.zip")], "must end in .wacz"),
+             (["--warc-dir", str(tmp_path / "busy"), "-o", str(tmp_path / "a.wacz")],
+              "(1 still being written: wait until the crawl ends)")]
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "c-n-20261127000000-00001.warc.gz.open").write_bytes(b"")
     for args, text in cases:
         proc = _cli("wacz", *args)
         assert proc.returncode == 2 and proc.stdout == ""
