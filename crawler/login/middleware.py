@@ -62,6 +62,7 @@ logger = logging.getLogger(__name__)
 LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
+CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
 
 
 class LoginFailed(Exception):
@@ -89,6 +90,7 @@ class Logins:
         self.agents: dict[str, str] = {}  # site -> the User-Agent its session is bound to
         self.cookie_sites: set[str] = set()
         self.locks: dict[str, defer.DeferredLock] = {}
+        self.checked: dict[str, tuple[float, int | None]] = {}  # site -> (when, version)
         self.failed: str | None = None
         self.prepared = False
         self._store: SessionStore | None = None
@@ -341,10 +343,14 @@ class Logins:
             if stored and stored["version"] != used and stored.get("user") == self.credentials[site].username:
                 self.install(site, stored)  # another node renewed it
                 return True
+            when, version = self.checked.get(site, (0.0, None))
+            if version == used and time.monotonic() - when < CHECKED:
+                return False  # found logged in moments ago: the page is closed to this user
             engine, form = await self.form_of(site)
             check = await self.fetch(Request(self.start_urls[site], callback=NO_CALLBACK,
                                              dont_filter=True))
             if form.is_logged_in(check):
+                self.checked[site] = (time.monotonic(), used)
                 return False  # still logged in: the page is closed to this user
             self.crawler.stats.inc_value("login/renewed")
             logger.info("%(site)s: the session ended; logging in again", {"site": site})

@@ -57,7 +57,8 @@ class MyBB(HtmlForumProfile):
     )
     login = LoginForm(
         url="member.php?action=login", extra={"remember": "yes"},
-        form="//form[.//input[@name='action'][@value='do_login']][.//input[@type='password']]",
+        # the page's own form, not the header's quick-login popup (quick_username/_password)
+        form="//form[.//input[@name='action'][@value='do_login']][.//input[@name='password']]",
         error=("div.error li", "div.error"), logged_in='a[href*="action=logout"]',
         denied=("You are either not logged in or do not have permission to view this page",
                 "You do not have permission to access this page."),
