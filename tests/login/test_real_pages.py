@@ -1,0 +1,63 @@
+"""No false walls: the pages captured from the lab's real engines (tests/fixtures/real), guest
+pages whose header often holds a quick-login form, are content, not login or challenge pages.
+And the captured members-only pages (tests/login/pages, from the lab's phpBB and MyBB with a
+members-only board) are walls for their engine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scrapy.http import HtmlResponse
+
+from crawler.login import LOGIN_REQUIRED
+from crawler.login.pages import has_login_form, wall_of
+from crawler.profiles import REGISTRY
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+CAPTURED = Path(__file__).parent / "pages"
+
+
+def pages(site: Path):
+    routes = json.loads((site / "site" / "routes.json").read_text())["routes"]
+    for target, route in routes.items():
+        if "file" in route:
+            body = (site / "site" / route["file"]).read_bytes()
+            yield target, HtmlResponse(f"http://127.0.0.1{target}", body=body, encoding="utf-8",
+                                       status=int(route.get("status", 200)))
+
+
+@pytest.mark.parametrize("site", sorted(p.name for p in REAL.iterdir() if p.is_dir()))
+def test_real_guest_pages_are_not_walls(site):
+    profile = REGISTRY.get(site.split("-")[0])
+    login = profile.login if profile is not None else None
+    seen = 0
+    for target, response in pages(REAL / site):
+        assert wall_of(response, login) is None, target
+        seen += 1
+    assert seen > 20
+
+
+def test_quick_login_boxes_are_everywhere_on_some_engines():
+    # why a password form alone does not make a login page
+    for site in ("discuz-x3.5", "mybb-1.8.37"):
+        found = [has_login_form(r) for _, r in pages(REAL / site)]
+        assert sum(found) >= len(found) - 1
+
+
+def captured():
+    return sorted(CAPTURED.glob("*/*.html")) if CAPTURED.exists() else []
+
+
+@pytest.mark.parametrize("path", captured(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_captured_members_only_pages_are_walls(path):
+    engine = path.parent.name.split("-")[0]
+    response = HtmlResponse(f"http://127.0.0.1/{path.name}", body=path.read_bytes(), encoding="utf-8")
+    if path.name.startswith(("denied", "login-required")):
+        assert wall_of(response, REGISTRY.get(engine).login) == LOGIN_REQUIRED
+    elif path.name.startswith("login-page"):
+        assert has_login_form(response)
+        assert response.xpath(REGISTRY.get(engine).login.form)
+    elif path.name.startswith("members"):
+        assert wall_of(response, REGISTRY.get(engine).login) is None
