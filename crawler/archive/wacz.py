@@ -8,16 +8,22 @@ HTML response (or none without ``--detect-pages``): ``pages/pages.jsonl``, one l
 thread (or article) first page, titled with the thread's title. The crawl notes those in
 its WARC files as ``metadata`` records (:class:`crawler.archive.middleware.ThreadPages`);
 a page is listed at its first capture. WARC files of every node in DIR are packed, in
-name order (``*.warc.gz``; files still being written, ``*.open``, are not).
+name order (``*.warc.gz``; files still being written, ``*.open``, are not). With
+``--after EARLIER.wacz`` (a WACZ made from the same folder before), only the files it does not
+hold are packed, and ``datapackage.json`` gets ``relation.requires`` naming it when revisits
+of the new files refer to captures in it: written here too (py-wacz has no such option).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import re
+import shutil
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,11 +56,22 @@ def find_warcs(directory: Path) -> list[Path]:
     return warcs
 
 
-def thread_pages(warcs: list[Path]) -> tuple[list[dict[str, str]], int]:
-    """The ``pages.jsonl`` entries (url, ts, title) and the number of captures: the first
-    page of each thread noted in the WARC files, at its first capture with status 200."""
+@dataclass
+class Scan:
+    """What ``wacz`` reads from the WARC files it packs."""
+
+    pages: list[dict[str, str]]  # pages.jsonl entries: url, ts, title
+    captures: int  # response and revisit records
+    outside: int  # revisits whose original capture is in none of these files
+
+
+def scan(warcs: list[Path]) -> Scan:
+    """The first page of each thread noted in the WARC files, at its first capture with
+    status 200; the captures; the revisits that refer to captures elsewhere."""
     captured: dict[str, str] = {}  # url -> WARC-Date of its first 200 (response or revisit)
     notes: list[tuple[str, dict[str, str]]] = []
+    full: set[tuple[str, str]] = set()  # (url, date) of every response record
+    refers: list[tuple[str, str]] = []
     captures = 0
     for path in warcs:
         with path.open("rb") as f:
@@ -62,6 +79,12 @@ def thread_pages(warcs: list[Path]) -> tuple[list[dict[str, str]], int]:
                 kind, uri = record.rec_type, record.rec_headers.get_header("WARC-Target-URI")
                 if kind in ("response", "revisit"):
                     captures += 1
+                    headers = record.rec_headers
+                    if kind == "response":
+                        full.add((uri, headers.get_header("WARC-Date")))
+                    elif headers.get_header("WARC-Refers-To-Date"):
+                        refers.append((headers.get_header("WARC-Refers-To-Target-URI"),
+                                       headers.get_header("WARC-Refers-To-Date")))
                     status = record.http_headers.get_statuscode() if record.http_headers else ""
                     if status in ("200", "304"):
                         captured.setdefault(uri, record.rec_headers.get_header("WARC-Date"))
@@ -81,17 +104,64 @@ def thread_pages(warcs: list[Path]) -> tuple[list[dict[str, str]], int]:
         ts = match.group(1) + "Z" if match else captured[url]
         pages.append({"id": f"p{len(pages) + 1}", "url": url, "ts": ts,
                       "title": fields["title"]})
-    return pages, captures
+    return Scan(pages, captures, sum(1 for r in refers if r not in full))
 
 
-def pack(directory: Path, output: Path) -> Packed:
-    """Write *output* from the WARC files of *directory* (:class:`WaczError` on bad input)."""
+def _packed(earlier: Path) -> tuple[set[str], dict[str, object]]:
+    """The WARC file names in the WACZ *earlier*, and how a later one names it."""
+    try:
+        with zipfile.ZipFile(earlier) as z:
+            names = {n.removeprefix("archive/") for n in z.namelist() if n.startswith("archive/")}
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise WaczError(f"--after {str(earlier)!r}: not a WACZ ({exc})") from None
+    digest = hashlib.sha256()
+    with earlier.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return names, {"name": earlier.name, "hash": "sha256:" + digest.hexdigest(),
+                   "bytes": earlier.stat().st_size}
+
+
+def _require(path: Path, requires: list[dict[str, object]]) -> None:
+    """Add ``relation.requires`` to the ``datapackage.json`` of the WACZ at *path* (and
+    its digest to ``datapackage-digest.json``): the zip is written anew, members as they were."""
+    rewritten = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(rewritten, "w") as out:
+        package = json.loads(src.read("datapackage.json"))
+        package["relation"] = {"requires": requires}
+        text = json.dumps(package, indent=2).encode()
+        digest = json.loads(src.read("datapackage-digest.json"))
+        digest["hash"] = "sha256:" + hashlib.sha256(text).hexdigest()
+        for info in src.infolist():
+            if info.filename == "datapackage.json":
+                out.writestr(info, text)
+            elif info.filename == "datapackage-digest.json":
+                out.writestr(info, json.dumps(digest, indent=2).encode())
+            else:
+                with src.open(info) as member, out.open(info, "w") as copy:
+                    shutil.copyfileobj(member, copy, 1 << 20)
+    rewritten.replace(path)
+
+
+def pack(directory: Path, output: Path, after: list[Path] | None = None) -> Packed:
+    """Write *output* from the WARC files of *directory* (:class:`WaczError` on bad input).
+    With *after* (earlier WACZ files of the same folder), only the WARC files none of them
+    holds; when revisits refer to captures in those, ``datapackage.json`` names them under
+    ``relation.requires`` (name, SHA-256, bytes)."""
     if output.suffix != ".wacz":
         raise WaczError(f"-o {str(output)!r} must end in .wacz")
     if not output.parent.is_dir():
         raise WaczError(f"-o {str(output)!r}: no folder {str(output.parent)!r}")
     warcs = find_warcs(directory)
-    pages, captures = thread_pages(warcs)
+    requires = []
+    for earlier in after or []:
+        names, named = _packed(earlier)
+        warcs = [w for w in warcs if w.name not in names]
+        requires.append(named)
+    if not warcs:
+        raise WaczError(f"no WARC files in {directory} beyond those of --after")
+    found = scan(warcs)
+    pages, captures = found.pages, found.captures
     from wacz.main import main as wacz_main  # noqa: PLC0415 - slow import (frictionless)
 
     with tempfile.TemporaryDirectory(prefix="wacz-") as tmp:
@@ -108,16 +178,18 @@ def pack(directory: Path, output: Path) -> Packed:
             partial.unlink(missing_ok=True)
             last = said.getvalue().strip().splitlines()[-1:] or ["failed"]
             raise WaczError(f"wacz create: {last[0]}")
+        if requires and found.outside:
+            _require(partial, requires)
         partial.replace(output)
     return Packed(output, len(warcs), len(pages), captures)
 
 
-def main(directory: Path, output: Path) -> int:
+def main(directory: Path, output: Path, after: list[Path] | None = None) -> int:
     """The ``wacz`` subcommand: 0 written, 2 bad input (one ``error:`` line)."""
     import sys  # noqa: PLC0415
 
     try:
-        packed = pack(directory, output)
+        packed = pack(directory, output, after)
     except (WaczError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

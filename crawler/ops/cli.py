@@ -81,6 +81,8 @@ def parser() -> argparse.ArgumentParser:
                    help="the crawl's CRAWLER_WARC_DIR (the files of every node)")
     p.add_argument("--output", "-o", required=True, type=Path, metavar="FILE",
                    help="the .wacz file to write")
+    p.add_argument("--after", action="append", type=Path, metavar="EARLIER.wacz",
+                   help="pack only the WARC files this earlier WACZ of the folder does not hold")
     p = sub.add_parser("learn", help="learn a forum's template and print it as a profile module")
     p.add_argument("url", metavar="URL")
     p.add_argument("--name", help="profile name (default: from the host)")
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "wacz":
         from crawler.archive.wacz import main as wacz  # noqa: PLC0415
 
-        return wacz(args.warc_dir, args.output)
+        return wacz(args.warc_dir, args.output, args.after)
     if args.command == "serve-fixture":
         from crawler.demo.fixtures import serve  # noqa: PLC0415
 

@@ -184,3 +184,31 @@ def test_pywb_replays_a_revisit_from_its_first_capture(wayback: str,
     assert revisits
     for record in revisits:
         assert _replay(wayback, record) == ROBOTS.encode(), record.uri
+
+
+def test_a_later_wacz_holds_the_new_files_and_requires_the_earlier(runs: dict[str, Any],
+                                                                   tmp_path: Path) -> None:
+    first_only = tmp_path / "first"
+    first_only.mkdir()
+    for name in runs["first_files"]:
+        (first_only / name).write_bytes((runs["dir"] / name).read_bytes())
+    earlier, later = tmp_path / "run1.wacz", tmp_path / "run2.wacz"
+    assert _cli("wacz", "--warc-dir", str(first_only), "-o", str(earlier)).returncode == 0
+    proc = _cli("wacz", "--warc-dir", str(runs["dir"]), "-o", str(later), "--after", str(earlier))
+    assert proc.returncode == 0, proc.stderr
+    with zipfile.ZipFile(later) as z:
+        archived = {n.removeprefix("archive/") for n in z.namelist() if n.startswith("archive/")}
+        package = json.loads(z.read("datapackage.json"))
+        digest = json.loads(z.read("datapackage-digest.json"))
+        assert digest["hash"] == "sha256:" + hashlib.sha256(z.read("datapackage.json")).hexdigest()
+    assert archived == set(runs["again_files"])
+    assert package["relation"]["requires"] == [{
+        "name": "run1.wacz", "hash": "sha256:" + hashlib.sha256(earlier.read_bytes()).hexdigest(),
+        "bytes": earlier.stat().st_size}]
+    validate = Path(sys.executable).with_name("wacz")
+    check = subprocess.run([str(validate), "validate", "-f", str(later)], capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert check.returncode == 0 and "is valid" in check.stdout, check.stdout
+    again = _cli("wacz", "--warc-dir", str(first_only), "-o", str(tmp_path / "x.wacz"),
+                 "--after", str(earlier))
+    assert again.returncode == 2 and "beyond those of --after" in again.stderr
