@@ -53,3 +53,26 @@ def test_two_nodes_log_in_once(tmp_path):
                 redis.client().dump(k) or b"" for k in redis.client().keys("*"))
     finally:
         redis.stop()
+
+
+def test_a_wrong_password_is_tried_once_for_the_cluster(tmp_path):
+    redis = RedisServer(tmp_path / "redis")
+    redis.start()
+    try:
+        with Board() as board, Board(cookie="public_sid") as public:
+            login = json.dumps({board.netloc: {"username": "alice", "password": "not-it-42"}})
+            settings = {**COMMON, "REDIS_URL": redis.url, "CRAWLER_CRAWL_ID": "members",
+                        "CRAWLER_LOGIN": login, "DOWNLOAD_DELAY": 0}
+            nodes = [Node(name, [board.url, public.url], tmp_path, settings, spider="forum")
+                     for name in ("node-a", "node-b")]
+            codes = [node.wait(120) for node in nodes]
+            assert codes == [2, 2], [n.output()[-3000:] for n in nodes]
+            assert board.login_posts == 1
+            for node in nodes:
+                last = node.output().strip().splitlines()[-1]
+                assert last.startswith(f"error: login to {board.netloc} as alice failed: "
+                                       "You have specified an incorrect password."), last
+                assert "not-it-42" not in node.output()
+                assert not node.feed_path.exists() or not node.feed_path.read_text().strip()
+    finally:
+        redis.stop()
