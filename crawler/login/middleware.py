@@ -60,6 +60,9 @@ logger = logging.getLogger(__name__)
 
 #: meta of the login's own requests: past the frontier, robots.txt and this middleware
 LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
+#: A login form that asks a CAPTCHA or a question (Discuz! seccode/secqaa, MyBB's captcha
+#: after failed logins, reCAPTCHA, hCaptcha, Turnstile): no password login is possible
+_CAPTCHA = re.compile(r"captcha|seccode|secqaa|secanswer|imagestring|cf-turnstile", re.IGNORECASE)
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
 CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
@@ -291,6 +294,12 @@ class Logins:
                               **form.extra})
         except (ValueError, AttributeError):
             raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
+        asked = [n for n in page.xpath(f"({form.form})[1]//input/@name | ({form.form})[1]//div/@class"
+                                       ).getall() if _CAPTCHA.search(n)]
+        if asked:
+            raise LoginFailed(f"{failed}: the login form asks a CAPTCHA or a question "
+                              f"({asked[0]}); log in with a browser and give its cookies "
+                              "(CRAWLER_COOKIES_FILE)")
         if request.method != "POST":  # a GET form would put the password in a URL (and logs)
             raise LoginFailed(f"{failed}: the login form at {url} is not sent by POST")
         if form.delay:

@@ -127,3 +127,17 @@ def test_a_403_login_page_without_credentials_is_its_own_outcome(tmp_path):
     assert stats["outcomes/filtered/login_required"] == 1, stats
     assert "outcomes/fetched/403" not in stats
     assert "1 URLs need a login" in log
+
+
+def test_a_login_form_with_a_captcha_stops_with_a_clear_line(tmp_path):
+    from tests.login.board import LOGIN_PAGE
+
+    captcha = LOGIN_PAGE.replace('<input type="hidden" name="sid"',
+                                 '<dl><dd><input type="text" name="confirm_code" class="captcha" />'
+                                 '<input type="hidden" name="g-recaptcha-response" value="" /></dd></dl>'
+                                 '<input type="hidden" name="sid"')
+    with Board(login_page=captcha) as board:
+        status, items, log, _ = crawl(board, tmp_path, args={"username": "alice", "password": PASSWORD})
+        posts = board.login_posts
+    assert status == 2 and items == [] and posts == 0
+    assert "the login form asks a CAPTCHA or a question (g-recaptcha-response)" in log.strip().splitlines()[-1]
