@@ -95,8 +95,6 @@ class ClusterAddon:
         # downloader than decompression (590), so it stores the bytes as received
         settings.setdefault_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", "crawler.archive.middleware.WarcMiddleware", 950)
-        settings.setdefault_in_component_priority_dict(
-            "SPIDER_MIDDLEWARES", "crawler.archive.middleware.ThreadPages", 500)
         # Members-only boards (crawler/login/): a session per site before the first start
         # request; on responses after decompression (590), on requests before cookies (700)
         settings.setdefault_in_component_priority_dict(

@@ -24,32 +24,36 @@ Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payl
 from __future__ import annotations
 
 import logging
-from importlib import metadata
 import os
 import socket
 import time
+from importlib import metadata
 from typing import TYPE_CHECKING, Any, Self
 from weakref import WeakKeyDictionary
 
 import scrapy
 from itemadapter import ItemAdapter
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from scrapy.http import Response as HttpResponse
 from twisted.internet.task import LoopingCall
 from warcio.warcwriter import WARCWriter
 
 from crawler import config
 from crawler.archive.index import DigestIndex, index_key
 from crawler.archive.records import (
-    Fetch, Prior, fetch_records, metadata_record, request_block, response_block, target_uri,
+    Fetch,
+    Prior,
+    fetch_records,
+    metadata_record,
+    request_block,
+    response_block,
+    target_uri,
     warc_date,
 )
 from crawler.archive.writer import WarcFiles
 from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
-
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
@@ -57,6 +61,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: A batch is written once it holds this many fetches or this many body bytes.
+#: Item types whose page is a page of ``pages.jsonl``: a thread's, an article's.
+PAGE_ITEMS = ("thread", "article")
+
 BATCH_FETCHES = 64
 BATCH_BYTES = 4 * 1024 * 1024
 FLUSH_INTERVAL = 1.0
@@ -85,7 +92,7 @@ class WarcMiddleware:
         if not directory:
             raise disabled(cls, "CRAWLER_WARC_DIR is not set")
         mw = cls(crawler, str(directory), config.value(crawler.settings, "CRAWLER_WARC_MAX_SIZE"))
-        crawler._crawler_warc = mw  # type: ignore[attr-defined] - found by ThreadPages
+        crawler.signals.connect(mw.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(mw.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         # a crawl that finishes goes idle first: the stats (and CRAWLER_STATS_FILE, written
@@ -131,6 +138,18 @@ class WarcMiddleware:
                           spider: Any = None) -> None:
         self._sent.pop(request, None)
 
+    def item_scraped(self, item: Any, response: Response, spider: Any = None) -> None:
+        """A thread (or article) item: note the page it came from, with its title. A signal,
+        not a spider middleware: nothing runs for the many requests a page yields."""
+        adapter = ItemAdapter(item)
+        kind, title = adapter.get("item_type"), adapter.get("title")
+        if kind in PAGE_ITEMS and isinstance(title, str) and title.strip() \
+                and isinstance(response, HttpResponse):
+            fields = {"item-type": kind, "title": title.strip()}
+            if isinstance(url := adapter.get("url"), str):
+                fields["item-url"] = url
+            self.note_page(target_uri(response.request or response), fields)
+
     def note_page(self, uri: str, fields: dict[str, str]) -> None:
         """Write a ``metadata`` record (``application/warc-fields``) about the page *uri*
         with the next batch: what ``python -m crawler wacz`` lists in ``pages.jsonl``."""
@@ -145,9 +164,9 @@ class WarcMiddleware:
         if self._loop.running:
             self._loop.stop()
         self.flush()
-        if self._store and self._index is not None:
-            if self._index.exchange(self._store, []) is not None:
-                self._store.clear()
+        if self._store and self._index is not None \
+                and self._index.exchange(self._store, []) is not None:
+            self._store.clear()
         if self._store:
             logger.warning("WARC digest index: %d entries could not be stored; the next "
                            "run archives those pages in full", len(self._store))
@@ -223,35 +242,3 @@ class WarcMiddleware:
                                exc_info=True)
         return self._files, self._index
 
-
-#: Item types whose page is a page of ``pages.jsonl``: a thread's, an article's.
-PAGE_ITEMS = ("thread", "article")
-
-
-class ThreadPages:
-    """Spider middleware: notes in the WARC files the page each thread (or article) item
-    came from, with its title (a ``metadata`` record, :meth:`WarcMiddleware.note_page`)."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        if not config.value(crawler.settings, "CRAWLER_WARC_DIR"):
-            raise NotConfigured  # WarcMiddleware said so already
-        return cls(crawler)
-
-    async def process_spider_output(self, response: Response, result: AsyncIterator[Any],
-                                    spider: Any = None) -> AsyncIterator[Any]:
-        warc: WarcMiddleware | None = getattr(self.crawler, "_crawler_warc", None)
-        async for out in result:
-            if warc is not None and not isinstance(out, scrapy.Request) \
-                    and ItemAdapter.is_item(out):
-                item = ItemAdapter(out)
-                kind, title = item.get("item_type"), item.get("title")
-                if kind in PAGE_ITEMS and isinstance(title, str) and title.strip():
-                    fields = {"item-type": kind, "title": title.strip()}
-                    if isinstance(url := item.get("url"), str):
-                        fields["item-url"] = url
-                    warc.note_page(target_uri(response.request or response), fields)
-            yield out

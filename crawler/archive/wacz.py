@@ -6,7 +6,7 @@ which pywb and ReplayWeb.page read), ``datapackage.json`` with a SHA-256 per fil
 ``datapackage-digest.json``. Written here, because py-wacz's own detection lists every
 HTML response (or none without ``--detect-pages``): ``pages/pages.jsonl``, one line per
 thread (or article) first page, titled with the thread's title. The crawl notes those in
-its WARC files as ``metadata`` records (:class:`crawler.archive.middleware.ThreadPages`);
+its WARC files as ``metadata`` records (:meth:`crawler.archive.middleware.WarcMiddleware.item_scraped`);
 a page is listed at its first capture. WARC files of every node in DIR are packed, in
 name order (``*.warc.gz``; files still being written, ``*.open``, are not). With
 ``--after EARLIER.wacz`` (a WACZ made from the same folder before), only the files it does not

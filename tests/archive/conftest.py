@@ -14,7 +14,6 @@ from tests.archive.warcs import read_all
 from tests.helpers.changing_forum import ChangingForum
 from tests.helpers.crawl import run_crawl
 
-
 #: Thread 102 is refused by robots.txt: never fetched, never archived.
 ROBOTS = "User-agent: *\nDisallow: /viewtopic.php?t=102\n"
 REFUSED = "/viewtopic.php?t=102"

@@ -10,7 +10,12 @@ from scrapy.http import HtmlResponse
 from warcio.warcwriter import WARCWriter
 
 from crawler.archive.records import (
-    Fetch, Prior, fetch_records, request_block, response_block, warc_date,
+    Fetch,
+    Prior,
+    fetch_records,
+    request_block,
+    response_block,
+    warc_date,
 )
 from crawler.archive.writer import WarcFiles
 from tests.archive.warcs import read, sha1_b32
