@@ -60,16 +60,18 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: A batch is written once it holds this many fetches or this many body bytes.
 #: Item types whose page is a page of ``pages.jsonl``: a thread's, an article's.
 PAGE_ITEMS = ("thread", "article")
 
+#: A batch is written once it holds this many fetches or this many body bytes.
 BATCH_FETCHES = 64
 BATCH_BYTES = 4 * 1024 * 1024
 FLUSH_INTERVAL = 1.0
 
 
 class WarcMiddleware:
+    """Downloader middleware (950): every fetch as WARC records; see the module docstring."""
+
     def __init__(self, crawler: Crawler, directory: str, max_size: int) -> None:
         self.crawler = crawler
         self.directory = directory
