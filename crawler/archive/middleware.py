@@ -84,7 +84,7 @@ class WarcMiddleware:
         self._store: dict[str, str] = {}  # index entries not yet stored in Redis
         self._files: WarcFiles | None = None
         self._index: DigestIndex | None = None
-        self._loop = LoopingCall(self.flush)
+        self._loop = LoopingCall(self._tick)
         self._flush_soon = False
         self._builder = WARCWriter(None, warc_version="1.1")  # builds records, writes none
 
@@ -133,7 +133,7 @@ class WarcMiddleware:
             from twisted.internet import reactor  # noqa: PLC0415 - the installed one
 
             self._flush_soon = True
-            reactor.callLater(0, self.flush)
+            reactor.callLater(0, self._tick)
         return response
 
     def process_exception(self, request: Request, exception: BaseException,
@@ -175,6 +175,12 @@ class WarcMiddleware:
         if self._files is not None:
             self._files.close()
             logger.info("WARC: %d file(s) in %s", len(self._files.closed), self.directory)
+
+    def _tick(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # a bug must not stop the archive's clock: said, and tried again
+            logger.exception("WARC: writing a batch failed")
 
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
