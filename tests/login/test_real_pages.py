@@ -61,3 +61,37 @@ def test_captured_members_only_pages_are_walls(path):
         assert response.xpath(REGISTRY.get(engine).login.form)
     elif path.name.startswith("members"):
         assert wall_of(response, REGISTRY.get(engine).login) is None
+
+
+@pytest.mark.parametrize("path", [p for p in captured() if p.name.startswith("members-") and "view" in p.name
+                                  or p.name.startswith("members-show")],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_captured_members_only_threads_read_as_threads(path):
+    from crawler.profiles import PageCursor, PageKind
+
+    engine = path.parent.name.split("-")[0]
+    url = {"members-viewtopic.html": "http://127.0.0.1:18090/viewtopic.php?t=6",
+           "members-viewforum.html": "http://127.0.0.1:18090/viewforum.php?f=3",
+           "members-showthread.html": "http://127.0.0.1:18087/showthread.php?tid=5"}[path.name]
+    response = HtmlResponse(url, body=path.read_bytes(), encoding="utf-8")
+    profile = REGISTRY.get(engine).for_page(response)()
+    kind = profile.classify(url)
+    page = profile.read(response, kind, PageCursor(url=url), None)
+    assert page.posts or page.follow
+    assert profile.login.is_logged_in(response)
+
+
+@pytest.mark.parametrize("engine", ["phpbb-3.3.10", "mybb-1.8.37"])
+def test_the_captured_login_page_fills_the_profiles_form(engine):
+    from scrapy.http import FormRequest
+
+    page = CAPTURED / engine / "login-page.html"
+    response = HtmlResponse("http://127.0.0.1/login", body=page.read_bytes(), encoding="utf-8")
+    form = REGISTRY.get(engine.split("-")[0]).login
+    request = FormRequest.from_response(response, formxpath=form.form,
+                                        formdata={form.username: "alice", form.password: "pw"})
+    body = request.body.decode()
+    assert request.method == "POST" and "username=alice" in body and "password=pw" in body
+    tokens = {"phpbb": ("form_token=", "creation_time=", "sid=", "login=Login"),
+              "mybb": ("my_post_key=", "action=do_login")}[engine.split("-")[0]]
+    assert all(t in body for t in tokens), body

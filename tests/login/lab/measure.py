@@ -55,7 +55,7 @@ def curl_cookies(engine: str, base: str, workdir: Path, agent: str) -> Path:
                           capture_output=True, text=True, check=True).stdout
     from parsel import Selector  # noqa: PLC0415
 
-    form = Selector(page).xpath("//form[.//input[@type='password']]")[0]
+    form = Selector(page).xpath("//form[.//input[@name='password']]")[0]
     fields = {i.attrib["name"]: i.attrib.get("value", "") for i in form.css("input[type=hidden]")}
     user_field = "username"
     fields.update({user_field: "alice", "password": PASSWORD})
