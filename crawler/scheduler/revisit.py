@@ -256,7 +256,8 @@ class Revisits:
                     # LT: an earlier due time wins; a later one is corrected by revisit.lua
                     pipe.zadd(self.keys.revisit_due, {host: min(entries.values())}, lt=True)
             for host, fingerprints in dropped.items():
-                pipe.hdel(self.keys.revisit_state(host), *("p" + f for f in fingerprints))
+                if fingerprints:  # one dropped then scheduled again leaves an empty set
+                    pipe.hdel(self.keys.revisit_state(host), *("p" + f for f in fingerprints))
 
         self.frontier.pipeline(build)
         self._fields, self._due, self._dropped = {}, {}, {}

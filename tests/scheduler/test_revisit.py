@@ -157,3 +157,14 @@ def test_a_page_taken_for_a_listing_and_then_read_as_a_thread_is_not_revisited(r
     assert r.lrange(v.keys.queue("a.test"), 0, -1) == [b"2{board}"]
     assert r.zrange(v.keys.revisits("a.test"), 0, -1) == [b"board"]
     assert v.listed == {"board"}
+
+
+def test_a_listing_unscheduled_then_scheduled_again_flushes(r):
+    # the drop is taken back: nothing to delete (an HDEL without a field failed the flush,
+    # and the node stalled on "Redis failing")
+    v = _revisits(r)
+    now = v.frontier.now_ms()
+    v.unschedule("a.test", "board")
+    v.schedule("a.test", "board", b"2{board}", now, 10)
+    v.flush()
+    assert r.zrange(v.keys.revisits("a.test"), 0, -1) == [b"board"]

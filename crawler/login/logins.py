@@ -1,0 +1,373 @@
+"""A crawl's logins: one session per site for the whole cluster (see
+:mod:`crawler.login.middleware` for how the middlewares use it)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+import warnings
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
+from weakref import WeakKeyDictionary
+
+from scrapy import Request
+from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
+from scrapy.exceptions import ScrapyDeprecationWarning
+from scrapy.http import FormRequest
+from scrapy.http.request import NO_CALLBACK
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet import defer, task
+
+from crawler.login import (
+    LOGIN_FAILED_REASON,
+    LOGIN_FAILED_STAT,
+    cookiesfile,
+)
+from crawler.login.credentials import (
+    Credentials,
+    CredentialsError,
+    from_arguments,
+    from_settings,
+)
+from crawler.login.forms import WORDPRESS, LoginForm, is_wordpress
+from crawler.login.pages import Walls
+from crawler.login.session import MemoryStore, SessionStore
+
+if TYPE_CHECKING:
+
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+
+
+logger = logging.getLogger(__name__)
+
+#: meta of the login's own requests: past the frontier, robots.txt and this middleware
+LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
+#: A login form that asks a CAPTCHA or a question (Discuz! seccode/secqaa, MyBB's captcha
+#: after failed logins, reCAPTCHA, hCaptcha, Turnstile): no password login is possible
+_CAPTCHA = re.compile(r"captcha|seccode|secqaa|secanswer|imagestring|cf-turnstile", re.IGNORECASE)
+WAIT = 120.0  # s a node waits for another node's login before giving up
+POLL = 0.25
+CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
+
+
+class LoginFailed(Exception):
+    """A login that failed, in one line (no password)."""
+
+
+async def _sleep(seconds: float) -> None:
+    from twisted.internet import reactor
+
+    await maybe_deferred_to_future(task.deferLater(reactor, seconds, lambda: None))
+
+
+class Logins:
+    """A crawl's sites with a session, on this node (one per crawler)."""
+
+    _of: WeakKeyDictionary[Crawler, Logins] = WeakKeyDictionary()
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.owner = uuid.uuid4().hex  # this node's name on a login lock
+        self.credentials: dict[str, Credentials] = {}
+        self.start_urls: dict[str, str] = {}  # site -> its start URL
+        self.forms: dict[str, tuple[str, LoginForm]] = {}  # site -> engine, form
+        self.versions: dict[str, int] = {}  # site -> the session version installed here
+        self.agents: dict[str, str] = {}  # site -> the User-Agent its session is bound to
+        self.cookie_sites: set[str] = set()
+        self.locks: dict[str, defer.DeferredLock] = {}
+        self.checked: dict[str, tuple[float, int | None]] = {}  # site -> (when, version)
+        self.failed: str | None = None
+        self.prepared = False
+        self._store: SessionStore | None = None
+
+    @classmethod
+    def of(cls, crawler: Crawler) -> Logins:
+        logins = cls._of.get(crawler)
+        if logins is None:
+            logins = cls._of[crawler] = cls(crawler)
+        return logins
+
+    @property
+    def store(self) -> SessionStore:
+        if self._store is None:
+            if "crawler.scheduler" in str(self.crawler.settings.get("SCHEDULER")):
+                from crawler.redis import client_from_crawler, crawl_id
+                from crawler.scheduler.keys import Keys
+
+                self._store = SessionStore(client_from_crawler(self.crawler),
+                                           Keys(crawl_id(self.crawler)).prefix)
+            else:
+                self._store = MemoryStore()
+        return self._store
+
+    def site_of(self, url: str) -> str:
+        spider = self.crawler.spider
+        site_of = getattr(spider, "site_of", None)
+        return (site_of(url) if callable(site_of) else None) or urlsplit(url).netloc.lower()
+
+    # -- the start -------------------------------------------------------------------------
+    async def prepare(self) -> None:
+        """Every site of the crawl with credentials gets a session, or the crawl ends."""
+        if self.prepared:
+            return
+        self.prepared = True
+        spider = self.crawler.spider
+        urls = getattr(spider, "start_urls", None) or []
+        for url in urls:
+            self.start_urls.setdefault(urlsplit(url).netloc.lower(), url)
+        try:
+            given = from_settings(self.crawler.settings)
+            given.update(from_arguments(spider, list(self.start_urls)))
+            self.load_cookies_file()
+            for site, credentials in given.items():
+                if site not in self.start_urls:
+                    continue  # a Secret may hold more sites than a crawl has
+                if site in self.cookie_sites:
+                    logger.info("%(site)s: the browser's cookies (CRAWLER_COOKIES_FILE) are "
+                                "used, no login", {"site": site})
+                    continue
+                self.credentials[site] = credentials
+                await self.ensure(site)
+        except (CredentialsError, cookiesfile.CookiesFileError, LoginFailed) as exc:
+            self.fail(str(exc))
+
+    def load_cookies_file(self) -> None:
+        path = self.crawler.settings.get("CRAWLER_COOKIES_FILE")
+        if not path or str(path) in ("None", "none"):
+            return
+        cookies = cookiesfile.load(path)
+        jar = self.jar()
+        for cookie in cookies:
+            jar.set_cookie(cookie)
+        for site in self.start_urls:
+            host = urlsplit(f"//{site}").hostname or site
+            mine = [c for c in cookies if cookiesfile.matches(c, host)]
+            if not mine:
+                continue
+            self.cookie_sites.add(site)
+            Walls.of(self.crawler).with_session[site] = "the browser's cookies"
+            logger.info("%(site)s: %(n)d cookies from %(path)s", {"site": site, "n": len(mine),
+                                                                  "path": path})
+            if any(c.name == "cf_clearance" for c in mine) and \
+                    self.crawler.settings.get("USER_AGENT", "").startswith("forum-crawler/"):
+                logger.warning("%(site)s: cf_clearance is bound to the browser's User-Agent (and "
+                               "IP): set USER_AGENT to that browser's, or the cookie is refused",
+                               {"site": site})
+        if not self.cookie_sites:
+            logger.warning("CRAWLER_COOKIES_FILE %(path)s has no cookie for the sites of this "
+                           "crawl (%(sites)s)", {"path": path, "sites": ", ".join(self.start_urls)})
+
+    def jar(self, key: Any = None) -> Any:
+        """Scrapy's cookie jar (the cookies middleware's) of *key* (``meta["cookiejar"]``)."""
+        for middleware in self.crawler.engine.downloader.middleware.middlewares:
+            if isinstance(middleware, CookiesMiddleware):
+                return middleware.jars[key]
+        raise LoginFailed("a login needs Scrapy's cookies middleware: COOKIES_ENABLED is off")
+
+    def lock(self, site: str) -> defer.DeferredLock:
+        return self.locks.setdefault(site, defer.DeferredLock())
+
+    async def ensure(self, site: str) -> None:
+        """The stored session of *site*, else a login (under the cluster's lock)."""
+        lock = self.lock(site)
+        await maybe_deferred_to_future(lock.acquire())
+        try:
+            session = self.store.load(site)
+            if session and session.get("user") == self.credentials[site].username:
+                self.install(site, session)
+                logger.info("%(site)s: using the session of %(user)s stored by the cluster",
+                            {"site": site, "user": session["user"]})
+                return
+            await self.login_once(site, stale=None)
+        finally:
+            lock.release()
+
+    async def login_once(self, site: str, stale: int | None) -> None:
+        """Log in to *site* under its Redis lock, unless a session other than version
+        *stale* (``None``: any) of the same user is stored meanwhile: then use that one."""
+        store, user = self.store, self.credentials[site].username
+        deadline = time.monotonic() + WAIT
+        while not store.acquire(site, self.owner):
+            if message := store.failed(site):
+                raise LoginFailed(message)
+            session = store.load(site)
+            if session and session.get("user") == user and session["version"] != stale:
+                self.install(site, session)
+                return
+            if time.monotonic() > deadline:
+                raise LoginFailed(f"login to {site} as {user} failed: another node held the "
+                                  f"login lock for {WAIT:g}s")
+            await _sleep(POLL)
+        try:
+            if message := store.failed(site):
+                raise LoginFailed(message)
+            session = store.load(site)
+            if session and session.get("user") == user and session["version"] != stale:
+                self.install(site, session)
+                return
+            try:
+                session = await self.log_in(site)
+            except LoginFailed as exc:
+                store.fail(site, str(exc))
+                raise
+            session["version"] = store.save(site, session)
+            self.install(site, session, jar=False)  # this node's jar has them already
+            logger.info("%(site)s: logged in as %(user)s", {"site": site, "user": user})
+        finally:
+            store.release(site, self.owner)
+
+    def install(self, site: str, session: dict[str, Any], jar: bool = True) -> None:
+        if jar:
+            cookie_jar = self.jar()
+            for data in session["cookies"]:
+                cookie_jar.set_cookie(cookiesfile.from_dict(data))
+        self.versions[site] = int(session.get("version") or 0)
+        if session.get("ua"):
+            self.agents[site] = session["ua"]
+        if session.get("engine") and site not in self.forms:
+            form = form_of_engine(session["engine"])
+            if form is not None:
+                self.forms[site] = (session["engine"], form)
+        Walls.of(self.crawler).with_session[site] = session.get("user") or "the session"
+
+    # -- the login -------------------------------------------------------------------------
+    async def fetch(self, request: Request) -> Response:
+        request.meta.update(LOGIN_META)
+        return await self.crawler.engine.download_async(request)
+
+    async def form_of(self, site: str) -> tuple[str, LoginForm]:
+        if site in self.forms:
+            return self.forms[site]
+        start = self.start_urls[site]
+        profile = getattr(self.crawler.spider, "profile_class", None)
+        response = await self.fetch(Request(start, callback=NO_CALLBACK, dont_filter=True))
+        if profile is None and hasattr(response, "css"):
+            from crawler.profiles import REGISTRY
+
+            profile = REGISTRY.detect(response)
+        if profile is not None:
+            form = profile.for_page(response).login if hasattr(response, "css") else profile.login
+            if form is None:
+                raise LoginFailed(f"login to {site} failed: the {profile.name} profile knows no "
+                                  "login form (use a browser's cookies: CRAWLER_COOKIES_FILE)")
+            found = (profile.name, form)
+        elif is_wordpress(response):
+            found = ("wordpress", WORDPRESS)
+        else:
+            raise LoginFailed(f"login to {site} failed: no engine with a known login form "
+                              f"answers at {start} (use a browser's cookies: CRAWLER_COOKIES_FILE)")
+        self.forms[site] = found
+        return found
+
+    async def log_in(self, site: str) -> dict[str, Any]:
+        credentials = self.credentials[site]
+        user = credentials.username
+        failed = f"login to {site} as {user} failed"
+        engine, form = await self.form_of(site)
+        start = self.start_urls[site]
+        url = urljoin(start, form.url)
+        page = await self.fetch(Request(url, callback=NO_CALLBACK, dont_filter=True))
+        try:
+            with warnings.catch_warnings():  # Scrapy 2.19 points to form2request, not installed
+                warnings.simplefilter("ignore", ScrapyDeprecationWarning)
+                request = FormRequest.from_response(
+                    page, formxpath=form.form, callback=NO_CALLBACK, dont_filter=True,
+                    formdata={form.username: user, form.password: credentials.password,
+                              **form.extra})
+        except (ValueError, AttributeError):
+            raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
+        asked = [n for n in page.xpath(f"({form.form})[1]//input/@name | ({form.form})[1]//div/@class"
+                                       ).getall() if _CAPTCHA.search(n)]
+        if asked:
+            raise LoginFailed(f"{failed}: the login form asks a CAPTCHA or a question "
+                              f"({asked[0]}); log in with a browser and give its cookies "
+                              "(CRAWLER_COOKIES_FILE)")
+        if request.method != "POST":  # a GET form would put the password in a URL (and logs)
+            raise LoginFailed(f"{failed}: the login form at {url} is not sent by POST")
+        if form.delay:
+            await _sleep(form.delay)
+        self.store.count_post(site)
+        self.crawler.stats.inc_value("login/posts")
+        result = await self.fetch(request)
+        if message := self.error_of(result, form, credentials):
+            raise LoginFailed(f"{failed}: {message}")
+        if not form.is_logged_in(result):
+            result = await self.fetch(Request(start, callback=NO_CALLBACK, dont_filter=True))
+            if not form.is_logged_in(result):
+                message = self.error_of(result, form, credentials) or (
+                    "the forum did not log us in (no logout link after the login form was sent)")
+                raise LoginFailed(f"{failed}: {message}")
+        host = urlsplit(start).hostname or ""
+        cookies = [cookiesfile.to_dict(c) for c in self.jar() if cookiesfile.matches(c, host)]
+        token = None
+        if form.token and hasattr(result, "css"):
+            token = result.css(f'input[name="{form.token}"]::attr(value)').get()
+        agent = (result.request.headers.get(b"User-Agent") or b"").decode("latin-1") \
+            if result.request is not None else ""
+        return {"cookies": cookies, "ua": agent or self.crawler.settings.get("USER_AGENT"),
+                "engine": engine, "token": token, "user": user}
+
+    @staticmethod
+    def error_of(response: Response, form: LoginForm, credentials: Credentials) -> str | None:
+        """The engine's message when a login failed, else None."""
+        if not hasattr(response, "css"):
+            return None
+        for selector in form.error:
+            text = " ".join("".join(response.css(selector).css("::text").getall()).split())
+            if text:
+                text = text.replace(credentials.password, "***") if credentials.password else text
+                return text[:300]
+        if response.xpath(form.form) and not form.is_logged_in(response):
+            return "the login form came back (wrong user name or password?)"
+        return None
+
+    # -- renewal and failure ---------------------------------------------------------------
+    async def renew(self, site: str, used: int | None) -> bool:
+        """A "log in first" page came with version *used* of *site*'s session: renew it once
+        (under the locks); whether the request is worth fetching again."""
+        lock = self.lock(site)
+        await maybe_deferred_to_future(lock.acquire())
+        try:
+            if self.versions.get(site) != used:
+                return True  # renewed on this node meanwhile
+            stored = self.store.load(site)
+            if stored and stored["version"] != used and stored.get("user") == self.credentials[site].username:
+                self.install(site, stored)  # another node renewed it
+                return True
+            when, version = self.checked.get(site, (0.0, None))
+            if version == used and time.monotonic() - when < CHECKED:
+                return False  # found logged in moments ago: the page is closed to this user
+            engine, form = await self.form_of(site)
+            check = await self.fetch(Request(self.start_urls[site], callback=NO_CALLBACK,
+                                             dont_filter=True))
+            if form.is_logged_in(check):
+                self.checked[site] = (time.monotonic(), used)
+                return False  # still logged in: the page is closed to this user
+            self.crawler.stats.inc_value("login/renewed")
+            logger.info("%(site)s: the session ended; logging in again", {"site": site})
+            await self.login_once(site, stale=used)
+            return True
+        finally:
+            lock.release()
+
+    def fail(self, message: str) -> None:
+        if self.failed is not None:
+            return
+        self.failed = message
+        self.crawler.stats.set_value(LOGIN_FAILED_STAT, message)
+        logger.error(message)
+        engine = self.crawler.engine
+        if engine is not None:
+            deferred_from_coro(engine.close_spider_async(reason=LOGIN_FAILED_REASON))
+
+
+def form_of_engine(engine: str) -> LoginForm | None:
+    if engine == "wordpress":
+        return WORDPRESS
+    from crawler.profiles import REGISTRY
+
+    profile = REGISTRY.get(engine)
+    return profile.login if profile is not None else None
