@@ -19,9 +19,8 @@ have passed and while work is queued; it grows when the crawl discovers pages fa
 it fetches them. Pages, items and failures are this node's; the frontier is the cluster's.
 
 Also stores this node's sample in the crawl's ``nodestats`` hash (one Redis command per
-interval), where ``python -m crawler status`` reads per-node rates, and marks the crawl
-finished (:meth:`~crawler.scheduler.cluster.Cluster.mark_finished`) when it closes with
-reason ``finished``.
+interval), where ``python -m crawler status`` reads per-node rates. (The node marks the
+crawl finished when it closes with reason ``finished``, progress lines or not.)
 
 :class:`LogStatsUnlessProgress` is Scrapy's LogStats ("Crawled N pages ...") for when the
 progress lines are off.
@@ -148,8 +147,6 @@ class ProgressExtension:
         if self.live is not None:
             self.live.stop()
             self.live = None
-        if reason == "finished":
-            self._cluster_call(lambda c: c.mark_finished())
         logger.info("Crawl summary:\n%(table)s", {"table": self.summary(reason)},
                     extra={"crawler": self.crawler})
 

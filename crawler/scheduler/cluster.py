@@ -183,11 +183,6 @@ class Cluster:
 
     # -- the crawl's history: what a new run says when it starts ----------------
 
-    def mark_finished(self) -> None:
-        """Record that the crawl finished now (Redis time): field ``finished_at`` (ms) of the
-        ``control`` hash, which nodes ignore; read back by :meth:`progress_at_start`."""
-        self.client.hset(self.keys.control, "finished_at", str(self.now_ms()))
-
     def progress_at_start(self) -> dict[str, Any]:
         """What a run finds in the crawl's state: ``queued``, ``leased`` (requests), ``seen``
         (URLs in the Bloom filter), ``finished_at`` (ms of the last finish, or None)."""

@@ -197,6 +197,9 @@ class Node:
                 self.exchange.flush()
                 self.revisits.flush()
                 self.membership.leave()
+                if reason == "finished":  # the next run is an incremental pass (Revisits.open)
+                    self.frontier.command("hset", self.frontier.keys.control, "finished_at",
+                                          str(self.frontier.now_ms()))
                 break
             except TRANSIENT as exc:
                 self.outage.failed(exc)
