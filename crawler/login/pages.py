@@ -67,7 +67,12 @@ def is_challenge(response: Response) -> bool:
 
 def has_login_form(response: Response) -> bool:
     """A form with a password input (a login page, or a quick-login box)."""
-    return bool(hasattr(response, "xpath") and response.xpath(PASSWORD_FORM))
+    if not hasattr(response, "xpath"):
+        return False
+    try:
+        return bool(response.xpath(PASSWORD_FORM))
+    except ValueError:  # a JSON body (Discourse's API answers 403 in JSON): no form
+        return False
 
 
 def wall_of(response: Response, form: LoginForm | None) -> str | None:
