@@ -242,7 +242,7 @@ class Node:
             self.outcomes.record("discovered")
             dedup = self._deduplicated(request)
             found_as = request.url
-            request = self._without_session_ids(request)
+            request = self._without_session_ids(self._without_userinfo(request))
             # Filters first: a URL dropped here (too deep) must not enter the seen
             # cache, or found again where it is allowed it would pass for a duplicate.
             if reason := self._filter_reason(request):
@@ -293,6 +293,16 @@ class Node:
         if reason := self.options.traps.reason(request.url, urlparse_cached(request)):
             return f"trap/{reason}"
         return None
+
+    def _without_userinfo(self, request: Request) -> Request:
+        # http://user:pw@host/x is http://host/x: the same page of the same host (keys.host_of),
+        # which Scrapy's download handler refuses ('invalid hostname: user@host') and which
+        # would be queued, deduplicated and fetched apart from it
+        parts = urlparse_cached(request)
+        if "@" not in parts.netloc:
+            return request
+        self.outcomes.counts["frontier/userinfo_stripped"] += 1
+        return request.replace(url=parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl())
 
     def _without_session_ids(self, request: Request) -> Request:
         url = strip_session_ids(request.url)

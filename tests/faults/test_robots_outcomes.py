@@ -82,3 +82,24 @@ def test_a_url_with_userinfo_reads_its_hosts_robots_txt(
     assert not any(k.startswith("robotstxt/exception_count") for k in stats), stats
     assert stats["robotstxt/response_status_count/200"] == 1
     assert "outcomes/failed/robots_unavailable" not in stats, stats
+
+
+def test_a_link_with_userinfo_is_crawled_as_the_same_url_without_it(
+        redis_server: RedisServer, tmp_path: Path) -> None:
+    """Issue 27, item 18: a page linking to ``http://user@host/x`` made its download fail
+    (``failed/ValueError``: Scrapy's "invalid hostname: user@host"); the link is the page
+    ``http://host/x``, fetched once with the same link without the userinfo."""
+    site = GraphSite([{"/x": Page(), "/y": Page()}])
+    with LoopbackServer(site) as server:
+        netloc = server.netlocs[0]
+        links = [f"http://user@{netloc}/x", f"http://user:secret@{netloc}/y", f"http://{netloc}/x"]
+        site.pages[0]["/"] = Page(body="".join(f'<a href="{u}">{i}</a>' for i, u in
+                                               enumerate(links)).encode())
+        stats, log = _crawl([f"http://{netloc}/"], redis_server, tmp_path,
+                            CRAWLER_ALLOW_PRIVATE_ADDRESSES=True)
+        fetched = sorted((r.netloc, r.path) for r in server.recorder.requests)
+    assert fetched == [(netloc, "/"), (netloc, "/robots.txt"), (netloc, "/x"), (netloc, "/y")]
+    outcomes = {k: v for k, v in stats.items() if k.startswith("outcomes/")}
+    assert outcomes["outcomes/fetched/200"] == 3, outcomes
+    assert not any(k.startswith("outcomes/failed") for k in outcomes), outcomes
+    assert "invalid hostname" not in log, log[-3000:]
