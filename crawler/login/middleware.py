@@ -80,6 +80,8 @@ class LoginDownloaderMiddleware:
         logins = self.logins
         if logins.failed:
             raise IgnoreRequest(f"Not fetched: {logins.failed}")
+        if not logins.versions and not logins.cookie_sites:
+            return  # no session anywhere (the usual crawl)
         site = logins.site_of(request.url)
         if site in logins.versions or site in logins.cookie_sites:
             if LOGOUT.search(request.url):
@@ -92,12 +94,12 @@ class LoginDownloaderMiddleware:
         if request.meta.get("crawler_login") or request.meta.get("dont_obey_robotstxt"):
             return response
         logins = self.logins
-        site = logins.site_of(request.url)
-        wall = wall_of(response, self._form(request, site))
+        wall = wall_of(response, self._form(request))
         if wall is None and response.status in (401, 403) and has_login_form(response):
             wall = LOGIN_REQUIRED
         if wall is None:
             return response
+        site = logins.site_of(request.url)
         if wall == LOGIN_REQUIRED and site in logins.credentials and not logins.failed \
                 and not request.meta.get("login_retried"):
             try:
@@ -117,9 +119,11 @@ class LoginDownloaderMiddleware:
             raise IgnoreRequest(f"Not content: {wall} at {response.url}")
         return response  # a 200 "log in first" page: the spider says so (it knows the site)
 
-    def _form(self, request: Request, site: str) -> LoginForm | None:
+    def _form(self, request: Request) -> LoginForm | None:
         engine = (request.cb_kwargs or {}).get("engine")
         if engine:
             return form_of_engine(engine)
-        found = self.logins.forms.get(site)
+        if not self.logins.forms:
+            return None
+        found = self.logins.forms.get(self.logins.site_of(request.url))
         return found[1] if found else None

@@ -48,21 +48,21 @@ _HEAD = 20_000
 
 
 #: A word of every marker above, lowercase: a page with none of them (nearly every page) is
-#: told apart by substring tests, 25 times cheaper than the case-blind regex (0.7 ms a page).
-_CHALLENGE_WORDS = ("cf-browser-verification", "cf_chl_opt", "challenge-platform",
-                    "cf-challenge-running", "just a moment", "attention required", "ddos-guard",
-                    "sucuri website firewall", "checking your browser", "__ddg1_",
-                    "challenge-form", "_incapsula_resource")
+#: told apart by substring tests on its raw bytes, without decoding it, 25 times cheaper than
+#: the case-blind regex (0.7 ms a page).
+_CHALLENGE_WORDS = (b"cf-browser-verification", b"cf_chl_opt", b"challenge-platform",
+                    b"cf-challenge-running", b"just a moment", b"attention required",
+                    b"ddos-guard", b"sucuri website firewall", b"checking your browser",
+                    b"__ddg1_", b"challenge-form", b"_incapsula_resource")
 
 
 def is_challenge(response: Response) -> bool:
     """A bot wall or challenge page (any status: Cloudflare answers 403 or 503)."""
-    text = getattr(response, "text", None)
-    if not text:
+    if not hasattr(response, "text"):
         return False
-    head = text[:_HEAD]
-    lowered = head.lower()
-    return any(word in lowered for word in _CHALLENGE_WORDS) and bool(_CHALLENGE.search(head))
+    lowered = response.body[:_HEAD].lower()
+    return any(word in lowered for word in _CHALLENGE_WORDS) and \
+        bool(_CHALLENGE.search(response.text[:_HEAD]))
 
 
 def has_login_form(response: Response) -> bool:
