@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.asyncio import create_looping_call
 
 from crawler.netguard import BLOCKED
-from crawler.redis import restart_watch, revive_embedded
+from crawler.redis import embedded_died, restart_watch, revive_embedded
 from crawler.scheduler.outage import TRANSIENT, FrontierLost
 
 if TYPE_CHECKING:
@@ -31,6 +32,12 @@ logger = logging.getLogger(__name__)
 #: Shortest time between two looks at the frontier that a lone node's engine asks for
 #: when it is idle (s): each is a heartbeat, and the engine may ask at every wake-up.
 SOLO_CHECK_EVERY = 0.05
+
+#: An embedded Redis restarted this many times within this many seconds that dies again is
+#: not restarted any more (it is being killed over and over, or dies as soon as it starts):
+#: the crawl stops instead (``embedded_redis_lost``, exit status 4)
+EMBEDDED_MAX_RESTARTS = 3
+EMBEDDED_RESTART_WINDOW = 60.0
 
 
 class NodeLoop:
@@ -66,6 +73,7 @@ class NodeLoop:
         self._cut_off = False
         self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
         self._closing = False  # the crawl is being stopped (its embedded Redis is lost)
+        self._embedded_restarts: deque[float] = deque()  # when it was restarted (monotonic)
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
@@ -159,29 +167,49 @@ class NodeLoop:
 
     def _revive_embedded_redis(self) -> None:
         """The crawl's own redis-server died (the OOM killer): start it again from its AOF,
-        and the next heartbeat recovers as from any restart. If it cannot be started, the
-        crawl would wait for ever: stop it, with one line."""
+        and the next heartbeat recovers as from any restart. If it cannot be started, or
+        keeps dying (more than :data:`EMBEDDED_MAX_RESTARTS` restarts within
+        :data:`EMBEDDED_RESTART_WINDOW` seconds), the crawl would wait or restart it for
+        ever: stop it, with one line."""
         if self._closing:  # tried once, and failed: the crawl is stopping
+            return
+        if not embedded_died(self.crawler):
+            return
+        now = time.monotonic()
+        while self._embedded_restarts and now - self._embedded_restarts[0] > \
+                EMBEDDED_RESTART_WINDOW:
+            self._embedded_restarts.popleft()
+        if len(self._embedded_restarts) >= EMBEDDED_MAX_RESTARTS:
+            self._stop_for_lost_embedded_redis(
+                "The embedded Redis keeps dying: it died %(n)d times within %(window)gs, "
+                "restarted from its AOF in %(dir)s each time but the last: stopping the crawl; "
+                "run it again to resume",
+                {"n": len(self._embedded_restarts) + 1, "window": EMBEDDED_RESTART_WINDOW})
             return
         try:
             revived = revive_embedded(self.crawler)
         except Exception as exc:  # noqa: BLE001 - whatever stops the restart stops the crawl
-            logger.critical("The embedded Redis died and could not be restarted from its AOF "
-                            "in %(dir)s (%(exc)s): stopping the crawl; run it again to resume",
-                            {"exc": str(exc).strip() or type(exc).__name__,
-                             "dir": getattr(self.crawler, "_crawler_state_dir", "?")})
-            self.crawler.stats.set_value("frontier/embedded_redis_lost", 1)
-            self._closing = True
-            engine = self.crawler.engine
-            if engine is not None:
-                from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
-                from twisted.internet import reactor  # noqa: PLC0415
-
-                reactor.callLater(0, lambda: deferred_from_coro(
-                    engine.close_spider_async(reason="embedded_redis_lost")))
+            self._stop_for_lost_embedded_redis(
+                "The embedded Redis died and could not be restarted from its AOF in %(dir)s "
+                "(%(exc)s): stopping the crawl; run it again to resume",
+                {"exc": str(exc).strip() or type(exc).__name__})
             return
         if revived:
+            self._embedded_restarts.append(now)
             self.outcomes.counts["frontier/embedded_redis_restarts"] += 1
+
+    def _stop_for_lost_embedded_redis(self, message: str, args: dict[str, Any]) -> None:
+        logger.critical(message, {**args, "dir": getattr(self.crawler, "_crawler_state_dir", "?")})
+        self.crawler.stats.set_value("frontier/embedded_redis_lost", 1)
+        self.outcomes.update_stats()  # its restarts: no heartbeat will publish them now
+        self._closing = True
+        engine = self.crawler.engine
+        if engine is not None:
+            from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
+            from twisted.internet import reactor  # noqa: PLC0415
+
+            reactor.callLater(0, lambda: deferred_from_coro(
+                engine.close_spider_async(reason="embedded_redis_lost")))
 
     def cut_off(self) -> bool:
         """Whether this node's last heartbeat that Redis took is older than the node

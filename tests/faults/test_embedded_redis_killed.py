@@ -69,3 +69,49 @@ def test_an_embedded_redis_that_cannot_restart_stops_the_crawl_with_one_line(
     assert code == 4, log[-3000:]  # stopped before finishing; it resumes once repaired
     assert log.count("could not be restarted from its AOF") == 1, log[-3000:]
     assert "reason: embedded_redis_lost" in log
+
+
+def _live_servers(state) -> list[int]:
+    """The embedded redis-servers of *state* still running (a killed one stays a zombie)."""
+    live = []
+    for pid in embedded_servers(state):
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                live.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return live
+
+
+def test_an_embedded_redis_that_keeps_dying_stops_the_crawl_with_one_line(
+        tmp_path, nodes) -> None:
+    """Killed again after each restart: restarted EMBEDDED_MAX_RESTARTS times, then the crawl
+    stops in one line (exit 4) instead of restarting it for ever."""
+    from crawler.scheduler.node_loop import EMBEDDED_MAX_RESTARTS  # noqa: PLC0415
+
+    state = tmp_path / "state"
+    with SiteServer(hosts=3, pages_per_host=80, latency=0.02, seed=93) as site:
+        node = nodes("n0", site.base_urls, **{**COMMON, "DOWNLOAD_DELAY": 0.2})
+        assert site.wait_fetched(5, timeout=120), node.output()[-3000:]
+        killed: list[int] = []
+        for restarts in range(EMBEDDED_MAX_RESTARTS + 1):
+            [pid] = wait_until(lambda: [p for p in _live_servers(state) if p not in killed], 30,
+                               what=f"embedded server #{restarts + 1}")
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            if restarts < EMBEDDED_MAX_RESTARTS:  # restarted: the log says so
+                assert wait_until(lambda n=restarts + 1: node.output().count(
+                    "restarted it from its AOF") >= n or node.process.poll() is not None, 30,
+                    what=f"restart #{restarts + 1}")
+        code = node.wait(60)
+        fetched = len(site.fetch_counts())
+    log = node.output()
+    assert code == 4, log[-3000:]  # stopped before finishing; it resumes when run again
+    assert fetched < len(site.expected_urls()), "the crawl finished before its Redis was lost"
+    assert log.count("restarted it from its AOF") == EMBEDDED_MAX_RESTARTS, log[-3000:]
+    assert log.count("The embedded Redis keeps dying") == 1, log[-3000:]
+    assert "reason: embedded_redis_lost" in log
+    assert "Traceback" not in log, log[-3000:]
+    assert node.stats().get("frontier/embedded_redis_restarts") == EMBEDDED_MAX_RESTARTS
+    assert node.stats().get("frontier/embedded_redis_lost") == 1
+    assert _live_servers(state) == [], "a server started after the last kill"
