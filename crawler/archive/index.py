@@ -1,10 +1,10 @@
 """The crawl's digest index: for every archived URL, the payload digest and the date of its
 last full capture, in the crawl's Redis, so revisits hold across nodes and runs.
 
-One hash per crawl, ``crawler:{<crawl>}:warc:digests`` (the crawl's hash tag, as every key
-of :mod:`crawler.scheduler.keys`): URL -> ``<digest> <WARC-Date>``. A node looks up and
-stores in batches: one pipelined round trip stores the entries of the last batch and reads
-those of the next (:meth:`DigestIndex.exchange`).
+One hash per crawl, ``crawler:{<crawl>}:warc:digests`` (``Keys(crawl).warc_digests``, in
+the key table of :mod:`crawler.scheduler.keys`): URL -> ``<digest> <WARC-Date>``. A node
+looks up and stores in batches: one pipelined round trip stores the entries of the last
+batch and reads those of the next (:meth:`DigestIndex.exchange`).
 """
 
 from __future__ import annotations
@@ -22,11 +22,6 @@ if TYPE_CHECKING:
     import redis
 
 logger = logging.getLogger(__name__)
-
-
-def index_key(prefix: str) -> str:
-    """The hash of the crawl whose keys start with *prefix* (``Keys(crawl).prefix``)."""
-    return f"{prefix}:warc:digests"
 
 
 class DigestIndex:

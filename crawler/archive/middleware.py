@@ -39,7 +39,7 @@ from twisted.internet.task import LoopingCall
 from warcio.warcwriter import WARCWriter
 
 from crawler import config
-from crawler.archive.index import DigestIndex, index_key
+from crawler.archive.index import DigestIndex
 from crawler.archive.records import (
     Fetch,
     Prior,
@@ -244,7 +244,7 @@ class WarcMiddleware:
                                     threaded=True)
             try:
                 client = client_from_crawler(self.crawler)
-                self._index = DigestIndex(client, index_key(Keys(crawl).prefix))
+                self._index = DigestIndex(client, Keys(crawl).warc_digests)
             except Exception:  # noqa: BLE001 - no Redis: full responses, never a lost page
                 logger.warning("WARC: no digest index (Redis unavailable); no revisit records",
                                exc_info=True)

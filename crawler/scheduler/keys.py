@@ -57,6 +57,9 @@ key                     type    content
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
+``warc:digests``        hash    the web archive's digest index: URL -> ``<payload
+                                digest> <WARC-Date>`` of its last full capture, what
+                                a revisit record refers to (:mod:`crawler.archive`)
 ======================  ======  =================================================
 """
 
@@ -102,7 +105,8 @@ _CRAWL_KEYS = {"members": "members", "weights": "weights", "epoch": "epoch", "to
                "dead_letters": "deadletters",
                "items": "items", "node_stats": "nodestats", "templates": "templates",
                "events": "events", "control": "control", "bloom": "bloom",
-               "revisit_due": "revisit:due", "revisit_pass": "revisit:pass"}
+               "revisit_due": "revisit:due", "revisit_pass": "revisit:pass",
+               "warc_digests": "warc:digests"}
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,7 @@ class Keys:
     bloom: str = field(init=False)
     revisit_due: str = field(init=False)
     revisit_pass: str = field(init=False)
+    warc_digests: str = field(init=False)
 
     def __post_init__(self) -> None:
         prefix = f"crawler:{{{self.crawl}}}"

@@ -118,3 +118,15 @@ def test_the_login_flow_and_pages_that_are_not_content_are_not_archived(tmp_path
     assert not any(b"secret" in rec.block for rec in records)
     stats = crawler.stats.get_stats()
     assert stats["warc/skipped/login"] == 1 and stats["warc/skipped/not_content"] == 1
+
+
+def test_key_table_lists_the_digest_index() -> None:
+    """The digest index is a key of the crawl, with its row in the key table (every key of
+    Keys is documented there)."""
+    import crawler.scheduler.keys as keys_module  # noqa: PLC0415
+
+    keys = keys_module.Keys("c")
+    assert keys.warc_digests == "crawler:{c}:warc:digests"
+    table = keys_module.__doc__ or ""
+    for name in keys_module._CRAWL_KEYS.values():  # noqa: SLF001
+        assert f"\n``{name}`` " in table, name
