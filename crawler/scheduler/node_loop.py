@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.asyncio import create_looping_call
@@ -33,9 +32,8 @@ logger = logging.getLogger(__name__)
 #: when it is idle (s): each is a heartbeat, and the engine may ask at every wake-up.
 SOLO_CHECK_EVERY = 0.05
 
-#: An embedded Redis restarted this many times within this many seconds that dies again is
-#: not restarted any more (it is being killed over and over, or dies as soon as it starts):
-#: the crawl stops instead (``embedded_redis_lost``, exit status 4)
+#: An embedded Redis restarted this many times within this many seconds that dies again
+#: (killed over and over, or dying as it starts) stops the crawl (exit status 4)
 EMBEDDED_MAX_RESTARTS = 3
 EMBEDDED_RESTART_WINDOW = 60.0
 
@@ -73,7 +71,7 @@ class NodeLoop:
         self._cut_off = False
         self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
         self._closing = False  # the crawl is being stopped (its embedded Redis is lost)
-        self._embedded_restarts: deque[float] = deque()  # when it was restarted (monotonic)
+        self._embedded_restarts: list[float] = []  # when it was restarted (monotonic)
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
@@ -171,14 +169,11 @@ class NodeLoop:
         keeps dying (more than :data:`EMBEDDED_MAX_RESTARTS` restarts within
         :data:`EMBEDDED_RESTART_WINDOW` seconds), the crawl would wait or restart it for
         ever: stop it, with one line."""
-        if self._closing:  # tried once, and failed: the crawl is stopping
-            return
-        if not embedded_died(self.crawler):
+        if self._closing or not embedded_died(self.crawler):  # _closing: the crawl is stopping
             return
         now = time.monotonic()
-        while self._embedded_restarts and now - self._embedded_restarts[0] > \
-                EMBEDDED_RESTART_WINDOW:
-            self._embedded_restarts.popleft()
+        self._embedded_restarts = [t for t in self._embedded_restarts
+                                   if now - t <= EMBEDDED_RESTART_WINDOW]
         if len(self._embedded_restarts) >= EMBEDDED_MAX_RESTARTS:
             self._stop_for_lost_embedded_redis(
                 "The embedded Redis keeps dying: it died %(n)d times within %(window)gs, "

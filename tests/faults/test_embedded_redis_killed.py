@@ -12,6 +12,7 @@ import psutil
 import pytest
 
 from crawler.demo.site import SiteServer
+from crawler.scheduler.node_loop import EMBEDDED_MAX_RESTARTS
 from tests.helpers.nodes import COMMON, embedded_servers
 from tests.helpers.ops import wait_until
 
@@ -87,8 +88,6 @@ def test_an_embedded_redis_that_keeps_dying_stops_the_crawl_with_one_line(
         tmp_path, nodes) -> None:
     """Killed again after each restart: restarted EMBEDDED_MAX_RESTARTS times, then the crawl
     stops in one line (exit 4) instead of restarting it for ever."""
-    from crawler.scheduler.node_loop import EMBEDDED_MAX_RESTARTS  # noqa: PLC0415
-
     state = tmp_path / "state"
     with SiteServer(hosts=3, pages_per_host=80, latency=0.02, seed=93) as site:
         node = nodes("n0", site.base_urls, **{**COMMON, "DOWNLOAD_DELAY": 0.2})
