@@ -47,7 +47,7 @@ from crawler.scheduler.outcomes import Outcomes
 from crawler.scheduler.overflow import Overflow
 from crawler.scheduler.politeness import Politeness
 from crawler.scheduler.revisit import Revisits, watch_argument
-from crawler.scheduler.traps import strip_session_ids
+from crawler.scheduler.traps import strip_session_ids, strip_userinfo
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -138,9 +138,10 @@ class Node:
                              self.dispatch, dupefilter, self.outcomes, self.outage, self.revisits)
         self.overflow = Overflow(self.dispatch, self.outcomes)
         self.joined = False  # open() joined the ring: close() hands back and leaves
-        # a crawl whose seen-set is empty at the start: its start requests are not
-        # deduplicated when dont_filter (see _deduplicated)
+        # a crawl whose seen-set is empty at the start: its dont_filter start requests are
+        # deduplicated against the other nodes only (see _deduplicated)
         self.fresh = not any(frontier.bloom.counts)
+        self._start_fingerprints: set[str] = set()  # a fresh crawl's start requests queued here
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, options: SchedulerOptions,
@@ -241,8 +242,10 @@ class Node:
                 return False
             self.outcomes.record("discovered")
             dedup = self._deduplicated(request)
+            if dedup and self.fresh and request.dont_filter:  # a fresh crawl's start request
+                self._start_fingerprints.add(self.dupefilter.fingerprint(request))
             found_as = request.url
-            request = self._without_session_ids(self._without_userinfo(request))
+            request = self._cleaned(request)
             # Filters first: a URL dropped here (too deep) must not enter the seen
             # cache, or found again where it is allowed it would pass for a duplicate.
             if reason := self._filter_reason(request):
@@ -275,11 +278,15 @@ class Node:
         return self.exchange.next_request(paused=loop.draining or loop.paused)
 
     def _deduplicated(self, request: Request) -> bool:
-        # dont_filter means what Scrapy says, start requests included, in a fresh crawl.
-        # A resumed crawl (or a node joining a running one) deduplicates its start
-        # requests, or every run and every node would fetch them again.
-        return not request.dont_filter \
-            or (not self.fresh and bool(request.meta.get("is_start_request")))
+        # dont_filter means what Scrapy says, except for start requests: a resumed crawl (or
+        # a node joining a running one) deduplicates them, or every run and every node would
+        # fetch them again. In a fresh crawl, a start request's first copy on this node goes
+        # through the cluster's filter, atomically with queueing (nodes that start the crawl
+        # together all found it empty); its repeats on this node are dont_filter, as in Scrapy.
+        if not request.dont_filter or not request.meta.get("is_start_request"):
+            return not request.dont_filter
+        return not self.fresh or isinstance(self.dupefilter, BloomDupeFilter) \
+            and self.dupefilter.fingerprint(request) not in self._start_fingerprints
 
     def _marked(self, request: Request) -> bool:
         """A fresh crawl's start request queued as dont_filter: marked seen in the
@@ -294,22 +301,13 @@ class Node:
             return f"trap/{reason}"
         return None
 
-    def _without_userinfo(self, request: Request) -> Request:
-        # http://user:pw@host/x is http://host/x: the same page of the same host (keys.host_of),
-        # which Scrapy's download handler refuses ('invalid hostname: user@host') and which
-        # would be queued, deduplicated and fetched apart from it
-        parts = urlparse_cached(request)
-        if "@" not in parts.netloc:
-            return request
-        self.outcomes.counts["frontier/userinfo_stripped"] += 1
-        return request.replace(url=parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl())
-
-    def _without_session_ids(self, request: Request) -> Request:
-        url = strip_session_ids(request.url)
-        if url == request.url:
-            return request
-        self.outcomes.counts["frontier/session_ids_stripped"] += 1
-        return request.replace(url=url)
+    def _cleaned(self, request: Request) -> Request:
+        """*request* for its URL without a userinfo (queued, deduplicated and fetched as the
+        URL without it) nor session ids."""
+        url = strip_userinfo(request.url)
+        if (clean := strip_session_ids(url)) != url:
+            self.outcomes.counts["frontier/session_ids_stripped"] += 1
+        return request if clean == request.url else request.replace(url=clean)
 
     # -- NodeAPI ------------------------------------------------------------------------
 

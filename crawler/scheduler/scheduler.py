@@ -36,10 +36,12 @@ class Scheduler(BaseScheduler):
     back to the queues. A request that cannot be queued as JSON is kept in this
     node's memory and crawled here (``scheduler/unserializable``).
 
-    ``dont_filter`` is Scrapy's: such requests are never deduplicated, start requests
-    included, except when the crawl resumes (its Bloom filter was not empty when the
-    node started: a resumed run, or a node joining a running crawl), where start
-    requests are deduplicated like any other.
+    ``dont_filter`` is Scrapy's: such requests are never deduplicated, except start
+    requests. When the crawl resumes (its Bloom filter was not empty when the node
+    started: a resumed run, or a node joining a running crawl), they are deduplicated
+    like any other. In a fresh crawl, a start request's first copy on a node is checked
+    against the cluster's filter, so nodes that start the crawl together queue it once;
+    its repeats on the same node are kept, as Scrapy keeps them.
 
     Engine contract: ``enqueue_request`` returns False only for a request dropped
     at once (seen recently by this node, or filtered); the

@@ -33,6 +33,18 @@ def strip_session_ids(url: str) -> str:
     return _PATH_SESSION.sub("", cleaned)
 
 
+def strip_userinfo(url: str) -> str:
+    """*url* without its userinfo (``http://user:pw@host/x`` is ``http://host/x``: the same page
+    of the same host, which Scrapy's download handler refuses as 'invalid hostname'), or
+    *url* itself when it has none."""
+    if "@" not in url:
+        return url
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
 class TrapRules:
     """Each rule returns its reason (a stats key suffix) or None."""
 

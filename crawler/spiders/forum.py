@@ -129,9 +129,10 @@ class ForumSpider(scrapy.Spider):
         return urls
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        # One site: dont_filter, as always. Several (a cluster's crawl): deduplicated, so the
-        # nodes that start a fresh crawl together fetch each start page once, not once each
-        # (the frontier lets a fresh crawl's dont_filter start requests through on every node).
+        # One site: dont_filter, as always. Several (a cluster's crawl): deduplicated. Either
+        # way the nodes that start a fresh crawl together fetch each start page once, not once
+        # each (the frontier checks a fresh crawl's dont_filter start request against the
+        # cluster's filter too: crawler.scheduler.node.Node._deduplicated).
         for url in self.start_urls:
             yield scrapy.Request(url, callback=self.parse_start, dont_filter=not self.several,
                                  meta=LISTING, cb_kwargs=self._site_kwargs(urlsplit(url).netloc))
