@@ -33,7 +33,7 @@ from crawler.login.credentials import (
 )
 from crawler.login.forms import WORDPRESS, LoginForm, is_wordpress
 from crawler.login.pages import Walls
-from crawler.login.session import MemoryStore, SessionStore
+from crawler.login.session import LOCK_TTL_MS, MemoryStore, SessionStore
 
 if TYPE_CHECKING:
 
@@ -118,6 +118,8 @@ class Logins:
         urls = getattr(spider, "start_urls", None) or []
         for url in urls:
             self.start_urls.setdefault(urlsplit(url).netloc.lower(), url)
+        engine = self.crawler.engine
+        paused = False
         try:
             given = from_settings(self.crawler.settings)
             given.update(from_arguments(spider, list(self.start_urls)))
@@ -130,9 +132,21 @@ class Logins:
                                 "used, no login", {"site": site})
                     continue
                 self.credentials[site] = credentials
+                if engine is not None and not paused and not engine.paused:
+                    # The frontier hands a node the requests other nodes queued, start
+                    # requests held or not: one sent before this node has the session goes
+                    # as a guest, and its answer's guest cookie (the cookies middleware runs
+                    # first) would replace the session's in the jar once installed. Nothing
+                    # is taken from the scheduler until the sessions are in (the login's own
+                    # requests bypass it).
+                    engine.pause()
+                    paused = True
                 await self.ensure(site)
         except (CredentialsError, cookiesfile.CookiesFileError, LoginFailed) as exc:
             self.fail(str(exc))
+        finally:
+            if paused:
+                engine.unpause()
 
     def load_cookies_file(self) -> None:
         path = self.crawler.settings.get("CRAWLER_COOKIES_FILE")
@@ -175,38 +189,53 @@ class Logins:
         lock = self.lock(site)
         await maybe_deferred_to_future(lock.acquire())
         try:
-            session = self.store.load(site)
-            if session and session.get("user") == self.credentials[site].username:
-                self.install(site, session)
-                logger.info("%(site)s: using the session of %(user)s stored by the cluster",
-                            {"site": site, "user": session["user"]})
-                return
-            await self.login_once(site, stale=None)
+            if not self.use_stored(site, stale=None):
+                await self.login_once(site, stale=None)
         finally:
             lock.release()
 
+    def use_stored(self, site: str, stale: int | None) -> bool:
+        """Install the stored session of *site* if there is one of the same user other than
+        version *stale* (``None``: any); whether there was."""
+        session = self.store.load(site)
+        if not (session and session.get("user") == self.credentials[site].username
+                and session["version"] != stale):
+            return False
+        self.install(site, session)
+        logger.info("%(site)s: using the session of %(user)s stored by the cluster",
+                    {"site": site, "user": session["user"]})
+        return True
+
     async def login_once(self, site: str, stale: int | None) -> None:
         """Log in to *site* under its Redis lock, unless a session other than version
-        *stale* (``None``: any) of the same user is stored meanwhile: then use that one."""
+        *stale* (``None``: any) of the same user is stored meanwhile: then use that one.
+
+        The store is read again after every failed attempt at the lock and once it is held
+        (a node that takes the lock the moment another released it finds that one's
+        session), and the lock is kept alive while the login runs, so that it cannot lapse
+        under a slow login and let a second node in."""
         store, user = self.store, self.credentials[site].username
         deadline = time.monotonic() + WAIT
+        said = False
         while not store.acquire(site, self.owner):
             if message := store.failed(site):
                 raise LoginFailed(message)
-            session = store.load(site)
-            if session and session.get("user") == user and session["version"] != stale:
-                self.install(site, session)
+            if self.use_stored(site, stale):
                 return
             if time.monotonic() > deadline:
                 raise LoginFailed(f"login to {site} as {user} failed: another node held the "
                                   f"login lock for {WAIT:g}s")
+            if not said:
+                said = True
+                logger.info("%(site)s: another node is logging in; waiting for its session",
+                            {"site": site})
             await _sleep(POLL)
+        keep = task.LoopingCall(store.extend, site, self.owner)
+        keep.start(LOCK_TTL_MS / 3000, now=False)
         try:
             if message := store.failed(site):
                 raise LoginFailed(message)
-            session = store.load(site)
-            if session and session.get("user") == user and session["version"] != stale:
-                self.install(site, session)
+            if self.use_stored(site, stale):
                 return
             try:
                 session = await self.log_in(site)
@@ -217,6 +246,8 @@ class Logins:
             self.install(site, session, jar=False)  # this node's jar has them already
             logger.info("%(site)s: logged in as %(user)s", {"site": site, "user": user})
         finally:
+            if keep.running:  # (not if extending failed: Redis down, the release says so)
+                keep.stop()
             store.release(site, self.owner)
 
     def install(self, site: str, session: dict[str, Any], jar: bool = True) -> None:
@@ -236,6 +267,10 @@ class Logins:
     # -- the login -------------------------------------------------------------------------
     async def fetch(self, request: Request) -> Response:
         request.meta.update(LOGIN_META)
+        # the session's User-Agent (phpBB binds a session to it): a check of a session that
+        # another node made, with another USER_AGENT, is sent as that node's pages are
+        if agent := self.agents.get(self.site_of(request.url)):
+            request.headers[b"User-Agent"] = agent
         return await self.crawler.engine.download_async(request)
 
     async def form_of(self, site: str) -> tuple[str, LoginForm]:
@@ -340,18 +375,42 @@ class Logins:
             when, version = self.checked.get(site, (0.0, None))
             if version == used and time.monotonic() - when < CHECKED:
                 return False  # found logged in moments ago: the page is closed to this user
-            engine, form = await self.form_of(site)
-            check = await self.fetch(Request(self.start_urls[site], callback=NO_CALLBACK,
-                                             dont_filter=True))
-            if form.is_logged_in(check):
+            _, form = await self.form_of(site)
+            if await self.still_logged_in(site, form):
                 self.checked[site] = (time.monotonic(), used)
                 return False  # still logged in: the page is closed to this user
+            if stored and stored.get("user") == self.credentials[site].username \
+                    and self.restore(site, stored) and await self.still_logged_in(site, form):
+                # a guest cookie (the answer to a request sent before the session was
+                # installed, or while it was renewed) had replaced the session's: it is back
+                logger.info("%(site)s: the session's cookies were replaced by a guest's; "
+                            "restored", {"site": site})
+                self.crawler.stats.inc_value("login/restored")
+                return True
             self.crawler.stats.inc_value("login/renewed")
             logger.info("%(site)s: the session ended; logging in again", {"site": site})
             await self.login_once(site, stale=used)
             return True
         finally:
             lock.release()
+
+    async def still_logged_in(self, site: str, form: LoginForm) -> bool:
+        check = await self.fetch(Request(self.start_urls[site], callback=NO_CALLBACK,
+                                         dont_filter=True))
+        return form.is_logged_in(check)
+
+    def restore(self, site: str, session: dict[str, Any]) -> bool:
+        """Put the cookies of *session* back in the jar where the jar's differ; whether any
+        did."""
+        jar = self.jar()
+        have = {(c.domain, c.path, c.name): c.value for c in jar}
+        changed = False
+        for data in session["cookies"]:
+            cookie = cookiesfile.from_dict(data)
+            if have.get((cookie.domain, cookie.path, cookie.name)) != cookie.value:
+                jar.set_cookie(cookie)
+                changed = True
+        return changed
 
     def fail(self, message: str) -> None:
         if self.failed is not None:

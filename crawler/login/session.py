@@ -8,7 +8,8 @@ key (after the crawl's prefix)  type    content
                                         CSRF token), ``user``, ``at`` (ms), ``version``
                                         (bumped by every login), ``posts`` (login forms
                                         sent, cluster-wide)
-``login:<site>:lock``           string  the node logging in (``SET NX PX``)
+``login:<site>:lock``           string  the node logging in (``SET NX PX``, kept alive
+                                        by its holder while it logs in)
 ``login:<site>:failed``         string  the one line of a failed login, for a minute: the
                                         other nodes stop without trying the password again
 ==============================  ======  ==================================================
@@ -24,10 +25,16 @@ import time
 from typing import Any
 
 FAILED_TTL = 60  # s: a failure stops the nodes starting with it, not a later run
-LOCK_TTL_MS = 120_000
+#: A login lock lives this long unless its holder extends it (every third of it, while it
+#: logs in): a node that dies mid-login frees it within this, a slow login keeps it
+LOCK_TTL_MS = 30_000
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+_EXTEND = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
 
@@ -71,6 +78,10 @@ class SessionStore:
     def acquire(self, site: str, owner: str) -> bool:
         return bool(self.client.set(f"{self.key(site)}:lock", owner, nx=True, px=LOCK_TTL_MS))
 
+    def extend(self, site: str, owner: str) -> bool:
+        """Whether *owner* still holds the lock of *site* (its TTL then starts again)."""
+        return bool(self.client.eval(_EXTEND, 1, f"{self.key(site)}:lock", owner, LOCK_TTL_MS))
+
     def release(self, site: str, owner: str) -> None:
         self.client.eval(_RELEASE, 1, f"{self.key(site)}:lock", owner)
 
@@ -109,6 +120,9 @@ class MemoryStore(SessionStore):
 
     def acquire(self, site: str, owner: str) -> bool:
         return self.locks.setdefault(site, owner) == owner
+
+    def extend(self, site: str, owner: str) -> bool:
+        return self.locks.get(site) == owner
 
     def release(self, site: str, owner: str) -> None:
         if self.locks.get(site) == owner:
