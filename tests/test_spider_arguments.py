@@ -43,6 +43,16 @@ def test_every_spider_takes_start_urls_and_its_alias(spider, argument):
         cls.check_arguments()
 
 
+@pytest.mark.parametrize("spider", SPIDERS)
+def test_a_start_url_s_userinfo_is_no_part_of_the_site(spider):
+    """Issue 27, item 18: the frontier fetches http://user:pw@host/ as http://host/; the
+    forum spiders' items carried 'user:pw@host' as their site, the password included."""
+    instance = LOADER.load(spider)(start_urls="http://user:secret@forum.example.org:8080/x")
+    assert instance.start_urls == ["http://forum.example.org:8080/x"]
+    if spider in FORUMS:
+        assert instance.sites == {"forum.example.org:8080": "forum.example.org"}
+
+
 @pytest.mark.parametrize("spider", sorted(set(SPIDERS) - MULTI_SITE))
 def test_one_site_spiders_refuse_several_urls_in_one_line(spider):
     with pytest.raises(ValueError, match=f"the {spider} spider crawls one site per crawl"):

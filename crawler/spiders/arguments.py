@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from crawler.config import check_url
+from crawler.scheduler.traps import strip_userinfo
 
 __all__ = ["one_site", "parse_start_urls"]
 
@@ -21,9 +22,12 @@ _S = TypeVar("_S", bound=type)
 
 def parse_start_urls(start_urls: str | list[str] | None = None, start_url: str | None = None) -> list[str]:
     """The start URLs of ``-a start_urls=...`` and/or ``-a start_url=...``, in order, without
-    repeats; ValueError (one line) if there are none or one is not a valid http(s) URL."""
+    repeats nor a userinfo (``http://user:pw@host/`` is ``http://host/``, as the frontier
+    queues it: the site is ``host``, and no password goes into items or logs); ValueError
+    (one line) if there are none or one is not a valid http(s) URL."""
     given = start_urls if isinstance(start_urls, list) else (start_urls or "").split(",")
-    urls = list(dict.fromkeys(u.strip() for u in [*given, *(start_url or "").split(",")] if u.strip()))
+    urls = list(dict.fromkeys(strip_userinfo(u.strip()) for u in [*given, *(start_url or "").split(",")]
+                              if u.strip()))
     if not urls:
         raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
     for url in urls:
