@@ -12,7 +12,11 @@ by redis-py) and Redis' commandstats.
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 from common import (NO_ADDON, Crawl, ExternalRedis, LogWindow, Nginx, ensure_site, median,
                     pages_per_s, run_crawls, save)
@@ -27,6 +31,9 @@ PER_HOST_8 = ["-s", "CONCURRENT_REQUESTS_PER_DOMAIN=8", "-s", "CRAWLER_HOST_MAX_
 # of ours' lead is that, which any Scrapy project could copy, and how much the scheduler
 GC_TUNED = ["-s", 'EXTENSIONS={"benchext.BenchStats": 0, "crawler.ops.gc_tuning.GcTuning": 0}']
 
+# the web archive (issue 31) of a WARC run, emptied before each run
+WARC_DIR = Path(tempfile.gettempdir()) / "bench-throughput-warc"
+
 IDLE_PROBE = 5.0  # seconds an external Redis is watched idle before its crawl
 
 # name -> (spider, flags, needs an external Redis)
@@ -35,6 +42,8 @@ CONFIGS: dict[str, tuple[str, list[str], bool]] = {
     "scrapy (memory) + our GC tuning": ("follow", [*MEMORY, *PER_HOST_1, *GC_TUNED], False),
     "scrapy-redis": ("follow_sr", PER_HOST_1, True),
     "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
+    "ours (embedded Redis, WARC)": (
+        "follow", [*OURS, *PER_HOST_1, "-s", f"CRAWLER_WARC_DIR={WARC_DIR}"], False),
     "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
     "ours (embedded Redis) on Python's GC defaults": (
         "follow", [*OURS, *PER_HOST_1, "-s", "CRAWLER_GC_THRESHOLD=0"], False),
@@ -46,6 +55,8 @@ CONFIGS: dict[str, tuple[str, list[str], bool]] = {
 def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
     spider, flags, external = CONFIGS[name]
     window = LogWindow(nginx.log)
+    if f"CRAWLER_WARC_DIR={WARC_DIR}" in flags:
+        shutil.rmtree(WARC_DIR, ignore_errors=True)
     redis = ExternalRedis(tag) if external else None
     if redis:
         redis.__enter__()
@@ -70,6 +81,7 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
     finally:
         if redis:
             redis.__exit__()
+    shutil.rmtree(WARC_DIR, ignore_errors=True)
     hits = window.hits()
     pages = len(hits)
     s = stats["stats"]
@@ -107,7 +119,7 @@ def main() -> None:
     parser.add_argument("--configs", default=",".join(CONFIGS))
     args = parser.parse_args()
     manifest = ensure_site()
-    names = args.configs.split(",")
+    names = re.split(r",(?![^()]*\))", args.configs)  # "ours (embedded Redis, WARC)" is one
     results: dict[str, list[dict]] = {n: [] for n in names}
     with Nginx(manifest) as nginx:
         for i in range(args.runs):

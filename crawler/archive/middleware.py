@@ -196,13 +196,14 @@ class WarcMiddleware:
         priors = index.exchange(self._store, [f.uri for f in batch]) if index else None
         if priors is not None:
             self._store.clear()
+        out = []
         for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
                                         strict=True):
             if fetch.uri in self._store:  # captured earlier in this batch or the last
                 text = self._store[fetch.uri]
                 prior = Prior(*text.split(" ", 1), fetch.uri)
             records, revisit = fetch_records(self._builder, fetch, digest, prior)
-            files.write(records)
+            out.append(records)
             if fetch.status == 304:
                 self.stats.inc_value("warc/not_modified")
             elif revisit:
@@ -213,8 +214,8 @@ class WarcMiddleware:
                 if fetch.body and not fetch.truncated:
                     self._store[fetch.uri] = f"{digest} {fetch.date}"
         notes, self._notes = self._notes, []
-        for uri, date, fields in notes:
-            files.write([metadata_record(self._builder, uri, date, fields)])
+        out += [[metadata_record(self._builder, uri, date, fields)] for uri, date, fields in notes]
+        files.write_batch(out)
 
     def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
         if self._files is None:

@@ -47,9 +47,16 @@ NOT_MODIFIED = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 _DROPPED = frozenset({b"transfer-encoding"})
 
 
-def payload_digest(data: bytes) -> str:
-    """``sha1:<base32>`` of *data*, as WARC digests are written."""
-    return "sha1:" + base64.b32encode(hashlib.sha1(data).digest()).decode("ascii")
+def payload_digest(data: bytes, more: bytes = b"") -> str:
+    """``sha1:<base32>`` of *data* (followed by *more*, not copied into one), as WARC
+    digests are written."""
+    sha1 = hashlib.sha1(data)
+    if more:
+        sha1.update(more)
+    return "sha1:" + base64.b32encode(sha1.digest()).decode("ascii")
+
+
+_EMPTY = payload_digest(b"")  # a GET's request body
 
 
 def warc_date(timestamp: float) -> str:
@@ -188,7 +195,7 @@ def fetch_records(writer: WARCWriter, fetch: Fetch, digest: str, prior: Prior | 
             warc_content_type="application/http; msgtype=response")
     else:
         headers = {**common, "WARC-Payload-Digest": digest,
-                   "WARC-Block-Digest": payload_digest(block + fetch.body)}
+                   "WARC-Block-Digest": payload_digest(block, fetch.body)}
         if fetch.truncated:
             headers["WARC-Truncated"] = "length"
         response = writer.create_warc_record(
@@ -198,9 +205,10 @@ def fetch_records(writer: WARCWriter, fetch: Fetch, digest: str, prior: Prior | 
     request_headers = {"WARC-Type": "request", "WARC-Target-URI": fetch.uri,
                        "WARC-Date": fetch.date, "WARC-Record-ID": new_id(),
                        "WARC-Concurrent-To": response_id,
-                       "WARC-Payload-Digest": payload_digest(fetch.request_body),
-                       "WARC-Block-Digest": payload_digest(fetch.request_block
-                                                           + fetch.request_body)}
+                       "WARC-Payload-Digest": payload_digest(fetch.request_body)
+                       if fetch.request_body else _EMPTY,
+                       "WARC-Block-Digest": payload_digest(fetch.request_block,
+                                                           fetch.request_body)}
     if fetch.ip:
         request_headers["WARC-IP-Address"] = fetch.ip
     request = writer.create_warc_record(
