@@ -2,11 +2,12 @@
 requests in 90 s on a 129-page site, the learned fallback trapped in the cycle).
 
 ``scrapy crawl forum -a profile=none`` (the learned fallback) on a fixture forum served on
-127.0.0.1: three threads, one of them 129 pages linked by ``rel=next`` only, its last page's
-"next" pointing back to page 2. The walk must read each page once and stop: every post once,
-no page fetched more than twice (once more while the site is learned), and the crawl ends.
-Two URL forms: numbered pages (``/topic/61/7``), and opaque page URLs (``/topic/61/qhzkce``)
-where no page number can be read from the URL, so only the walk's memory can see the cycle.
+127.0.0.1: three threads, one of them 48 pages (the trap is the same at any length) linked by
+``rel=next`` only, its last page's "next" pointing back to page 2. The walk must read each page
+once and stop: every post once, no page fetched more than twice (once more while the site is
+learned), and the crawl ends. Two URL forms: numbered pages (``/topic/61/7``), and opaque page
+URLs (``/topic/61/qhzkce``) where no page number can be read from the URL, so only the walk's
+memory can see the cycle.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from crawler.demo.fixture_server import FixtureServer
 from tests.helpers.crawl import run_crawl
 from tests.learn.forms import Forum, _listing, _page, _posts, write_site
 
-PAGES = 129
+PAGES = 48
 PER_PAGE = 3
 
 
