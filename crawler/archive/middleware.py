@@ -241,8 +241,7 @@ class WarcMiddleware:
                 "http-header-user-agent": settings.get("USER_AGENT"),
             }
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
-                                    on_open=lambda: self.stats.inc_value("warc/files"),
-                                    threaded=True)
+                                    on_open=lambda: self.stats.inc_value("warc/files"))
             try:
                 client = client_from_crawler(self.crawler)
                 self._index = DigestIndex(client, Keys(crawl).warc_digests)

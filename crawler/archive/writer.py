@@ -15,7 +15,6 @@ import os
 import re
 import time
 import zlib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,16 +41,16 @@ def _safe(text: str) -> str:
 class WarcFiles:
     """Rolling WARC files of one node in one run.
 
-    warcio serializes each record (uncompressed, in the caller's thread); each becomes a
-    gzip member of its own at :data:`GZIP_LEVEL` (warcio's writer compresses at 9, which
-    costs a crawl several times the CPU for a few % smaller files). With *threaded*, the
-    compression and the file writes run on one worker thread, in order (zlib releases the
-    GIL), handed over once per batch (:meth:`write_batch`), so the reactor thread only
-    serializes; :meth:`close` waits for them."""
+    warcio serializes each record (uncompressed); each becomes a gzip member of its own at
+    :data:`GZIP_LEVEL` (warcio's writer compresses at 9, which costs a crawl several times
+    the CPU for a few % smaller files), in the caller's thread: a worker thread for the
+    compression cost the bench's crawl more than it saved (its GIL hand-overs; bench site,
+    10 hosts, 4 rounds: 0.85x the pages/s of the crawl without archive with the thread,
+    0.99x without)."""
 
     def __init__(self, directory: str | os.PathLike[str], crawl: str, node: str,
                  max_size: int, info: dict[str, Any],
-                 on_open: Callable[[], None] | None = None, threaded: bool = False) -> None:
+                 on_open: Callable[[], None] | None = None) -> None:
         self.directory = Path(directory)
         self.stem = f"{_safe(crawl)}-{_safe(node)}-{time.strftime('%Y%m%d%H%M%S', time.gmtime())}"
         self.max_size = max_size
@@ -64,7 +63,6 @@ class WarcFiles:
         self._path: Path | None = None
         self._buffer = io.BytesIO()
         self._serializer = WARCWriter(self._buffer, gzip=False, warc_version="1.1")
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="warc") if threaded else None
 
     def _serialize(self, record: ArcWarcRecord) -> bytes:
         self._buffer.seek(0)
@@ -86,14 +84,9 @@ class WarcFiles:
                 break
         self._path = path
         info = WARCWriter(None, warc_version="1.1").create_warcinfo_record(name, self.info)
-        self._file.write(_member(self._serialize_info(info)))
+        self._file.write(_member(self._serialize(info)))
         if self.on_open is not None:
             self.on_open()
-
-    def _serialize_info(self, record: ArcWarcRecord) -> bytes:
-        buffer = io.BytesIO()  # on the worker thread: a buffer of its own
-        WARCWriter(buffer, gzip=False, warc_version="1.1").write_record(record)
-        return buffer.getvalue()
 
     def write(self, records: Iterable[ArcWarcRecord]) -> None:
         """Write the records of one fetch (never split over two files), then roll over
@@ -102,14 +95,8 @@ class WarcFiles:
 
     def write_batch(self, fetches: Iterable[Iterable[ArcWarcRecord]]) -> None:
         """Write the records of several fetches, in order, as :meth:`write` would one by
-        one, in one hand-over to the worker thread."""
-        batch = [[self._serialize(r) for r in records] for records in fetches]
-        if not batch:
-            return
-        if self._worker is not None:
-            self._worker.submit(self._write_raw, batch)
-        else:
-            self._write_raw(batch)
+        one."""
+        self._write_raw([[self._serialize(r) for r in records] for records in fetches])
 
     def _write_raw(self, batch: list[list[bytes]]) -> None:
         if self.error is not None:
@@ -127,11 +114,7 @@ class WarcFiles:
                          self.directory, exc)
 
     def close(self) -> None:
-        """Wait for the pending writes and finish the current file (renamed to its final
-        name)."""
-        if self._worker is not None:
-            self._worker.shutdown(wait=True)
-            self._worker = None
+        """Finish the current file (renamed to its final name)."""
         try:
             self._close_file()
         except OSError as exc:
@@ -148,5 +131,5 @@ class WarcFiles:
 
 
 def _member(raw: bytes) -> bytes:
-    """*raw* as one gzip member (one zlib call: the GIL is released once)."""
+    """*raw* as one gzip member, in one zlib call."""
     return zlib.compress(raw, GZIP_LEVEL, zlib.MAX_WBITS + 16)
