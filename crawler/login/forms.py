@@ -33,6 +33,9 @@ class LoginForm:
     ``logged_in``: CSS present on a page when a user is logged in.
     ``denied``: texts of the engine's "log in first / not authorised" pages.
     ``token``: the name of the engine's CSRF token input, kept with the session.
+    ``token_pattern``: a regex of the page whose group 1 is that token, for an engine that
+    keeps it in a script rather than in the form (NodeBB's ``config.csrf_token``): it is sent
+    as the field ``token``.
     ``delay``: seconds between fetching the form and sending it (phpBB refuses a form sent
     within the second it was made).
     """
@@ -46,6 +49,7 @@ class LoginForm:
     logged_in: str = 'a[href*="logout"], a[href*="log_out"]'
     denied: tuple[str, ...] = ()
     token: str | None = None
+    token_pattern: str | None = None
     delay: float = 0.0
 
     def denies(self, response: Response) -> bool:

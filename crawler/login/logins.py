@@ -31,6 +31,7 @@ from crawler.login.credentials import (
     from_arguments,
     from_settings,
 )
+from crawler.login.evasive import TRIES, Evasive, kind_of
 from crawler.login.forms import WORDPRESS, LoginForm, is_wordpress
 from crawler.login.pages import Walls
 from crawler.login.session import LOCK_TTL_MS, MemoryStore, SessionStore
@@ -142,6 +143,10 @@ class Logins:
                     engine.pause()
                     paused = True
                 await self.ensure(site)
+            evasive = Evasive.of(self.crawler)
+            for host in list(evasive.hosts):  # the crawl's first request 1 s after the login's
+                if wait := evasive.due_in(host):
+                    await _sleep(wait)
         except (CredentialsError, cookiesfile.CookiesFileError, LoginFailed) as exc:
             self.fail(str(exc))
         finally:
@@ -271,7 +276,22 @@ class Logins:
         # another node made, with another USER_AGENT, is sent as that node's pages are
         if agent := self.agents.get(self.site_of(request.url)):
             request.headers[b"User-Agent"] = agent
-        return await self.crawler.engine.download_async(request)
+        # Discuz!'s anti-CC protection: its reload pages are passed as a browser passes them,
+        # the session's requests 1 s apart; its question or proxy ban ends the login
+        evasive, host = Evasive.of(self.crawler), urlsplit(request.url).netloc.lower()
+        for _ in range(TRIES):
+            if wait := evasive.due_in(host):
+                await _sleep(wait)
+            evasive.sent(host)
+            response = await self.crawler.engine.download_async(request)
+            kind = kind_of(response)
+            if kind is None:
+                return response
+            if why := evasive.seen(host, kind, response):
+                raise LoginFailed(f"login to {host} failed: {why}")
+            request = request.replace(dont_filter=True)
+        raise LoginFailed(f"login to {host} failed: Discuz! anti-CC protection answered "
+                          f"{request.url} with its reload page {TRIES} times")
 
     async def form_of(self, site: str) -> tuple[str, LoginForm]:
         if site in self.forms:
@@ -306,19 +326,12 @@ class Logins:
         url = urljoin(start, form.url)
         page = await self.fetch(Request(url, callback=NO_CALLBACK, dont_filter=True))
         try:
-            with warnings.catch_warnings():  # Scrapy 2.19 points to form2request, not installed
-                warnings.simplefilter("ignore", ScrapyDeprecationWarning)
-                request = FormRequest.from_response(
-                    page, formxpath=form.form, callback=NO_CALLBACK, dont_filter=True,
-                    formdata={form.username: user, form.password: credentials.password,
-                              **form.extra})
+            request = self.login_request(page, form, user, credentials.password)
         except (ValueError, AttributeError):
             raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
-        asked = [n for n in page.xpath(f"({form.form})[1]//input/@name | ({form.form})[1]//div/@class"
-                                       ).getall() if _CAPTCHA.search(n)]
-        if asked:
+        if asked := self.asks_captcha(page, form):
             raise LoginFailed(f"{failed}: the login form asks a CAPTCHA or a question "
-                              f"({asked[0]}); log in with a browser and give its cookies "
+                              f"({asked}); log in with a browser and give its cookies "
                               "(CRAWLER_COOKIES_FILE)")
         if request.method != "POST":  # a GET form would put the password in a URL (and logs)
             raise LoginFailed(f"{failed}: the login form at {url} is not sent by POST")
@@ -345,11 +358,49 @@ class Logins:
         return {"cookies": cookies, "ua": agent or self.crawler.settings.get("USER_AGENT"),
                 "engine": engine, "token": token, "user": user}
 
+    @classmethod
+    def login_request(cls, page: Response, form: LoginForm, user: str,
+                      password: str) -> FormRequest:
+        """The login form of *page*, filled (its hidden fields and tokens come along);
+        ValueError if the page has none."""
+        with warnings.catch_warnings():  # Scrapy 2.19 points to form2request, not installed
+            warnings.simplefilter("ignore", ScrapyDeprecationWarning)
+            return FormRequest.from_response(
+                page, formxpath=form.form, callback=NO_CALLBACK, dont_filter=True,
+                formdata={form.username: user, form.password: password, **form.extra,
+                          **cls.script_token(page, form)})
+
+    @staticmethod
+    def asks_captcha(page: Response, form: LoginForm) -> str | None:
+        """The name of the CAPTCHA or question the login form of *page* asks, if it does."""
+        # (Discuz! writes its seccode / secqaa into an empty <span id="seccode_..."> by script)
+        first = f"({form.form})[1]"
+        names = page.xpath(f"{first}//input/@name | {first}//div/@class | {first}//*/@id").getall()
+        return next((n for n in names if _CAPTCHA.search(n)), None)
+
+    @staticmethod
+    def script_token(page: Response, form: LoginForm) -> dict[str, str]:
+        """The CSRF token of an engine that keeps it in a script (``token_pattern``), as the
+        form field ``token``; nothing if the form has that field, or the page no token."""
+        if not (form.token and form.token_pattern and hasattr(page, "xpath")):
+            return {}
+        if page.xpath(f"({form.form})[1]//input[@name='{form.token}']"):
+            return {}
+        found = re.search(form.token_pattern, page.text)
+        return {form.token: found.group(1)} if found else {}
+
     @staticmethod
     def error_of(response: Response, form: LoginForm, credentials: Credentials) -> str | None:
         """The engine's message when a login failed, else None."""
         if not hasattr(response, "css"):
             return None
+        if response.status >= 400 and b"<" not in response.body[:200]:
+            # a bare message (NodeBB answers 403 "[[error:invalid-username-or-password]]")
+            text = " ".join(response.text.split())[:300]
+            if key := re.fullmatch(r"\[\[\w+:([\w-]+)\]\]", text):
+                text = key.group(1).replace("-", " ").capitalize()
+            if text:
+                return text.replace(credentials.password, "***") if credentials.password else text
         for selector in form.error:
             text = " ".join("".join(response.css(selector).css("::text").getall()).split())
             if text:

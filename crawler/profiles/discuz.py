@@ -47,7 +47,10 @@ class Discuz(HtmlForumProfile):
         url="member.php?mod=logging&action=login",
         form="//form[.//input[@name='formhash']][.//input[@type='password']]",
         extra={"cookietime": "2592000", "questionid": "0"},
-        error=("div#messagetext p", "div.alert_error"), logged_in='a[href*="action=logout"]',
+        # the answer to a login is a message page: alert_error (登录失败，您还可以尝试 4 次)
+        # or alert_right, whose <p> holds only the scripts that redirect
+        error=("div#messagetext.alert_error > p", "div.alert_error > p"),
+        logged_in='a[href*="action=logout"]',
         denied=("您需要先登录才能继续本操作", "抱歉，您尚未登录", "抱歉，您没有权限访问该版块",
                 "抱歉，本帖要求阅读权限"),
         token="formhash",

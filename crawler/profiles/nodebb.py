@@ -36,10 +36,13 @@ class NodeBB(JsonApiProfile):
     thread_url = re.compile(r"/topic/(?P<tid>\d+)(?:/|$|\?)")
     post_permalink = "/post/{post_id}"
     login = LoginForm(
-        url="/login", error=(".alert-danger", "#login-error-notify"),
+        # the form has no token input: its CSRF token is the page's config.csrf_token; a
+        # wrong password answers 403 "[[error:invalid-username-or-password]]" (read as such:
+        # every page's noscript warning is an .alert-danger)
+        url="/login", error=("#login-error-notify",),
         logged_in='[component="user/logout"], a[href*="logout"]',
         denied=("[[error:no-privileges]]", "[[error:not-logged-in]]", "[[global:403.title]]"),
-        token="_csrf",
+        token="_csrf", token_pattern=r'"csrf_token":"([^"]+)"',
     )
 
     @classmethod

@@ -48,7 +48,10 @@ class SMF(HtmlForumProfile):
         form="//form[contains(@action, 'action=login2')]", extra={"cookieneverexp": "1"},
         error=("div.errorbox", "div.error", "p.error"), logged_in='a[href*="action=logout"]',
         denied=("Only registered members are allowed to access this section.",
-                "You are not allowed to access this section"),
+                "You are not allowed to access this section",
+                # 2.1's loadBoard() to a guest on a board or topic closed to guests
+                "The topic or board you are looking for appears to be either missing or off "
+                "limits to you."),
     )
 
     _board_link = "div#boardindex_table a.subject[id^=b], div.children a[id^=b]"
