@@ -36,7 +36,6 @@ from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.http import Response as HttpResponse
 from twisted.internet.task import LoopingCall
-from warcio.warcwriter import WARCWriter
 
 from crawler import config
 from crawler.archive.index import DigestIndex
@@ -86,7 +85,6 @@ class WarcMiddleware:
         self._index: DigestIndex | None = None
         self._loop = LoopingCall(self._tick)
         self._flush_soon = False
-        self._builder = WARCWriter(None, warc_version="1.1")  # builds records, writes none
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -197,25 +195,30 @@ class WarcMiddleware:
         if priors is not None:
             self._store.clear()
         out = []
+        not_modified = revisits = responses = payload = 0
         for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
                                         strict=True):
             if fetch.uri in self._store:  # captured earlier in this batch or the last
                 text = self._store[fetch.uri]
                 prior = Prior(*text.split(" ", 1), fetch.uri)
-            records, revisit = fetch_records(self._builder, fetch, digest, prior)
+            records, revisit = fetch_records(fetch, digest, prior)
             out.append(records)
             if fetch.status == 304:
-                self.stats.inc_value("warc/not_modified")
+                not_modified += 1
             elif revisit:
-                self.stats.inc_value("warc/revisits")
+                revisits += 1
             else:
-                self.stats.inc_value("warc/responses")
-                self.stats.inc_value("warc/payload_bytes", len(fetch.body))
+                responses += 1
+                payload += len(fetch.body)
                 if fetch.body and not fetch.truncated:
                     self._store[fetch.uri] = f"{digest} {fetch.date}"
         notes, self._notes = self._notes, []
-        out += [[metadata_record(self._builder, uri, date, fields)] for uri, date, fields in notes]
+        out += [[metadata_record(uri, date, fields)] for uri, date, fields in notes]
         files.write_batch(out)
+        for name, count in (("warc/not_modified", not_modified), ("warc/revisits", revisits),
+                            ("warc/responses", responses), ("warc/payload_bytes", payload)):
+            if count:
+                self.stats.inc_value(name, count)
 
     def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
         if self._files is None:

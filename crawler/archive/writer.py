@@ -25,8 +25,6 @@ logger = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from warcio.recordloader import ArcWarcRecord
-
 SUFFIX = ".warc.gz"
 #: zlib level of each record's gzip member: 1 takes half the CPU of zlib's default (6)
 #: for files 6-15% larger (forum pages, bench pages), and warcio's 9 several times more
@@ -41,8 +39,8 @@ def _safe(text: str) -> str:
 class WarcFiles:
     """Rolling WARC files of one node in one run.
 
-    warcio serializes each record (uncompressed); each becomes a gzip member of its own at
-    :data:`GZIP_LEVEL` (warcio's writer compresses at 9, which costs a crawl several times
+    Records come serialized (:mod:`crawler.archive.records`; warcio serializes the
+    warcinfo record); each becomes a gzip member of its own at :data:`GZIP_LEVEL` (warcio's writer compresses at 9, which costs a crawl several times
     the CPU for a few % smaller files), in the caller's thread: a worker thread for the
     compression cost the bench's crawl more than it saved (its GIL hand-overs; bench site,
     10 hosts, 4 rounds: 0.85x the pages/s of the crawl without archive with the thread,
@@ -61,14 +59,6 @@ class WarcFiles:
         self._n = 0
         self._file: Any = None
         self._path: Path | None = None
-        self._buffer = io.BytesIO()
-        self._serializer = WARCWriter(self._buffer, gzip=False, warc_version="1.1")
-
-    def _serialize(self, record: ArcWarcRecord) -> bytes:
-        self._buffer.seek(0)
-        self._buffer.truncate()
-        self._serializer.write_record(record)
-        return self._buffer.getvalue()
 
     def _open(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -83,22 +73,21 @@ class WarcFiles:
                     continue
                 break
         self._path = path
-        info = WARCWriter(None, warc_version="1.1").create_warcinfo_record(name, self.info)
-        self._file.write(_member(self._serialize(info)))
+        buffer = io.BytesIO()
+        writer = WARCWriter(buffer, gzip=False, warc_version="1.1")
+        writer.write_record(writer.create_warcinfo_record(name, self.info))
+        self._file.write(_member(buffer.getvalue()))
         if self.on_open is not None:
             self.on_open()
 
-    def write(self, records: Iterable[ArcWarcRecord]) -> None:
-        """Write the records of one fetch (never split over two files), then roll over
-        if the file is full."""
+    def write(self, records: Iterable[bytes]) -> None:
+        """Write the serialized records of one fetch (never split over two files), then
+        roll over if the file is full."""
         self.write_batch([records])
 
-    def write_batch(self, fetches: Iterable[Iterable[ArcWarcRecord]]) -> None:
-        """Write the records of several fetches, in order, as :meth:`write` would one by
-        one."""
-        self._write_raw([[self._serialize(r) for r in records] for records in fetches])
-
-    def _write_raw(self, batch: list[list[bytes]]) -> None:
+    def write_batch(self, batch: Iterable[Iterable[bytes]]) -> None:
+        """Write the serialized records of several fetches, in order, as :meth:`write`
+        would one by one."""
         if self.error is not None:
             return
         try:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from scrapy import Request
 from scrapy.http import HtmlResponse
-from warcio.warcwriter import WARCWriter
 
 from crawler.archive.records import (
     Fetch,
@@ -54,8 +53,7 @@ def test_digests_are_of_the_encoded_entity(tmp_path: Path) -> None:
     request, response = _response()
     fetch = _fetch(request, response)
     files = WarcFiles(tmp_path, "c", "n", 10**9, {"software": "t"})
-    records, revisit = fetch_records(WARCWriter(None, warc_version="1.1"), fetch,
-                                     fetch.digest, None)
+    records, revisit = fetch_records(fetch, fetch.digest, None)
     files.write(records)
     files.close()
     assert not revisit
@@ -66,9 +64,22 @@ def test_digests_are_of_the_encoded_entity(tmp_path: Path) -> None:
     assert got[1].headers["WARC-Target-URI"] == fetch.uri
     # an identical payload later: a revisit that refers to the first capture
     prior = Prior(fetch.digest, got[1].headers["WARC-Date"], fetch.uri)
-    again, revisit = fetch_records(WARCWriter(None, warc_version="1.1"), fetch,
-                                   fetch.digest, prior)
-    assert revisit and again[0].rec_headers.get_header("WARC-Refers-To-Date") == prior.date
+    again, revisit = fetch_records(fetch, fetch.digest, prior)
+    files = WarcFiles(tmp_path / "again", "c", "n", 10**9, {"software": "t"})
+    files.write(again)
+    files.close()
+    got = read(files.closed[0])
+    assert revisit and [r.type for r in got] == ["warcinfo", "revisit", "request"]
+    assert got[1].headers["WARC-Refers-To-Date"] == prior.date
+    assert got[1].headers["WARC-Payload-Digest"] == sha1_b32(response.body)
+    assert got[1].payload == b"" and got[1].block == fetch.response_block
+    # warcio reads the records back, digests checked
+    from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415
+
+    with files.closed[0].open("rb") as stream:
+        kinds = [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI"))
+                 for r in ArchiveIterator(stream, check_digests=True)]
+    assert kinds == [("warcinfo", None), ("revisit", fetch.uri), ("request", fetch.uri)]
 
 
 def test_files_roll_at_the_size_limit_with_one_warcinfo_each(tmp_path: Path) -> None:
@@ -76,10 +87,9 @@ def test_files_roll_at_the_size_limit_with_one_warcinfo_each(tmp_path: Path) -> 
     opened = []
     files = WarcFiles(tmp_path, "forum-x.org", "node/1", 1500, {"software": "t"},
                       on_open=lambda: opened.append(1))
-    builder = WARCWriter(None, warc_version="1.1")
     for _ in range(6):
         fetch = _fetch(request, response)
-        files.write(fetch_records(builder, fetch, fetch.digest, None)[0])
+        files.write(fetch_records(fetch, fetch.digest, None)[0])
     files.close()
     assert len(files.closed) == len(opened) >= 3
     for path in files.closed:
