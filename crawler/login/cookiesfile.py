@@ -14,11 +14,15 @@ domain matches.
 
 from __future__ import annotations
 
+import logging
 import time
-from http.cookiejar import Cookie
+from http.cookiejar import Cookie, CookieJar
 from pathlib import Path
+from urllib.parse import urlsplit
 
 HTTPONLY = "#HttpOnly_"
+
+logger = logging.getLogger(__name__)
 
 
 class CookiesFileError(ValueError):
@@ -97,3 +101,27 @@ def from_dict(data: dict) -> Cookie:
                        subdomains=str(data["domain"]).startswith("."),
                        secure=bool(data.get("secure")), expires=data.get("expires"),
                        httponly=bool(data.get("httponly")))
+
+
+def use(path: str, sites: list[str], jar: CookieJar, user_agent: str) -> set[str]:
+    """Put the cookies of the file at *path* into *jar*; the *sites* they cover, each said
+    in the log."""
+    cookies = load(path)
+    for cookie in cookies:
+        jar.set_cookie(cookie)
+    covered = set()
+    for site in sites:
+        mine = [c for c in cookies if matches(c, urlsplit(f"//{site}").hostname or site)]
+        if not mine:
+            continue
+        covered.add(site)
+        logger.info("%(site)s: %(n)d cookies from %(path)s", {"site": site, "n": len(mine),
+                                                              "path": path})
+        if any(c.name == "cf_clearance" for c in mine) and user_agent.startswith("forum-crawler/"):
+            logger.warning("%(site)s: cf_clearance is bound to the browser's User-Agent (and "
+                           "IP): set USER_AGENT to that browser's, or the cookie is refused",
+                           {"site": site})
+    if not covered:
+        logger.warning("CRAWLER_COOKIES_FILE %(path)s has no cookie for the sites of this "
+                       "crawl (%(sites)s)", {"path": path, "sites": ", ".join(sites)})
+    return covered

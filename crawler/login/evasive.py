@@ -134,7 +134,7 @@ class Evasive:
 
         node = node_of(self.crawler)
         politeness = getattr(node, "politeness", None)
-        longer_gap = getattr(politeness, "_longer_gap", None)
+        longer_gap = getattr(politeness, "longer_gap", None)
         if callable(longer_gap):
             longer_gap(host, GAP)
 

@@ -9,8 +9,13 @@ password fields (and ``extra``) are set.
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from scrapy.exceptions import ScrapyDeprecationWarning
+from scrapy.http import FormRequest
+from scrapy.http.request import NO_CALLBACK
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -20,6 +25,9 @@ PASSWORD_FORM = "//form[.//input[translate(@type, 'PASSWORD', 'password')='passw
 #: A link that logs out: never fetched while a session is in use, and the sign of one
 LOGOUT = re.compile(r"(?:[?&](?:mode|action|do)=log_?out\b|/log_?out\b|[?&]mod=logging&action=logout)",
                     re.IGNORECASE)
+#: A login form that asks a CAPTCHA or a question (Discuz! seccode/secqaa, MyBB's captcha
+#: after failed logins, reCAPTCHA, hCaptcha, Turnstile): no password login is possible
+_CAPTCHA = re.compile(r"captcha|seccode|secqaa|secanswer|imagestring|cf-turnstile", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,51 @@ class LoginForm:
 
     def is_logged_in(self, response: Response) -> bool:
         return bool(hasattr(response, "css") and response.css(self.logged_in))
+
+    def fill(self, page: Response, user: str, password: str) -> FormRequest:
+        """This form on *page*, filled (its hidden fields and tokens come along);
+        ValueError if the page has none."""
+        with warnings.catch_warnings():  # Scrapy 2.19 points to form2request, not installed
+            warnings.simplefilter("ignore", ScrapyDeprecationWarning)
+            return FormRequest.from_response(
+                page, formxpath=self.form, callback=NO_CALLBACK, dont_filter=True,
+                formdata={self.username: user, self.password: password, **self.extra,
+                          **self._script_token(page)})
+
+    def captcha_of(self, page: Response) -> str | None:
+        """The name of the CAPTCHA or question this form on *page* asks, if it does."""
+        # (Discuz! writes its seccode / secqaa into an empty <span id="seccode_..."> by script)
+        first = f"({self.form})[1]"
+        names = page.xpath(f"{first}//input/@name | {first}//div/@class | {first}//*/@id").getall()
+        return next((n for n in names if _CAPTCHA.search(n)), None)
+
+    def _script_token(self, page: Response) -> dict[str, str]:
+        """The CSRF token of an engine that keeps it in a script (``token_pattern``), as the
+        form field ``token``; nothing if the form has that field, or the page no token."""
+        if not (self.token and self.token_pattern and hasattr(page, "xpath")):
+            return {}
+        if page.xpath(f"({self.form})[1]//input[@name='{self.token}']"):
+            return {}
+        found = re.search(self.token_pattern, page.text)
+        return {self.token: found.group(1)} if found else {}
+
+    def error_of(self, response: Response, password: str) -> str | None:
+        """The engine's message when a login failed (*password* masked in it), else None."""
+        if not hasattr(response, "css"):
+            return None
+        text = ""
+        if response.status >= 400 and b"<" not in response.body[:200]:
+            # a bare message (NodeBB answers 403 "[[error:invalid-username-or-password]]")
+            text = " ".join(response.text.split())
+            if key := re.fullmatch(r"\[\[\w+:([\w-]+)\]\]", text):
+                text = key.group(1).replace("-", " ").capitalize()
+        for selector in self.error:
+            text = text or " ".join("".join(response.css(selector).css("::text").getall()).split())
+        if text:
+            return (text.replace(password, "***") if password else text)[:300]
+        if response.xpath(self.form) and not self.is_logged_in(response):
+            return "the login form came back (wrong user name or password?)"
+        return None
 
 
 #: WordPress (the blog engines have no forum profile): private posts, members-only sites

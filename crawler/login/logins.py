@@ -4,18 +4,14 @@
 from __future__ import annotations
 
 import logging
-import re
 import time
 import uuid
-import warnings
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request
 from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
-from scrapy.exceptions import ScrapyDeprecationWarning
-from scrapy.http import FormRequest
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import defer, task
@@ -46,9 +42,6 @@ logger = logging.getLogger(__name__)
 
 #: meta of the login's own requests: past the frontier, robots.txt and this middleware
 LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
-#: A login form that asks a CAPTCHA or a question (Discuz! seccode/secqaa, MyBB's captcha
-#: after failed logins, reCAPTCHA, hCaptcha, Turnstile): no password login is possible
-_CAPTCHA = re.compile(r"captcha|seccode|secqaa|secanswer|imagestring|cf-turnstile", re.IGNORECASE)
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
 CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
@@ -105,8 +98,7 @@ class Logins:
         return self._store
 
     def site_of(self, url: str) -> str:
-        spider = self.crawler.spider
-        site_of = getattr(spider, "site_of", None)
+        site_of = getattr(self.crawler.spider, "site_of", None)
         return (site_of(url) if callable(site_of) else None) or urlsplit(url).netloc.lower()
 
     # -- the start -------------------------------------------------------------------------
@@ -134,12 +126,8 @@ class Logins:
                     continue
                 self.credentials[site] = credentials
                 if engine is not None and not paused and not engine.paused:
-                    # The frontier hands a node the requests other nodes queued, start
-                    # requests held or not: one sent before this node has the session goes
-                    # as a guest, and its answer's guest cookie (the cookies middleware runs
-                    # first) would replace the session's in the jar once installed. Nothing
-                    # is taken from the scheduler until the sessions are in (the login's own
-                    # requests bypass it).
+                    # nothing from the scheduler (other nodes' requests) until the sessions
+                    # are in: a guest answer's cookie would replace the session's in the jar
                     engine.pause()
                     paused = True
                 await self.ensure(site)
@@ -157,27 +145,10 @@ class Logins:
         path = self.crawler.settings.get("CRAWLER_COOKIES_FILE")
         if not path or str(path) in ("None", "none"):
             return
-        cookies = cookiesfile.load(path)
-        jar = self.jar()
-        for cookie in cookies:
-            jar.set_cookie(cookie)
-        for site in self.start_urls:
-            host = urlsplit(f"//{site}").hostname or site
-            mine = [c for c in cookies if cookiesfile.matches(c, host)]
-            if not mine:
-                continue
-            self.cookie_sites.add(site)
+        self.cookie_sites = cookiesfile.use(str(path), list(self.start_urls), self.jar(),
+                                            self.crawler.settings.get("USER_AGENT", ""))
+        for site in self.cookie_sites:
             Walls.of(self.crawler).with_session[site] = "the browser's cookies"
-            logger.info("%(site)s: %(n)d cookies from %(path)s", {"site": site, "n": len(mine),
-                                                                  "path": path})
-            if any(c.name == "cf_clearance" for c in mine) and \
-                    self.crawler.settings.get("USER_AGENT", "").startswith("forum-crawler/"):
-                logger.warning("%(site)s: cf_clearance is bound to the browser's User-Agent (and "
-                               "IP): set USER_AGENT to that browser's, or the cookie is refused",
-                               {"site": site})
-        if not self.cookie_sites:
-            logger.warning("CRAWLER_COOKIES_FILE %(path)s has no cookie for the sites of this "
-                           "crawl (%(sites)s)", {"path": path, "sites": ", ".join(self.start_urls)})
 
     def jar(self, key: Any = None) -> Any:
         """Scrapy's cookie jar (the cookies middleware's) of *key* (``meta["cookiejar"]``)."""
@@ -186,12 +157,9 @@ class Logins:
                 return middleware.jars[key]
         raise LoginFailed("a login needs Scrapy's cookies middleware: COOKIES_ENABLED is off")
 
-    def lock(self, site: str) -> defer.DeferredLock:
-        return self.locks.setdefault(site, defer.DeferredLock())
-
     async def ensure(self, site: str) -> None:
         """The stored session of *site*, else a login (under the cluster's lock)."""
-        lock = self.lock(site)
+        lock = self.locks.setdefault(site, defer.DeferredLock())
         await maybe_deferred_to_future(lock.acquire())
         try:
             if not self.use_stored(site, stale=None):
@@ -326,10 +294,10 @@ class Logins:
         url = urljoin(start, form.url)
         page = await self.fetch(Request(url, callback=NO_CALLBACK, dont_filter=True))
         try:
-            request = self.login_request(page, form, user, credentials.password)
+            request = form.fill(page, user, credentials.password)
         except (ValueError, AttributeError):
             raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
-        if asked := self.asks_captcha(page, form):
+        if asked := form.captcha_of(page):
             raise LoginFailed(f"{failed}: the login form asks a CAPTCHA or a question "
                               f"({asked}); log in with a browser and give its cookies "
                               "(CRAWLER_COOKIES_FILE)")
@@ -340,12 +308,12 @@ class Logins:
         self.store.count_post(site)
         self.crawler.stats.inc_value("login/posts")
         result = await self.fetch(request)
-        if message := self.error_of(result, form, credentials):
+        if message := form.error_of(result, credentials.password):
             raise LoginFailed(f"{failed}: {message}")
         if not form.is_logged_in(result):
             result = await self.fetch(Request(start, callback=NO_CALLBACK, dont_filter=True))
             if not form.is_logged_in(result):
-                message = self.error_of(result, form, credentials) or (
+                message = form.error_of(result, credentials.password) or (
                     "the forum did not log us in (no logout link after the login form was sent)")
                 raise LoginFailed(f"{failed}: {message}")
         host = urlsplit(start).hostname or ""
@@ -358,63 +326,11 @@ class Logins:
         return {"cookies": cookies, "ua": agent or self.crawler.settings.get("USER_AGENT"),
                 "engine": engine, "token": token, "user": user}
 
-    @classmethod
-    def login_request(cls, page: Response, form: LoginForm, user: str,
-                      password: str) -> FormRequest:
-        """The login form of *page*, filled (its hidden fields and tokens come along);
-        ValueError if the page has none."""
-        with warnings.catch_warnings():  # Scrapy 2.19 points to form2request, not installed
-            warnings.simplefilter("ignore", ScrapyDeprecationWarning)
-            return FormRequest.from_response(
-                page, formxpath=form.form, callback=NO_CALLBACK, dont_filter=True,
-                formdata={form.username: user, form.password: password, **form.extra,
-                          **cls.script_token(page, form)})
-
-    @staticmethod
-    def asks_captcha(page: Response, form: LoginForm) -> str | None:
-        """The name of the CAPTCHA or question the login form of *page* asks, if it does."""
-        # (Discuz! writes its seccode / secqaa into an empty <span id="seccode_..."> by script)
-        first = f"({form.form})[1]"
-        names = page.xpath(f"{first}//input/@name | {first}//div/@class | {first}//*/@id").getall()
-        return next((n for n in names if _CAPTCHA.search(n)), None)
-
-    @staticmethod
-    def script_token(page: Response, form: LoginForm) -> dict[str, str]:
-        """The CSRF token of an engine that keeps it in a script (``token_pattern``), as the
-        form field ``token``; nothing if the form has that field, or the page no token."""
-        if not (form.token and form.token_pattern and hasattr(page, "xpath")):
-            return {}
-        if page.xpath(f"({form.form})[1]//input[@name='{form.token}']"):
-            return {}
-        found = re.search(form.token_pattern, page.text)
-        return {form.token: found.group(1)} if found else {}
-
-    @staticmethod
-    def error_of(response: Response, form: LoginForm, credentials: Credentials) -> str | None:
-        """The engine's message when a login failed, else None."""
-        if not hasattr(response, "css"):
-            return None
-        if response.status >= 400 and b"<" not in response.body[:200]:
-            # a bare message (NodeBB answers 403 "[[error:invalid-username-or-password]]")
-            text = " ".join(response.text.split())[:300]
-            if key := re.fullmatch(r"\[\[\w+:([\w-]+)\]\]", text):
-                text = key.group(1).replace("-", " ").capitalize()
-            if text:
-                return text.replace(credentials.password, "***") if credentials.password else text
-        for selector in form.error:
-            text = " ".join("".join(response.css(selector).css("::text").getall()).split())
-            if text:
-                text = text.replace(credentials.password, "***") if credentials.password else text
-                return text[:300]
-        if response.xpath(form.form) and not form.is_logged_in(response):
-            return "the login form came back (wrong user name or password?)"
-        return None
-
     # -- renewal and failure ---------------------------------------------------------------
     async def renew(self, site: str, used: int | None) -> bool:
         """A "log in first" page came with version *used* of *site*'s session: renew it once
         (under the locks); whether the request is worth fetching again."""
-        lock = self.lock(site)
+        lock = self.locks.setdefault(site, defer.DeferredLock())
         await maybe_deferred_to_future(lock.acquire())
         try:
             if self.versions.get(site) != used:

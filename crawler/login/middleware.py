@@ -18,7 +18,9 @@ never fetches a logout link while logged in, and watches the responses: a "log i
 of a site with credentials renews the session once, under the same lock (unless the node
 finds the session still logged in, or another node renewed it), and the request is fetched
 again; a wall answered with an error status (a 403 login page, a bot wall's 503) ends here
-as the outcome of its own (:mod:`crawler.login.pages`).
+as the outcome of its own (:mod:`crawler.login.pages`). Discuz!'s anti-CC protection is passed
+as a browser passes it (:mod:`crawler.login.evasive`): a reload page is fetched again 1 s later
+and the host's requests spaced 1 s; a host that asks a question is not crawled any further.
 
 Login requests bypass the frontier (``engine.download_async``): they are never leased,
 counted as pages or emitted. No password goes to a log line, a stat or an error.
@@ -29,11 +31,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
+from crawler.login.evasive import Evasive
 from crawler.login.forms import LOGOUT, LoginForm
 from crawler.login.logins import LoginFailed, Logins, form_of_engine
-from crawler.login.pages import Walls, has_login_form, not_content, wall_of
+from crawler.login.pages import Walls, has_login_form, not_content, not_fetched, wall_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -68,6 +72,7 @@ class LoginDownloaderMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.logins = Logins.of(crawler)
+        self.evasive = Evasive.of(crawler)
         Walls.of(crawler)  # says at the close what could not be read
 
     @classmethod
@@ -80,6 +85,10 @@ class LoginDownloaderMiddleware:
         logins = self.logins
         if logins.failed:
             raise IgnoreRequest(f"Not fetched: {logins.failed}")
+        if self.evasive.stopped_hosts and (why := self.evasive.stopped(
+                urlparse_cached(request).netloc.lower())):
+            not_fetched(self.crawler, request, CHALLENGE)
+            raise IgnoreRequest(f"Not fetched: {why}")
         if not logins.versions and not logins.cookie_sites:
             return  # no session anywhere (the usual crawl)
         site = logins.site_of(request.url)
@@ -93,6 +102,10 @@ class LoginDownloaderMiddleware:
     async def process_response(self, request: Request, response: Response) -> Response | Request:
         if request.meta.get("crawler_login") or request.meta.get("dont_obey_robotstxt"):
             return response
+        passed = await self.evasive.process_response(request, response,
+                                                     urlparse_cached(request).netloc.lower())
+        if passed is not response:
+            return passed  # Discuz!'s anti-CC reload page: the request again, 1 s later
         logins = self.logins
         wall = wall_of(response, self._form(request))
         if wall is None and response.status in (401, 403) and has_login_form(response):

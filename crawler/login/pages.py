@@ -96,16 +96,22 @@ def empty_login_page(response: Response, read: Any) -> str | None:
 def not_content(crawler: Crawler, response: Response, site: str, outcome: str,
                 request: Request | None = None) -> None:
     """*response* is not content: settle its URL with *outcome*, count it for *site*."""
-    from crawler.scheduler.node import node_of  # noqa: PLC0415 - only crawls on the frontier
-
     request = request if request is not None else response.request
     if request is not None:
         request.meta["not_content"] = outcome  # for whatever archives or caches pages
     crawler.stats.inc_value(f"login/pages/{outcome.split('/', 1)[1]}")
     Walls.of(crawler).count(site, outcome, response.url)
-    if request is not None and (node := node_of(crawler)) is not None:
-        node.settle(request, outcome)
+    if request is not None:
+        not_fetched(crawler, request, outcome)
     logger.debug("Not content at %(url)s (%(outcome)s)", {"url": response.url, "outcome": outcome})
+
+
+def not_fetched(crawler: Crawler, request: Request, outcome: str) -> None:
+    """Settle *request*'s URL with *outcome* (a page that is not read, or not fetched)."""
+    from crawler.scheduler.node import node_of
+
+    if (node := node_of(crawler)) is not None:
+        node.settle(request, outcome)
 
 
 class Walls:

@@ -66,7 +66,7 @@ class Politeness:
         self.slot_delays = {name: float(slot["delay"]) for name, slot in (slots or {}).items()
                             if isinstance(slot, dict) and slot.get("delay") is not None}
         for name, seconds in self.slot_delays.items():  # slots named after their host
-            self._longer_gap(name, seconds)
+            self.longer_gap(name, seconds)
 
     def host_delay(self, request: Request) -> float:
         """The minimum gap between request starts to *request*'s host (or slot)."""
@@ -76,9 +76,11 @@ class Politeness:
         """*host* is a ``<host>#<slot>`` queue: its gap is its slot's delay if larger."""
         slot = host.split("#", 1)[1]
         if slot in self.slot_delays and host not in self._crawl_delays:
-            self._longer_gap(host, self.slot_delays[slot])
+            self.longer_gap(host, self.slot_delays[slot])
 
-    def _longer_gap(self, host: str, seconds: float) -> None:
+    def longer_gap(self, host: str, seconds: float) -> None:
+        """*host*'s requests at least *seconds* apart, cluster-wide (robots.txt's Crawl-delay,
+        a site's own rule such as Discuz!'s anti-CC gap), if that is longer than its gap."""
         if seconds > max(self.delay, self._crawl_delays.get(host, 0.0)):
             remember(self._crawl_delays, host, seconds)
             self._unsaved[host] = int(seconds * 1000)
@@ -100,7 +102,7 @@ class Politeness:
                            {"host": host_of(request), "d": crawl_delay, "m": self.max_delay})
             crawl_delay = self.max_delay
         if crawl_delay and crawl_delay > self.delay:
-            self._longer_gap(host_of(request), crawl_delay)
+            self.longer_gap(host_of(request), crawl_delay)
             self.outcomes.counts["frontier/robots_crawl_delay"] += 1
 
     def take_unsaved(self) -> dict[str, int]:

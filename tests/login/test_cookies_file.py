@@ -4,7 +4,6 @@ instead of logging in."""
 from __future__ import annotations
 
 import http.cookiejar
-import json
 import time
 
 import pytest

@@ -8,7 +8,12 @@ from types import SimpleNamespace
 import pytest
 from scrapy.settings import Settings
 
-from crawler.login.credentials import Credentials, CredentialsError, from_arguments, from_settings
+from crawler.login.credentials import (
+    Credentials,
+    CredentialsError,
+    from_arguments,
+    from_settings,
+)
 from crawler.login.session import SessionStore
 from tests.helpers.redis_server import RedisServer
 

@@ -17,9 +17,8 @@ from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.test import get_crawler
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
-from crawler.login.credentials import Credentials
 from crawler.login.evasive import PROXY, QUESTION, RELOAD, Evasive, kind_of
-from crawler.login.logins import Logins, form_of_engine
+from crawler.login.logins import form_of_engine
 from crawler.login.pages import wall_of
 
 PAGES = Path(__file__).parent / "pages"
@@ -41,7 +40,7 @@ def form(engine: str):
 def test_the_login_page_gives_a_filled_post_with_every_hidden_field(engine):
     response = page(engine, "login-page.html")
     login = form(engine)
-    request = Logins.login_request(response, login, "alice", "pw-42")
+    request = login.fill(response, "alice", "pw-42")
     body = request.body.decode()
     assert request.method == "POST"
     assert f"{login.username}=alice" in body and f"{login.password}=pw-42" in body
@@ -51,21 +50,20 @@ def test_the_login_page_gives_a_filled_post_with_every_hidden_field(engine):
     for field in hidden:
         name = field.attrib["name"]
         assert f"{name}=" in body, name
-    assert Logins.asks_captcha(response, login) is None
+    assert login.captcha_of(response) is None
 
 
 def test_smf_sends_its_session_check_and_login_token():
     # two hidden fields with random names: the session var (its value the session id's
     # check) and the "login" token, both from createToken(); and the stay-logged-in select
-    body = Logins.login_request(page("smf-2.1.4", "login-page.html"), form("smf"), "alice",
-                                "pw").body.decode()
+    body = form("smf").fill(page("smf-2.1.4", "login-page.html"), "alice", "pw").body.decode()
     assert "cookielength=3153600" in body
     assert len([p for p in body.split("&") if len(p.split("=")[1]) == 32]) >= 2, body
 
 
 def test_discuz_sends_formhash_and_no_security_question():
     response = page("discuz-x3.5", "login-page.html")
-    body = Logins.login_request(response, form("discuz"), "alice", "pw").body.decode()
+    body = form("discuz").fill(response, "alice", "pw").body.decode()
     formhash = response.css('input[name="formhash"]::attr(value)').get()
     assert f"formhash={formhash}" in body and "questionid=0" in body and "cookietime=2592000" in body
 
@@ -74,14 +72,14 @@ def test_nodebb_sends_the_csrf_token_of_the_pages_config():
     # NodeBB 1.4's form has no token input: the page's config.csrf_token goes as _csrf
     response = page("nodebb-1.4.0", "login-page.html")
     token = json.loads(response.text.split('"csrf_token":', 1)[1].split(",", 1)[0])
-    body = Logins.login_request(response, form("nodebb"), "alice", "pw").body.decode()
+    body = form("nodebb").fill(response, "alice", "pw").body.decode()
     assert f"_csrf={token}" in body and "remember=on" in body
     assert not response.css('form#login-form input[name="_csrf"]')
 
 
 def test_wordpress_sends_its_test_cookie_field():
-    body = Logins.login_request(page("wordpress-6.1", "login-page.html"), form("wordpress"),
-                                "alice", "pw").body.decode()
+    body = form("wordpress").fill(page("wordpress-6.1", "login-page.html"), "alice",
+                                  "pw").body.decode()
     assert "testcookie=1" in body and "log=alice" in body and "pwd=pw" in body
 
 
@@ -89,7 +87,7 @@ def test_discuzs_login_captcha_is_seen_before_the_form_is_sent():
     # the lab's install asks a seccode at login: an empty <span id="seccode_..."> that a
     # script fills, no input in the HTML
     response = page("discuz-x3.5", "login-page-seccode.html")
-    asked = Logins.asks_captcha(response, form("discuz"))
+    asked = form("discuz").captcha_of(response)
     assert asked and asked.startswith("seccode_")
 
 
@@ -104,13 +102,13 @@ def test_a_wrong_password_reads_the_engines_message(engine, name, status, messag
     body = (PAGES / engine / name).read_bytes()
     cls = HtmlResponse if name.endswith(".html") else TextResponse
     response = cls("http://127.0.0.1/login", body=body, encoding="utf-8", status=status)
-    assert Logins.error_of(response, form(engine), Credentials("alice", "pw")) == message
+    assert form(engine).error_of(response, "pw") == message
 
 
 def test_a_discuz_login_that_succeeded_is_no_error():
     # its message page's <p> holds only the redirecting scripts (the old selector read them)
     response = page("discuz-x3.5", "login-succeeded.html")
-    assert Logins.error_of(response, form("discuz"), Credentials("alice", "pw")) is None
+    assert form("discuz").error_of(response, "pw") is None
 
 
 @pytest.mark.parametrize("path", sorted(PAGES.glob("*/members-*.html")),

@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.helpers.crawl import CRAWL_SETTINGS, PROJECT_ROOT, _env, run_crawl
+from tests.helpers.crawl import CRAWL_SETTINGS, PROJECT_ROOT, _env
 from tests.login.board import PRIVATE, USERS, Board
 
 PASSWORD = USERS["alice"]

@@ -17,7 +17,7 @@ from crawler.profiles.phpbb import PhpBB
 from crawler.profiles.records import PageResult
 from crawler.scheduler import outcomes
 from tests.helpers.crawl import run_crawl
-from tests.login.board import EXPLAIN, LOGIN_PAGE, PRIVATE, Board
+from tests.login.board import EXPLAIN, LOGIN_PAGE, Board
 
 CAPTURED = Path(__file__).parent / "pages"
 
@@ -58,8 +58,8 @@ def test_a_quick_login_box_on_a_page_with_content_is_content():
     response = login_page()
     assert has_login_form(response)
     assert empty_login_page(response, PageResult()) == LOGIN_REQUIRED
-    from crawler.profiles.records import Follow
     from crawler.profiles.base import PageCursor, PageKind
+    from crawler.profiles.records import Follow
     read = PageResult(follow=[Follow(PageKind.BOARD, PageCursor(url="http://x/viewforum.php?f=2"))])
     assert empty_login_page(response, read) is None
     assert not is_challenge(page("<p>We discuss Cloudflare challenges and DDoS here.</p>"))

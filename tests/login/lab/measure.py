@@ -53,7 +53,7 @@ def curl_cookies(engine: str, base: str, workdir: Path, agent: str) -> Path:
     login = base + ENGINES[engine][1] + ("" if engine == "phpbb" else "?action=login")
     page = subprocess.run(["curl", "-s", "-A", agent, "-c", jar, "-b", jar, login],
                           capture_output=True, text=True, check=True).stdout
-    from parsel import Selector  # noqa: PLC0415
+    from parsel import Selector
 
     form = Selector(page).xpath("//form[.//input[@name='password']]")[0]
     fields = {i.attrib["name"]: i.attrib.get("value", "") for i in form.css("input[type=hidden]")}
