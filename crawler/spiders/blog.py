@@ -115,6 +115,11 @@ class BlogSpider(scrapy.Spider):
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
 
+    def parse(self, response: Response) -> Iterator[Any]:
+        """A URL seeded into the running crawl (``python -m crawler seed``) has no callback:
+        an article, or a listing whose articles are followed."""
+        yield from self.parse_page(response, listing=True)
+
     # -- pages ---------------------------------------------------------------------------------
     def parse_page(self, response: Response, listing: bool) -> Iterator[Any]:
         if not isinstance(response, TextResponse):

@@ -156,6 +156,11 @@ class ForumSpider(scrapy.Spider):
         return max(on, key=lambda s: len(self.sites[s])) if on else None
 
     # -- entry -------------------------------------------------------------------------------
+    def parse(self, response: Response) -> Iterator[Any]:
+        """A URL seeded into the running crawl (``python -m crawler seed``) has no callback:
+        it is read as a start page of its site."""
+        yield from self.parse_start(response, self.site_of(response.url))
+
     def parse_start(self, response: Response, site: str | None = None) -> Iterator[Any]:
         site = site or self.site
         profile_cls = self.profile_class or self._detect(response)

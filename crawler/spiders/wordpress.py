@@ -243,6 +243,14 @@ class WordPressSpider(scrapy.Spider):
         )
         yield scrapy.Request(home, callback=self.parse_index, dont_filter=True, meta=LISTING)
 
+    def parse(self, response: Response) -> Iterator[Any]:
+        """A URL seeded into the running crawl (``python -m crawler seed``) has no callback:
+        an article page, else an index page whose articles are followed."""
+        if isinstance(response, TextResponse) and self.wp.article_from_html(response) is not None:
+            yield from self.parse_article(response)
+        else:
+            yield from self.parse_index(response)
+
     # -- HTML mode -----------------------------------------------------------------------------
     def _html_mode(self, response: TextResponse) -> Iterator[Any]:
         yield from self.parse_index(response)
