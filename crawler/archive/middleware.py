@@ -97,7 +97,7 @@ class WarcMiddleware:
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         # a crawl that finishes goes idle first: the stats (and CRAWLER_STATS_FILE, written
         # at spider_closed before this middleware's own handler) then count every record
-        crawler.signals.connect(mw.flush, signal=signals.spider_idle)
+        crawler.signals.connect(mw.idle, signal=signals.spider_idle)
         return mw
 
     # -- capture ------------------------------------------------------------
@@ -180,6 +180,12 @@ class WarcMiddleware:
         except Exception:  # a bug must not stop the archive's clock: said, and tried again
             logger.exception("WARC: writing a batch failed")
 
+    def idle(self, spider: Any = None) -> None:
+        """The crawl went idle: the buffered fetches written, to disk."""
+        self.flush()
+        if self._files is not None:
+            self._files.drain()
+
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
         self._flush_soon = False
@@ -244,7 +250,8 @@ class WarcMiddleware:
                 "http-header-user-agent": settings.get("USER_AGENT"),
             }
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
-                                    on_open=lambda: self.stats.inc_value("warc/files"))
+                                    on_open=lambda: self.stats.inc_value("warc/files"),
+                                    compressor=True)
             try:
                 client = client_from_crawler(self.crawler)
                 self._index = DigestIndex(client, Keys(crawl).warc_digests)
