@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
 if TYPE_CHECKING:
@@ -48,6 +49,25 @@ class VBulletin(HtmlForumProfile):
         "You are not logged in or you do not have permission to access this page.",
         "No Thread specified.",
         "Invalid Thread specified.",
+    )
+
+    # 3.x and 4.x alike, from the 3.8.11 and 4.2.2 master styles (navbar / header, STANDARD_ERROR,
+    # STANDARD_REDIRECT) and login.php / functions_login.php, not a live install. There is no
+    # login page: a GET of login.php?do=login redirects to the forum home, whose header holds the
+    # guests' form (as does the no-permission page). The form's script puts an MD5 of the
+    # password in vb_login_md5password and empties vb_login_password; verify_authentication()
+    # takes the plain password when the MD5 fields are empty, as they are sent here. login.php
+    # skips the CSRF check (CSRF_SKIP_LIST); a guest's securitytoken is "guest". A wrong password
+    # is a STANDARD_ERROR: 3.x its message in the panel's <div>, 4.x a div.blockrow (the success
+    # redirect has a <blockquote> / p.blockrow).
+    login = LoginForm(
+        url="login.php?do=login", username="vb_login_username", password="vb_login_password",
+        form="//form[.//input[@name='vb_login_username']][.//input[@name='vb_login_password']]",
+        extra={"cookieuser": "1"},
+        error=("td.panelsurround div.panel > div > div", "div.standard_error div.blockrow.restore"),
+        logged_in='a[href*="do=logout"]',
+        denied=("You are not logged in or you do not have permission to access this page.",),
+        token="securitytoken",
     )
 
     _board_link = "h2.forumtitle a, ol.subforumlist a"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
 
@@ -28,6 +29,23 @@ class XenForo(HtmlForumProfile):
     post_permalink = "/posts/{post_id}/"
 
     soft_404_selectors = ('html#XF[data-template="error"]', 'html#XF[data-template="login"]')
+
+    # From XF 2.2.7's templates (login, error, PAGE_CONTAINER) and Pub\Controller\Login, not a
+    # live install. index.php?login/ is the login route with or without friendly URLs, relative
+    # to the board's root (a start URL that is itself a route, /forums/ or a thread, misses it).
+    # The form posts login/password/remember with _xfToken and _xfRedirect; a wrong password
+    # renders the same template with its blockMessage--error. A member's page has no logout link
+    # (the visitor menu is loaded by script): html@data-logged-in says it. A guest on a closed
+    # page gets the login template (HTTP 403) with login_required; a member, do_not_have_permission.
+    login = LoginForm(
+        url="index.php?login/", username="login", password="password",
+        form="//form[contains(@action, 'login/login')]", extra={"remember": "1"},
+        error=("div.blockMessage--error",),
+        logged_in='html[data-logged-in="true"], div.p-navgroup--member',
+        denied=("You must be logged-in to do that.",
+                "You do not have permission to view this page or perform this action."),
+        token="_xfToken",
+    )
 
     _board_link = "h3.node-title a, ol.node-subNodeFlatList a"
     _thread_row = "div.structItem--thread"

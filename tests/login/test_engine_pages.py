@@ -2,7 +2,8 @@
 SMF 2.1.4, Discuz! X3.5, NodeBB 1.4.0, WordPress 6.1, next to phpBB and MyBB): the profile's
 form is found and filled with its hidden fields and CSRF token, a CAPTCHA is seen before
 anything is sent, the engine's own message of a wrong password is read, and a logged-in page
-is one. And Discuz!'s anti-CC pages (``attackevasive`` 1, 2, 4, 8), captured from the lab's
+is one. XenForo 2.2, vBulletin 3.8 and 4.2 the same on pages rendered from the engines' own
+templates (no live install: see each folder's SOURCE.md). And Discuz!'s anti-CC pages (``attackevasive`` 1, 2, 4, 8), captured from the lab's
 Discuz with that setting on (PHP 8.2)."""
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from crawler.login.pages import wall_of
 PAGES = Path(__file__).parent / "pages"
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ENGINES = ["smf-2.1.4", "discuz-x3.5", "nodebb-1.4.0", "wordpress-6.1", "phpbb-3.3.10",
-           "mybb-1.8.37"]
+           "mybb-1.8.37", "xenforo-2.2", "vbulletin-3.8.11", "vbulletin-4.2.2"]
 
 
 def page(engine: str, name: str, url: str = "http://127.0.0.1/login", status: int = 200):
@@ -97,6 +98,12 @@ def test_discuzs_login_captcha_is_seen_before_the_form_is_sent():
     ("nodebb-1.4.0", "login-failed.txt", 403, "Invalid password"),
     ("wordpress-6.1", "login-failed.html", 200,
      "Error: The password you entered for the username alice is incorrect. Lost your password?"),
+    ("xenforo-2.2", "login-failed.html", 200, "Incorrect password. Please try again."),
+    ("vbulletin-4.2.2", "login-failed.html", 200,
+     ("You have entered an invalid username or password. Please enter the correct details and "
+      "try again. Don't forget that the password is case sensitive. Forgotten your password? "
+      "Click here! You have used 1 out of 5 login attempts. After all 5 have been used, you "
+      "will be unable to login for 15 minutes.")),
 ])
 def test_a_wrong_password_reads_the_engines_message(engine, name, status, message):
     body = (PAGES / engine / name).read_bytes()
@@ -109,6 +116,68 @@ def test_a_discuz_login_that_succeeded_is_no_error():
     # its message page's <p> holds only the redirecting scripts (the old selector read them)
     response = page("discuz-x3.5", "login-succeeded.html")
     assert form("discuz").error_of(response, "pw") is None
+
+
+def test_xenforo_sends_its_token_and_redirect_to_login_login():
+    response = page("xenforo-2.2", "login-page.html", url="http://127.0.0.1/index.php?login/")
+    login = form("xenforo")
+    request = login.fill(response, "alice", "pw-42")
+    body = request.body.decode()
+    token = response.css('input[name="_xfToken"]::attr(value)').get()
+    assert request.url == "http://127.0.0.1/login/login"
+    assert f"_xfToken={token.replace(',', '%2C')}" in body and "_xfRedirect=" in body
+    assert "login=alice" in body and "password=pw-42" in body and "remember=1" in body
+    assert login.url == "index.php?login/" and login.token == "_xfToken"
+
+
+def test_xenforo_pages_of_a_member_have_no_logout_link_and_are_logged_in():
+    # the visitor menu (with "Log out") is loaded by script: html@data-logged-in tells
+    login = form("xenforo")
+    member = page("xenforo-2.2", "members-thread.html")
+    assert not member.css('a[href*="logout"]') and login.is_logged_in(member)
+    assert not login.is_logged_in(page("xenforo-2.2", "login-page.html"))
+
+
+def test_xenforo_closed_pages_guest_403_and_member():
+    login = form("xenforo")
+    guest = page("xenforo-2.2", "login-required-thread.html", status=403)
+    assert wall_of(guest, login) == LOGIN_REQUIRED and login.error_of(guest, "pw") == \
+        "You must be logged-in to do that."
+    member = page("xenforo-2.2", "no-permission-member.html", status=403)
+    assert login.is_logged_in(member) and wall_of(member, login) == LOGIN_REQUIRED
+
+
+@pytest.mark.parametrize("engine", ["vbulletin-3.8.11", "vbulletin-4.2.2"])
+def test_vbulletin_sends_the_plain_password_with_empty_md5_fields(engine):
+    # verify_authentication() hashes vb_login_password itself when vb_login_md5password is
+    # empty (the browser's md5hash() script is not run); login.php skips the CSRF check
+    login = form("vbulletin")
+    assert login.url == "login.php?do=login"  # a GET redirects to the forum home and its form
+    for name in ("login-page.html", "login-required-showthread.html"):
+        request = login.fill(page(engine, name, url="http://127.0.0.1/forum/index.php"),
+                             "alice", "pw-42")
+        body = request.body.decode()
+        assert request.url == "http://127.0.0.1/forum/login.php?do=login"
+        assert "vb_login_md5password=&" in body and "vb_login_md5password_utf=&" in body
+        assert "vb_login_username=alice" in body and "vb_login_password=pw-42" in body
+        assert "do=login" in body and "securitytoken=guest" in body and "cookieuser=1" in body
+
+
+def test_vbulletin3_wrong_password_message_and_success_redirect():
+    login = form("vbulletin")
+    message = login.error_of(page("vbulletin-3.8.11", "login-failed.html"), "pw")
+    assert message.startswith("You have entered an invalid username or password. Please press "
+                              "the back button") and len(message) == 300
+    for engine in ("vbulletin-3.8.11", "vbulletin-4.2.2"):
+        succeeded = page(engine, "login-succeeded.html")  # "Thank you for logging in, alice."
+        assert login.error_of(succeeded, "pw") is None and not login.is_logged_in(succeeded)
+
+
+def test_profiles_whose_login_is_no_html_form_declare_none():
+    # vBulletin 5/6 logs in by script (POST auth/ajax-login, JSON), Discourse (POST /session)
+    # and Flarum (POST /login, JSON) too: a browser's cookies for them
+    for engine in ("vbulletin5", "discourse", "flarum"):
+        assert form_of_engine(engine) is None, engine
 
 
 @pytest.mark.parametrize("path", sorted(PAGES.glob("*/members-*.html")),
