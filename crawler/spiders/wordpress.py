@@ -93,7 +93,7 @@ class WordPressSpider(scrapy.Spider):
             return
         root = self.wp.api_root(response)
         if root is None:
-            yield from self._html_mode(response)
+            yield from self.parse_index(response)
             return
         yield scrapy.Request(
             self.wp.posts_url(root, 1),
@@ -252,9 +252,6 @@ class WordPressSpider(scrapy.Spider):
             yield from self.parse_index(response)
 
     # -- HTML mode -----------------------------------------------------------------------------
-    def _html_mode(self, response: TextResponse) -> Iterator[Any]:
-        yield from self.parse_index(response)
-
     def parse_index(self, response: Response) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
             return
