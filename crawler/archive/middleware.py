@@ -50,6 +50,7 @@ from crawler.archive.records import (
     warc_date,
 )
 from crawler.archive.writer import WarcFiles
+from crawler.durable import items_durable
 from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
@@ -97,7 +98,8 @@ class WarcMiddleware:
         crawler.signals.connect(mw.spider_closed, signal=signals.spider_closed)
         # a crawl that finishes goes idle first: the stats (and CRAWLER_STATS_FILE, written
         # at spider_closed before this middleware's own handler) then count every record
-        crawler.signals.connect(mw.idle, signal=signals.spider_idle)
+        crawler.signals.connect(mw.flush, signal=signals.spider_idle)
+        crawler.signals.connect(mw.flush_to_os, signal=items_durable)
         return mw
 
     # -- capture ------------------------------------------------------------
@@ -180,11 +182,12 @@ class WarcMiddleware:
         except Exception:  # a bug must not stop the archive's clock: said, and tried again
             logger.exception("WARC: writing a batch failed")
 
-    def idle(self, spider: Any = None) -> None:
-        """The crawl went idle: the buffered fetches written, to disk."""
+    def flush_to_os(self) -> None:
+        """Before the acks of settled pages leave (:data:`crawler.durable.items_durable`):
+        their records handed to the OS, so a SIGKILL loses none of an acked page."""
         self.flush()
         if self._files is not None:
-            self._files.drain()
+            self._files.flush_to_os()
 
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
@@ -250,8 +253,7 @@ class WarcMiddleware:
                 "http-header-user-agent": settings.get("USER_AGENT"),
             }
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
-                                    on_open=lambda: self.stats.inc_value("warc/files"),
-                                    compressor=True)
+                                    on_open=lambda: self.stats.inc_value("warc/files"))
             try:
                 client = client_from_crawler(self.crawler)
                 self._index = DigestIndex(client, Keys(crawl).warc_digests)

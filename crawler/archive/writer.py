@@ -12,13 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import os
-import pickle
-import queue
 import re
-import struct
-import subprocess
-import sys
-import threading
 import time
 import zlib
 from pathlib import Path
@@ -36,21 +30,6 @@ SUFFIX = ".warc.gz"
 #: for files 6-15% larger (forum pages, bench pages), and warcio's 9 several times more
 GZIP_LEVEL = 1
 OPEN = ".open"
-#: batches sent to the compressor and not yet written, before :meth:`WarcFiles.write_batch`
-#: waits (a crawl faster than the compressor is slowed down, not its memory filled)
-QUEUED_BATCHES = 4
-
-#: The compressor: batches of serialized records in (a pickled list per fetch, behind its
-#: length), the same batches as gzip members out. Python alone, no import of the crawler.
-_COMPRESSOR = """
-import pickle, struct, sys, zlib
-level, read, write = int(sys.argv[1]), sys.stdin.buffer.read, sys.stdout.buffer
-while len(head := read(4)) == 4:
-    batch = pickle.loads(read(struct.unpack("!I", head)[0]))
-    out = pickle.dumps([[zlib.compress(r, level, 31) for r in fetch] for fetch in batch], 5)
-    write.write(struct.pack("!I", len(out)) + out)
-    write.flush()
-"""
 
 
 def _safe(text: str) -> str:
@@ -61,20 +40,15 @@ class WarcFiles:
     """Rolling WARC files of one node in one run.
 
     Records come serialized (:mod:`crawler.archive.records`; warcio serializes the
-    warcinfo record); each becomes a gzip member of its own at :data:`GZIP_LEVEL`
-    (warcio's writer compresses at 9, which costs a crawl several times the CPU for a few %
-    smaller files). With *compressor*, a child process (plain Python, no import of the
-    crawler) compresses them and a thread writes them, so the crawl's thread only
-    serializes: compression was a third of what the archive cost the bench's crawl. Not a
-    thread of the crawl's process: its GIL hand-overs, one per record, cost more than the
-    compression (0.85x the pages/s of the crawl without archive, against 0.99x with the
-    compression in the crawl's thread; bench site, 10 hosts, 4 rounds). Without the child
-    (it could not start, or it died), records are compressed in the caller's thread."""
+    warcinfo record); each becomes a gzip member of its own at :data:`GZIP_LEVEL` (warcio's writer compresses at 9, which costs a crawl several times
+    the CPU for a few % smaller files), in the caller's thread: a worker thread for the
+    compression cost the bench's crawl more than it saved (its GIL hand-overs; bench site,
+    10 hosts, 4 rounds: 0.85x the pages/s of the crawl without archive with the thread,
+    0.99x without)."""
 
     def __init__(self, directory: str | os.PathLike[str], crawl: str, node: str,
                  max_size: int, info: dict[str, Any],
-                 on_open: Callable[[], None] | None = None, compressor: bool = False,
-                 ) -> None:
+                 on_open: Callable[[], None] | None = None) -> None:
         self.directory = Path(directory)
         self.stem = f"{_safe(crawl)}-{_safe(node)}-{time.strftime('%Y%m%d%H%M%S', time.gmtime())}"
         self.max_size = max_size
@@ -85,67 +59,6 @@ class WarcFiles:
         self._n = 0
         self._file: Any = None
         self._path: Path | None = None
-        self._child: subprocess.Popen[bytes] | None = None
-        self._broken = False  # the compressor died: records are compressed here again
-        self._sent = self._written = 0  # batches handed to the compressor, and written
-        self._done = threading.Condition()
-        self._slots = threading.Semaphore(QUEUED_BATCHES)
-        self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []
-        if compressor:
-            self._start_compressor()
-
-    def _start_compressor(self) -> None:
-        try:
-            self._child = subprocess.Popen(  # noqa: S603 - this interpreter, our code
-                [sys.executable, "-c", _COMPRESSOR, str(GZIP_LEVEL)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                start_new_session=True)  # a Ctrl-C stops the crawl gently, not it
-        except OSError as exc:
-            logger.warning("WARC: no compressor process (%s); records are compressed in "
-                           "the crawl's thread", exc)
-            return
-        self._threads = [threading.Thread(target=target, name=name, daemon=True)
-                         for target, name in ((self._send, "warc-send"),
-                                              (self._receive, "warc-receive"))]
-        for thread in self._threads:
-            thread.start()
-
-    def _send(self) -> None:
-        """Thread: hands the batches to the compressor (a write that waits for it)."""
-        assert self._child is not None and self._child.stdin is not None
-        while (blob := self._outbox.get()) is not None:
-            try:
-                self._child.stdin.write(blob)
-                self._child.stdin.flush()
-            except OSError:
-                break  # the compressor died: _receive says so
-        try:
-            self._child.stdin.close()
-        except OSError:
-            pass
-
-    def _receive(self) -> None:
-        """Thread: writes the compressed batches, in order."""
-        assert self._child is not None and self._child.stdout is not None
-        read = self._child.stdout.read
-        while len(head := read(4)) == 4:
-            blob = read(struct.unpack("!I", head)[0])
-            self._write_members(pickle.loads(blob))  # noqa: S301 - our own child's
-            with self._done:
-                self._written += 1
-                self._done.notify_all()
-            self._slots.release()
-        with self._done:
-            lost = self._sent - self._written
-            self._broken = True
-            self._done.notify_all()
-        if lost:
-            logger.error("WARC: the compressor process ended (exit %s); %d batch(es) of "
-                         "records lost, the next ones are compressed in the crawl's thread",
-                         self._child.poll(), lost)
-        for _ in range(QUEUED_BATCHES):
-            self._slots.release()  # nobody waits for it any more
 
     def _open(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -174,35 +87,14 @@ class WarcFiles:
 
     def write_batch(self, batch: Iterable[Iterable[bytes]]) -> None:
         """Write the serialized records of several fetches, in order, as :meth:`write`
-        would one by one: compressed and written by the compressor process and a thread
-        when there is one (the call waits only when :data:`QUEUED_BATCHES` are pending)."""
-        fetches = [list(records) for records in batch]
-        if not fetches or self.error is not None:
-            return
-        if self._child is not None and not self._broken:
-            blob = pickle.dumps(fetches, 5)
-            self._slots.acquire()
-            with self._done:
-                if not self._broken:
-                    self._sent += 1
-                    self._outbox.put(struct.pack("!I", len(blob)) + blob)
-                    return
-        self._write_members([[_member(raw) for raw in raws] for raws in fetches])
-
-    def drain(self) -> None:
-        """Wait until every batch handed to the compressor is written."""
-        with self._done:
-            while self._written < self._sent and not self._broken:
-                self._done.wait(1.0)
-
-    def _write_members(self, batch: list[list[bytes]]) -> None:
+        would one by one."""
         if self.error is not None:
             return
         try:
-            for members in batch:
+            for raws in batch:
                 if self._file is None:
                     self._open()
-                self._file.write(b"".join(members))
+                self._file.write(b"".join(_member(raw) for raw in raws))
                 if self._file.tell() >= self.max_size:
                     self._close_file()
         except OSError as exc:  # a full disk: said once, the crawl goes on
@@ -210,15 +102,18 @@ class WarcFiles:
             logger.error("WARC: writing to %s failed; no more records are written: %s",
                          self.directory, exc)
 
+    def flush_to_os(self) -> None:
+        """What was written, out of Python's buffer (a SIGKILL then loses none of it)."""
+        if self._file is not None and self.error is None:
+            try:
+                self._file.flush()
+            except OSError as exc:
+                self.error = exc
+                logger.error("WARC: writing to %s failed; no more records are written: %s",
+                             self.directory, exc)
+
     def close(self) -> None:
-        """Wait for the compressor, and finish the current file (renamed to its final
-        name)."""
-        if self._child is not None:
-            self._outbox.put(None)
-            for thread in self._threads:
-                thread.join()
-            self._child.wait()
-            self._child = None
+        """Finish the current file (renamed to its final name)."""
         try:
             self._close_file()
         except OSError as exc:

@@ -112,6 +112,7 @@ class LoginDownloaderMiddleware:
             wall = LOGIN_REQUIRED
         if wall is None:
             return response
+        request.meta["not_content"] = wall  # never archived, whatever comes of it below
         site = logins.site_of(request.url)
         if wall == LOGIN_REQUIRED and site in logins.credentials and not logins.failed \
                 and not request.meta.get("login_retried"):
@@ -123,7 +124,8 @@ class LoginDownloaderMiddleware:
             if renewed:
                 retry = request.replace(dont_filter=True)
                 retry.meta["login_retried"] = True
-                retry.meta.pop("login_version", None)
+                for key in ("login_version", "not_content"):
+                    retry.meta.pop(key, None)
                 return retry
         if logins.failed or response.status >= 300 or wall == CHALLENGE:
             # the spider would not see it (an error status) or must not read it

@@ -140,30 +140,3 @@ def test_key_table_lists_the_digest_index() -> None:
     table = keys_module.__doc__ or ""
     for name in keys_module._CRAWL_KEYS.values():  # noqa: SLF001
         assert f"\n``{name}`` " in table, name
-
-
-def test_the_compressor_process_writes_every_batch_in_order(tmp_path: Path) -> None:
-    """Batches compressed by the child process are written in order, rolled like the
-    others; once the child is gone, the next batches are compressed in the crawl's
-    thread."""
-    request, response = _response()
-    f = _fetch(request, response)
-    files = WarcFiles(tmp_path, "c", "n", 3000, {"software": "t"}, compressor=True)
-    uris = []
-    for batch in range(5):
-        fetches = [Fetch(uri=f"http://forum.example/t{batch}-{i}", date=f.date, ip=f.ip,
-                         request_block=f.request_block, request_body=b"",
-                         response_block=f.response_block, body=f.body, status=200,
-                         truncated=False) for i in range(4)]
-        uris += [f.uri for f in fetches]
-        files.write_batch([fetch_records(f, f.digest, None)[0] for f in fetches])
-    files.drain()
-    assert files._written == files._sent == 5  # noqa: SLF001
-    files._child.kill()  # noqa: SLF001 - the compressor dies
-    files._threads[1].join(5)  # noqa: SLF001
-    late = _fetch(request, response)
-    files.write(fetch_records(late, late.digest, None)[0])  # compressed here
-    files.close()
-    got = [r for path in files.closed for r in read(path)]
-    assert [r.uri for r in got if r.type == "response"] == [*uris, late.uri]
-    assert len(files.closed) > 1 and not files.error
