@@ -221,6 +221,15 @@ def targets(previous: list[str]) -> list[str]:
             if name in c:
                 rows.append((f"pages/s vs Scrapy memory, {name}", "0.52x (scrapy-redis)",
                              ">= 1.0x", f"{c[name]['ratio']:.2f}x", c[name]["ratio"] >= 1.0))
+        if "ours (embedded Redis)" in c:  # issue 27: no slower than before its fixes
+            ratio = c["ours (embedded Redis)"]["ratio"]
+            rows.append(("pages/s vs Scrapy memory, ours (embedded Redis), after issue 27",
+                         "1.22-1.26x (before it)", ">= 1.22x", f"{ratio:.2f}x", ratio >= 1.22))
+        if "ours (embedded Redis, WARC)" in c and "ours (embedded Redis)" in c:
+            warc = c["ours (embedded Redis, WARC)"]["pages_per_s"] \
+                / c["ours (embedded Redis)"]["pages_per_s"]
+            rows.append(("pages/s with the web archive on (CRAWLER_WARC_DIR), vs without",
+                         "-", ">= 0.9x", f"{warc:.2f}x", warc >= 0.9))
         if "ours (external Redis)" in c:
             rtt = c["ours (external Redis)"]["round_trips_per_page"]
             sr = c.get("scrapy-redis", {}).get("round_trips_per_page", float("nan"))
