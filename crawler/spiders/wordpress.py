@@ -39,6 +39,7 @@ from crawler.blogs.feeds import feed_links
 from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
+from crawler.login.logins import Logins
 from crawler.scheduler.keys import host_of
 from crawler.scheduler.node import node_of
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
@@ -92,6 +93,13 @@ class WordPressSpider(scrapy.Spider):
         if not isinstance(response, TextResponse):
             return
         root = self.wp.api_root(response)
+        logins = Logins.of(self.crawler)
+        if root is not None and self.site.lower() in (*logins.versions, *logins.cookie_sites):
+            # the REST API answers a cookie session as a guest (it wants an X-WP-Nonce): the
+            # theme's pages show the user's private posts
+            logger.info("%(site)s: logged in: read from the theme's pages, not the REST API "
+                        "(it shows a cookie session only the public posts)", {"site": self.site})
+            root = None
         if root is None:
             yield from self.parse_index(response)
             return
