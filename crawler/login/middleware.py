@@ -37,7 +37,14 @@ from crawler.login import CHALLENGE, LOGIN_REQUIRED
 from crawler.login.evasive import Evasive
 from crawler.login.forms import LOGOUT, LoginForm
 from crawler.login.logins import LoginFailed, Logins, form_of_engine
-from crawler.login.pages import Walls, has_login_form, not_content, not_fetched, wall_of
+from crawler.login.pages import (
+    Walls,
+    has_login_form,
+    not_content,
+    not_fetched,
+    redirected_to_login,
+    wall_of,
+)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -107,9 +114,7 @@ class LoginDownloaderMiddleware:
         if passed is not response:
             return passed  # Discuz!'s anti-CC reload page: the request again, 1 s later
         logins = self.logins
-        wall = wall_of(response, self._form(request))
-        if wall is None and response.status in (401, 403) and has_login_form(response):
-            wall = LOGIN_REQUIRED
+        wall = self._wall(request, response)
         if wall is None:
             return response
         request.meta["not_content"] = wall  # never archived, whatever comes of it below
@@ -121,18 +126,27 @@ class LoginDownloaderMiddleware:
             except LoginFailed as exc:
                 logins.fail(str(exc))
                 renewed = False
-            if renewed:
-                retry = request.replace(dont_filter=True)
+            if renewed:  # the URL asked for, not the login page it was redirected to
+                retry = request.replace(url=request.meta.get("redirect_urls", [request.url])[0],
+                                        dont_filter=True)
                 retry.meta["login_retried"] = True
                 for key in ("login_version", "not_content"):
                     retry.meta.pop(key, None)
                 return retry
-        if logins.failed or response.status >= 300 or wall == CHALLENGE:
+        if logins.failed or response.status >= 300 or wall == CHALLENGE \
+                or redirected_to_login(request, response):
             # the spider would not see it (an error status) or must not read it
             not_content(self.crawler, response, site, LOGIN_REQUIRED if logins.failed and
                         wall != CHALLENGE else wall, request=request)
             raise IgnoreRequest(f"Not content: {wall} at {response.url}")
         return response  # a 200 "log in first" page: the spider says so (it knows the site)
+
+    def _wall(self, request: Request, response: Response) -> str | None:
+        wall = wall_of(response, self._form(request))
+        if wall is None and (response.status in (401, 403) and has_login_form(response)
+                             or redirected_to_login(request, response)):
+            wall = LOGIN_REQUIRED
+        return wall
 
     def _form(self, request: Request) -> LoginForm | None:
         engine = (request.cb_kwargs or {}).get("engine")

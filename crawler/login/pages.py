@@ -75,6 +75,19 @@ def has_login_form(response: Response) -> bool:
         return False
 
 
+#: A login page's URL as the engines name it (NodeBB ``/login``, phpBB ``ucp.php?mode=login``,
+#: MyBB ``member.php?action=login``, Discuz! ``mod=logging``, XenForo ``login/``)
+_LOGIN_URL = re.compile(r"/log_?in\b|/sign_?in\b|[?&](?:mode|action|do)=log_?in\b|mod=logging"
+                        r"|[?/]login/", re.IGNORECASE)
+
+
+def redirected_to_login(request: Request, response: Response) -> bool:
+    """*request* was redirected to a login page (NodeBB sends a guest from a closed topic to
+    ``/login``): by its URL and its password form, as a quick-login box alone says nothing."""
+    return bool(request.meta.get("redirect_urls")) and bool(_LOGIN_URL.search(response.url)) \
+        and has_login_form(response)
+
+
 def wall_of(response: Response, form: LoginForm | None) -> str | None:
     """The outcome of *response* if it is a bot wall or one of the engine's "log in first"
     pages (by markers only: nothing is extracted), else ``None``."""

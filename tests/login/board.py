@@ -7,7 +7,8 @@ serves the login form (hidden ``sid``, ``creation_time``, ``form_token``) and ta
 phpBB does: the form token must match the session, the session is bound to the User-Agent, a
 wrong password answers the form again with phpBB's error. ``login_page`` / ``denial_page`` may
 be pages captured from a real install (``{sid}``, ``{token}``, ``{error}`` filled in).
-``hold_guests``: an event that the answers to guests' page requests wait for (a slow answer
+``redirect_guests``: a guest asking for a members-only page is redirected to the login page
+instead (as NodeBB does). ``hold_guests``: an event that the answers to guests' page requests wait for (a slow answer
 that reaches the crawler after it installed a session).
 """
 
@@ -65,12 +66,14 @@ class Board:
 
     def __init__(self, *, denial_status: int = 200, users: dict[str, str] | None = None,
                  login_page: str = LOGIN_PAGE, cookie: str = COOKIE,
-                 hold_guests: threading.Event | None = None) -> None:
+                 hold_guests: threading.Event | None = None,
+                 redirect_guests: bool = False) -> None:
         self.site = RoutesSite(SITE_DIR)
         self.denial_status = denial_status
         self.users = dict(users or USERS)
         self.login_page = login_page
         self.hold_guests = hold_guests
+        self.redirect_guests = redirect_guests  # a guest sent to the login page (as NodeBB)
         self.cookie = cookie  # cookies know no port: two boards on 127.0.0.1 need two names
         self.sessions: dict[str, tuple[str | None, str]] = {}  # sid -> (user, User-Agent)
         self.login_posts = 0
@@ -168,6 +171,9 @@ class Board:
             return self._send(handler, 200, self._login_page(sid), cookie)
         if user is None and self.hold_guests is not None:
             self.hold_guests.wait(60)
+        if target in PRIVATE and user is None and self.redirect_guests:
+            return self._send(handler, 302, b"", cookie,
+                              {"Location": "/ucp.php?mode=login&redirect=" + target.lstrip("/")})
         if target in PRIVATE and user is None:
             return self._send(handler, self.denial_status, self._login_page(sid, EXPLAIN), cookie)
         response = self.site.respond(0, handler.path, [f"http://{self.netloc}"])

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.crawl import CRAWL_SETTINGS, PROJECT_ROOT, _env
 from tests.login.board import PRIVATE, USERS, Board
 
@@ -93,10 +95,12 @@ def test_bad_credentials_settings_never_show_the_value(tmp_path):
     assert log.strip().splitlines()[-1].startswith("error: CRAWLER_LOGIN is not JSON")
 
 
-def test_an_expired_session_is_renewed_once(tmp_path):
-    # a 403 login page (the spider never sees it): the sessions end when the crawl reaches
-    # the first board (before the members-only one)
-    with Board(denial_status=403) as board:
+@pytest.mark.parametrize("redirect", [False, True], ids=["login-page", "redirected-to-login"])
+def test_an_expired_session_is_renewed_once(tmp_path, redirect):
+    # a 403 login page (the spider never sees it), or a redirect to the login page: the
+    # sessions end when the crawl reaches the first board (before the members-only one); the
+    # page asked for is fetched again after the renewal, not the login page
+    with Board(denial_status=403, redirect_guests=redirect) as board:
         login = json.dumps({board.netloc: {"username": "alice", "password": PASSWORD}})
         original = board._get
         expired = []

@@ -112,3 +112,22 @@ def test_the_captured_login_page_fills_the_profiles_form(engine):
     tokens = {"phpbb": ("form_token=", "creation_time=", "sid=", "login=Login"),
               "mybb": ("my_post_key=", "action=do_login")}[engine.split("-")[0]]
     assert all(t in body for t in tokens), body
+
+
+def test_a_redirect_to_the_login_page_is_a_wall_a_quick_login_box_is_not():
+    from scrapy import Request
+
+    from crawler.login.pages import redirected_to_login
+
+    # NodeBB 1.4 sends a guest from a closed topic to /login (captured from the lab)
+    body = (CAPTURED / "nodebb-1.4.0" / "login-page-redirected-from-topic.html").read_bytes()
+    asked = "http://127.0.0.1:4567/topic/6/closed"
+    request = Request("http://127.0.0.1:4567/login", meta={"redirect_urls": [asked]})
+    login = HtmlResponse(request.url, body=body, encoding="utf-8", request=request)
+    assert redirected_to_login(request, login)
+    assert not redirected_to_login(Request(request.url), login)  # asked for the login page
+    # a redirect to a guest page with a quick-login box (MyBB has one on every page)
+    site = REAL / "mybb-1.8.37"
+    target, page = next((t, r) for t, r in pages(site) if "showthread" in t and has_login_form(r))
+    moved = Request(page.url, meta={"redirect_urls": ["http://127.0.0.1/showthread.php?pid=1"]})
+    assert not redirected_to_login(moved, page), target
