@@ -14,7 +14,9 @@ Scenarios (the Scrapy behaviour each mirrors):
   (``test_crawl::test_start_dupes``)
 - ``own_dupefilter``: a DUPEFILTER_CLASS of the project's own
 - ``slots``: two download slots with DOWNLOAD_SLOTS delays and the host's own, on one
-  host (``test_downloaderslotssettings::test_delay``); ``times``: slot -> response times
+  host (``test_downloaderslotssettings::test_delay``); ``times``: slot -> response times,
+  ``yielded``: slot -> when its second request was made, ``arrivals``: path -> when the
+  server got it
 """
 
 from __future__ import annotations
@@ -48,8 +50,13 @@ SETTINGS = {
 SLOTS = {"a": {"delay": 1.0}, "b": {"delay": 1.5}}
 
 
+#: path -> when each request for it reached the server (this process's clock)
+ARRIVALS: dict[str, list[float]] = {}
+
+
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
+        ARRIVALS.setdefault(self.path, []).append(time.time())
         body = b"<html><body>ok</body></html>"
         self.send_response(200)
         self.send_header("Content-Type", "text/html")
@@ -141,7 +148,7 @@ class Spider(scrapy.Spider):
             yield scrapy.Request(f"{self.base}/{path}")
 
     async def start_slots(self):
-        self.times = {}
+        self.times, self.yielded = {}, {}
         for slot in (*SLOTS, None):
             self.times[slot or "host"] = []
             yield scrapy.Request(f"{self.base}/{slot}", callback=self.parse_slot,
@@ -151,6 +158,7 @@ class Spider(scrapy.Spider):
         slot = response.meta["slot"]  # Scrapy sets download_slot to the host's if None
         self.times[slot].append(time.time())
         if len(self.times[slot]) == 1:
+            self.yielded[slot] = time.time()
             yield scrapy.Request(f"{self.base}/{slot}/2", callback=self.parse_slot,
                                  meta={"download_slot": slot if slot != "host" else None,
                                        "slot": slot})
@@ -187,6 +195,7 @@ def main() -> None:
                       "reason": stats.get("finish_reason"),
                       "dupefilter": [loaded.opened, loaded.closed],
                       "times": getattr(crawler.spider, "times", {}),
+                      "yielded": getattr(crawler.spider, "yielded", {}), "arrivals": ARRIVALS,
                       "stats": {k: v for k, v in stats.items() if isinstance(v, int)}}))
 
 
