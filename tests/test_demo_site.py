@@ -44,7 +44,8 @@ def fetch(url: str) -> tuple[int, bytes]:
 
 
 def fetch_quietly(url: str) -> None:
-    with contextlib.suppress(OSError):  # the server may cut the connection while stopping
+    # the server may cut the connection while stopping, in the middle of a body too
+    with contextlib.suppress(OSError, http.client.HTTPException):
         fetch(url)
 
 
