@@ -64,8 +64,8 @@ def kind_of(response: Response) -> str | None:
     if b"secqsubmit" in body and response.css('form input[name="secqsubmit"]') \
             and response.css('form input[name="answer"]'):
         return QUESTION
-    if b"<title>" not in body:
-        return None
+    if b'bgcolor="#EBEBEB"' not in body:  # securitymessage()'s page: a byte test, as nearly
+        return None                         # every page is not one (no parse of the page)
     title = (response.css("title::text").get() or "").strip()
     return _TITLES.get(title)
 
