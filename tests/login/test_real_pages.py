@@ -100,13 +100,10 @@ def test_captured_members_only_threads_read_as_threads(engine, name):
 
 @pytest.mark.parametrize("engine", ["phpbb-3.3.10", "mybb-1.8.37"])
 def test_the_captured_login_page_fills_the_profiles_form(engine):
-    from scrapy.http import FormRequest
-
     page = CAPTURED / engine / "login-page.html"
     response = HtmlResponse("http://127.0.0.1/login", body=page.read_bytes(), encoding="utf-8")
     form = REGISTRY.get(engine.split("-")[0]).login
-    request = FormRequest.from_response(response, formxpath=form.form,
-                                        formdata={form.username: "alice", form.password: "pw"})
+    request = form.fill(response, "alice", "pw")
     body = request.body.decode()
     assert request.method == "POST" and "username=alice" in body and "password=pw" in body
     tokens = {"phpbb": ("form_token=", "creation_time=", "sid=", "login=Login"),
