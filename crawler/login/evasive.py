@@ -139,14 +139,17 @@ class Evasive:
             longer_gap(host, GAP)
 
     async def process_response(self, request: Request, response: Response,
-                               host: str) -> Response | Request:
+                               host: str | None = None) -> Response | Request:
         """For a downloader middleware: *response* if it is not the protection's page; the
         request again (after the gap) for a reload page; else IgnoreRequest, the page settled
-        as ``failed/challenge``."""
+        as ``failed/challenge``. *host*: the request's ``host[:port]`` by default."""
         kind = kind_of(response)
         if kind is None:
             return response
         from scrapy.exceptions import IgnoreRequest
+        from scrapy.utils.httpobj import urlparse_cached
+
+        host = host or urlparse_cached(request).netloc.lower()
 
         why = self.seen(host, kind, response)
         tries = int(request.meta.get("attackevasive_tries", 0)) + 1

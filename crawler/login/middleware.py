@@ -109,8 +109,7 @@ class LoginDownloaderMiddleware:
     async def process_response(self, request: Request, response: Response) -> Response | Request:
         if request.meta.get("crawler_login") or request.meta.get("dont_obey_robotstxt"):
             return response
-        passed = await self.evasive.process_response(request, response,
-                                                     urlparse_cached(request).netloc.lower())
+        passed = await self.evasive.process_response(request, response)
         if passed is not response:
             return passed  # Discuz!'s anti-CC reload page: the request again, 1 s later
         logins = self.logins
