@@ -12,6 +12,9 @@ Spiders opt in through request meta (the forum and blog spiders do):
   ``lastmod``). On a revisit pass :class:`RevisitSpiderMiddleware` lets a new key through,
   and a changed one is fetched again from its last known page (``dont_filter``); an
   unchanged one goes on to the frontier, whose Bloom filter drops it as seen.
+- A listing request can carry a ``revisit_row`` too (a board on the forum index, with its
+  row: topics, posts, last post). It is then not revisited on every pass, only when the
+  listing linking to it says something new of it, as for a thread.
 - ``meta["revisit_key"] = key`` on every page of that item: the last one fetched is its
   last known page.
 
@@ -145,7 +148,10 @@ class RevisitDownloaderMiddleware(_Component):
                 if fingerprint in revisits.listed:
                     revisits.unschedule(host_of(request), fingerprint)
             return response
-        if response.status not in (200, 304):
+        if response.status not in (200, 304) or "revisit_row" in request.meta:
+            # a board a listing links to: read again in full when its row there changes
+            # (RevisitSpiderMiddleware), not on every pass; in full, because its later
+            # pages can change when it does not, and only its parse leads to them
             return response
         info = request.meta["revisit"] if isinstance(request.meta["revisit"], dict) else {}
         again = "interval" in info  # a revisit, not the first fetch

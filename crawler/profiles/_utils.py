@@ -49,6 +49,46 @@ def join_text(sel: Selector | SelectorList | None) -> str | None:
     return text or None
 
 
+#: Tags of a row of a board list (phpBB ``li.row``, MyBB and Discuz! ``tr``, NodeBB ``li``).
+_ROW_TAGS = frozenset({"tr", "li"})
+_ROW_DEPTH = 8  # ancestors looked at above a link
+
+
+def link_rows(response: Any, urls: set[str], canonicalize: Any) -> dict[str, str]:
+    """What a listing says of each page of *urls* it links to: the text of the row each
+    link sits in (a board's row on the index: its topics, posts, last post), all its links'
+    rows joined. Links are matched after *canonicalize*; a page whose markup has no row
+    for a link is left out (an incremental pass then reads that page again anyway)."""
+    try:
+        links = response.xpath("//a[@href]")
+    except ValueError:  # not markup (a JSON API's answer)
+        return {}
+    rows: dict[str, list[Any]] = {}
+    for link in links:
+        url = canonicalize(response.urljoin(link.attrib["href"]))
+        if url in urls and (row := _row_of(link.root)) is not None:
+            seen = rows.setdefault(url, [])
+            if not any(row is r for r in seen):  # a row can hold its board's link twice
+                seen.append(row)
+    return {url: "\x1f".join(" ".join(" ".join(r.itertext()).split()) for r in seen)
+            for url, seen in rows.items()}
+
+
+def _row_of(link: Any) -> Any:
+    """The row *link* sits in: its nearest ``tr`` or ``li``, else its nearest ancestor
+    repeated beside it (same tag and class: SMF's ``div.up_contain``), else ``None``."""
+    chain = list(link.iterancestors())[:_ROW_DEPTH]
+    for node in chain:
+        if node.tag in _ROW_TAGS:
+            return node
+    for node in chain:
+        parent = node.getparent()
+        if parent is not None and any(s is not node and s.tag == node.tag
+                                      and s.get("class") == node.get("class") for s in parent):
+            return node
+    return None
+
+
 def regex_group(pattern: re.Pattern[str], text: str | None, group: str | int = 1) -> str | None:
     if not text:
         return None

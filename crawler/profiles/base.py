@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 
 from w3lib.url import canonicalize_url, url_query_cleaner
 
+from crawler.profiles._utils import link_rows
 from crawler.profiles.records import Follow, PageResult
 from crawler.profiles.registry import REGISTRY
 
@@ -255,7 +256,9 @@ class ForumProfile(ABC):
             elif page.next is not None:
                 result.follow = [Follow(PageKind.THREAD, page.next)]
             return result
-        follow = [Follow(PageKind.BOARD, board) for board in self.board_links(response)]
+        boards = self.board_links(response)
+        rows = link_rows(response, {b.url for b in boards}, self.canonicalize) if boards else {}
+        follow = [Follow(PageKind.BOARD, board, said=rows.get(board.url)) for board in boards]
         if kind is PageKind.BOARD:
             refs = self.thread_refs(response, cursor)
             follow += [Follow(PageKind.THREAD, PageCursor(url=r.url), r) for r in refs]

@@ -145,6 +145,9 @@ class Follow:
     ref: ThreadRef | None = None
     #: Fetch even if the URL was seen (a thread's pages walked in order after a learning pass).
     dont_filter: bool = False
+    #: For a board, what the page linking to it says of it (the text of its row on the index:
+    #: topics, posts, last post): an incremental pass reads the board again only when it changed.
+    said: str | None = None
 
 
 @dataclass

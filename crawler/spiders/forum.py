@@ -51,6 +51,7 @@ from crawler.learn.rows import ROW_FIELDS
 from crawler.login.pages import empty_login_page, not_content, wall_of
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
+from crawler.scheduler.revisit import digest
 from crawler.spiders.arguments import parse_start_urls
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
@@ -281,6 +282,8 @@ class ForumSpider(scrapy.Spider):
             if follow.kind is PageKind.THREAD:
                 meta = response.request.meta if response.request is not None else {}
                 request.meta.update(_revisit_meta(page_kind, follow, meta))
+            elif follow.kind is PageKind.BOARD:
+                request.meta.update(_listing_row(response, follow))
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
@@ -328,6 +331,20 @@ def _revisit_meta(page_kind: PageKind, follow: Follow, meta: dict[str, Any]) -> 
         return {**row_meta(key, said), "revisit_key": key}
     if key := meta.get("revisit_key"):
         return {"revisit_key": key}
+    return {}
+
+
+def _listing_row(response: Response, follow: Follow) -> dict[str, Any]:
+    """What crawler/incremental.py needs of a board request so that an incremental pass
+    reads the board again only when the listing linking to it says something new of it:
+    its row (keyed by both pages: the index and a parent board list it differently); for
+    a board's next page, its first page's row (a new post reorders every page)."""
+    key = "b" + digest(f"{response.url} {follow.cursor.url}").hex()
+    if follow.said:
+        return row_meta(key, follow.said)
+    row = response.meta.get("revisit_row")
+    if follow.cursor.page > 1 and row:
+        return {"revisit_row": [key, row[1]]}
     return {}
 
 

@@ -39,9 +39,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         site.version = 2
         again = run_crawl("phpbb", start, tmp / "again.jl", settings=settings)
         again_log = server.log[len(first_log):]
-    again_files = {k: v for k, v in files_of(warc_dir).items() if k not in first_files}
+        again_files = {k: v for k, v in files_of(warc_dir).items() if k not in first_files}
+        # and once more, nothing changed: the index comes back 304
+        run_crawl("phpbb", start, tmp / "still.jl", settings=settings)
+    still_files = [k for k in files_of(warc_dir) if k not in first_files and k not in again_files]
     return {"dir": warc_dir, "first": first, "again": again, "first_files": first_files,
             "again_files": again_files, "first_log": first_log, "again_log": again_log,
             "first_sent": first_sent, "origin": server.origin, "site": site,
             "first_records": read_all(warc_dir / n for n in first_files),
-            "again_records": read_all(warc_dir / n for n in again_files)}
+            "again_records": read_all(warc_dir / n for n in again_files),
+            "still_files": still_files,
+            "still_records": read_all(warc_dir / n for n in still_files)}

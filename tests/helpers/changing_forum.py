@@ -1,10 +1,11 @@
 """A phpBB forum that changes between two crawls: version 1, then version 2.
 
 Rendered with the phpBB fixture builder (:mod:`tests.extract.sitegen.phpbb`) from a larger
-content model than the extraction fixtures: 2 boards of 12 threads, each thread 13 to 15
+content model than the extraction fixtures: 2 boards (or more) of 12 threads, each thread 13 to 15
 posts (5 pages). Version 2 is version 1 plus what the incremental re-crawl must find:
 replies in three threads (one spilling onto a new page), a new thread on top of the first
-board, and an edited post (on the last page of a thread that got a reply). Every page has an
+board, and an edited post (on the last page of a thread that got a reply); boards after the
+second stay as they were. Every page has an
 ETag and a Last-Modified, and :class:`~crawler.demo.server.LoopbackServer` answers a
 matching conditional GET with 304.
 """
@@ -30,9 +31,9 @@ def _post(pid: int, n: int, text: str) -> FPost:
     return FPost(pid, USERS[n % len(USERS)], START + timedelta(hours=pid % 10_000), [text])
 
 
-def version1(threads: int = 12) -> list[FBoard]:
+def version1(threads: int = 12, boards_count: int = 2) -> list[FBoard]:
     boards = []
-    for b in range(2):
+    for b in range(boards_count):
         board = FBoard(10 + b, f"Board {b}", f"board-{b}", f"The board number {b}")
         for t in range(threads):
             tid = 1000 * (b + 1) + t if threads > 99 else 100 * (b + 1) + t
@@ -43,9 +44,9 @@ def version1(threads: int = 12) -> list[FBoard]:
     return boards
 
 
-def version2(threads: int = 12) -> list[FBoard]:
-    boards = copy.deepcopy(version1(threads))
-    first, second = boards
+def version2(threads: int = 12, boards_count: int = 2) -> list[FBoard]:
+    boards = copy.deepcopy(version1(threads, boards_count))
+    first, second = boards[:2]  # the others do not change
     spill, replied, other = first.threads[0], first.threads[5], second.threads[3]
     spill.posts.append(_post(spill.id * 100 + 50, 1, "A reply that opens page 6."))
     replied.posts.append(_post(replied.id * 100 + 50, 2, "A new reply."))
@@ -79,9 +80,9 @@ class ChangingForum:
     hosts = 1
     start = "/index.php"
 
-    def __init__(self, threads: int = 12) -> None:
-        """*threads* per board (the bench takes more)."""
-        self.versions = {1: render(version1(threads)), 2: render(version2(threads))}
+    def __init__(self, threads: int = 12, boards: int = 2) -> None:
+        """*threads* per board (the bench takes more); boards after the second never change."""
+        self.versions = {1: render(version1(threads, boards)), 2: render(version2(threads, boards))}
         self.version = 1
 
     def respond(self, host: int, target: str, origins: Sequence[str]) -> Response:
