@@ -14,12 +14,21 @@ lab phpBB changed by one new reply.
    ``warcio check`` on all of them, and writes ``summary.json`` and ``summary.md`` in --out.
 
 Payload bytes are the bytes of the HTTP body stored in ``response`` records (as sent; the lab's
-Apache sends no gzip), counted independently of the crawl's own ``warc/payload_bytes`` stat.
+Apache sends no gzip), counted independently of the crawl's own ``warc/payload_bytes`` stat. For
+each page run 2 stored, the lines that differ from run 1's copy are counted three ways: as stored,
+without the session id (phpBB adds ``sid=`` to the links of a request without its cookie) and
+also without what phpBB changes on every visit (view counters, the cron ``<img>``, the clock).
+
+The crawler is the one of ``--code`` (default HEAD), exported with ``git archive`` into --out and
+put first on PYTHONPATH, so someone's uncommitted edits in the working tree are not measured
+(``--code worktree`` measures them). ``--report`` re-reads an output folder without crawling;
+``--no-reply`` makes no change between the crawls (the floor of a pass).
 """
 from __future__ import annotations
 
 import argparse
 import difflib
+import gzip
 import json
 import os
 import re
@@ -87,7 +96,6 @@ def read_warcs(files: list[Path]) -> list[dict]:
                     body = raw
                     enc = (rec.http_headers.get_header("Content-Encoding") or "").lower() if rec.http_headers else ""
                     if enc == "gzip":
-                        import gzip
                         body = gzip.decompress(raw)
                 records.append({"file": f.name, "type": rec.rec_type, "url": url, "kind": kind(url),
                                 "status": rec.http_headers.get_statuscode() if rec.http_headers else None,
