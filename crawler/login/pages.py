@@ -49,20 +49,23 @@ _HEAD = 20_000
 
 #: A word of every marker above, lowercase: a page with none of them (nearly every page) is
 #: told apart by substring tests on its raw bytes, without decoding it, 25 times cheaper than
-#: the case-blind regex (0.7 ms a page).
-_CHALLENGE_WORDS = (b"cf-browser-verification", b"cf_chl_opt", b"challenge-platform",
-                    b"cf-challenge-running", b"just a moment", b"attention required",
-                    b"ddos-guard", b"sucuri website firewall", b"checking your browser",
-                    b"__ddg1_", b"challenge-form", b"_incapsula_resource")
+#: the case-blind regex (0.7 ms a page). The titles' words are looked for in the title only.
+_CHALLENGE_WORDS = (b"challenge", b"cf-browser-verification", b"cf_chl_opt", b"ddos-guard",
+                    b"__ddg1_", b"_incapsula_resource")
+_TITLE_WORDS = (b"just a moment", b"attention required", b"sucuri website firewall",
+                b"checking your browser")
 
 
 def is_challenge(response: Response) -> bool:
     """A bot wall or challenge page (any status: Cloudflare answers 403 or 503)."""
     if not hasattr(response, "text"):
         return False
-    lowered = response.body[:_HEAD].lower()
-    return any(word in lowered for word in _CHALLENGE_WORDS) and \
-        bool(_CHALLENGE.search(response.text[:_HEAD]))
+    head = response.body[:_HEAD].lower()
+    start = head.find(b"<title")
+    title = head[start:head.find(b"</title", start)] if start >= 0 else b""
+    if not (any(w in head for w in _CHALLENGE_WORDS) or any(w in title for w in _TITLE_WORDS)):
+        return False
+    return bool(_CHALLENGE.search(response.text[:_HEAD]))
 
 
 def has_login_form(response: Response) -> bool:
