@@ -41,9 +41,11 @@ def redis_servers_in(folder: Path) -> list[int]:
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 def test_demo_on_a_clean_checkout(tmp_path):
     clone = tmp_path / "clone"
-    subprocess.run(["git", "clone", "--quiet", "--branch",
-                    subprocess.check_output(["git", "branch", "--show-current"], cwd=ROOT, text=True).strip(),
-                    str(ROOT), str(clone)], check=True, timeout=120)
+    # the commit under test, on a branch or not (CI checks out a detached HEAD)
+    head = subprocess.check_output(["git", "rev-parse", "HEAD"], cwd=ROOT, text=True).strip()
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)],
+                   check=True, timeout=120)
+    subprocess.run(["git", "checkout", "--quiet", head], cwd=clone, check=True, timeout=120)
     state = tmp_path / "state"
     # bin/setup finds this environment's .venv installed and up to date (a fresh one is a
     # minute of pip), so bin/demo runs as it does for a new user: from the clone, on its code.
