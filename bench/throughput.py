@@ -100,12 +100,17 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
 
 def summarize(results: dict[str, list[dict]]) -> dict:
     first = next(iter(results))  # the ratios' base: Scrapy memory in the default run
-    base = median(r["pages_per_s"] for r in results.get("scrapy (memory)", results[first]))
+    base_runs = results.get("scrapy (memory)", results[first])
+    base = median(r["pages_per_s"] for r in base_runs)
     out = {}
     for name, runs in results.items():
         keys = [k for k, v in runs[0].items() if isinstance(v, (int, float))]
         med = {k: median(r[k] for r in runs if r[k] is not None) for k in keys}
+        # each run against the base's run of the same round (minutes apart, not the whole
+        # bench): the machine's drift, which moves both, cancels out
+        paired = [r["pages_per_s"] / b["pages_per_s"] for r, b in zip(runs, base_runs)]
         out[name] = {**med, "ratio": med["pages_per_s"] / base,
+                     "paired_ratio": median(paired), "paired_ratios": paired,
                      "runs_pages_per_s": [r["pages_per_s"] for r in runs],
                      "commandstats_last": runs[-1]["commandstats"]}
     return out
