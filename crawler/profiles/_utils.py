@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from w3lib.html import replace_entities
 
@@ -64,8 +65,12 @@ def link_rows(response: Any, urls: set[str], canonicalize: Any) -> dict[str, str
     except ValueError:  # not markup (a JSON API's answer)
         return {}
     rows: dict[str, list[Any]] = {}
+    paths = {urlsplit(u).path for u in urls}  # a cheap test first: canonicalizing is not
     for link in links:
-        url = canonicalize(response.urljoin(link.attrib["href"]))
+        joined = response.urljoin(link.attrib["href"])
+        if urlsplit(joined).path not in paths:
+            continue
+        url = canonicalize(joined)
         if url in urls and (row := _row_of(link.root)) is not None:
             seen = rows.setdefault(url, [])
             if not any(row is r for r in seen):  # a row can hold its board's link twice
