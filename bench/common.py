@@ -25,6 +25,8 @@ LATENCY_PORT = 18481
 # BENCH_CODE=worktree benches the working tree instead.
 CODE = WORK / "code"
 CODE_ROOT = ROOT if os.environ.get("BENCH_CODE") == "worktree" or not CODE.exists() else CODE
+#: The commit issue 27 was filed against, for "no slower than before it" (bench/run makes it)
+BEFORE_27 = WORK / "code-2763f94"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(CODE_ROOT))
 sys.path.insert(0, str(BENCH))
@@ -206,6 +208,7 @@ class Crawl:
     start_urls: list[str]
     args: list[str]
     name: str
+    code_root: Path = CODE_ROOT  # another commit's snapshot, to compare two commits in one run
 
     def command(self, stats_file: Path, state_dir: Path) -> list[str]:
         return [sys.executable, "-m", "scrapy", "crawl", self.spider,
@@ -220,9 +223,9 @@ class Crawl:
         self.stats_file.unlink(missing_ok=True)
         state = WORK / "state" / tag
         shutil.rmtree(state, ignore_errors=True)
-        env = {**os.environ, "PYTHONPATH": f"{BENCH}{os.pathsep}{CODE_ROOT}"}
+        env = {**os.environ, "PYTHONPATH": f"{BENCH}{os.pathsep}{self.code_root}"}
         with (logs / f"{tag}.log").open("w") as log:
-            return subprocess.Popen(self.command(self.stats_file, state), cwd=CODE_ROOT, env=env,
+            return subprocess.Popen(self.command(self.stats_file, state), cwd=self.code_root, env=env,
                                     stdout=log, stderr=subprocess.STDOUT)
 
     def stats(self) -> dict:

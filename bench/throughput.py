@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import (NO_ADDON, Crawl, ExternalRedis, LogWindow, Nginx, ensure_site, median,
-                    pages_per_s, run_crawls, save)
+from common import (BEFORE_27, NO_ADDON, Crawl, ExternalRedis, LogWindow, Nginx, ensure_site,
+                    median, pages_per_s, run_crawls, save)
 
 MEMORY = [*NO_ADDON, "-s", "SCHEDULER=scrapy.core.scheduler.Scheduler",
           "-s", "DUPEFILTER_CLASS=scrapy.dupefilters.RFPDupeFilter"]
@@ -42,6 +42,7 @@ CONFIGS: dict[str, tuple[str, list[str], bool]] = {
     "scrapy (memory) + our GC tuning": ("follow", [*MEMORY, *PER_HOST_1, *GC_TUNED], False),
     "scrapy-redis": ("follow_sr", PER_HOST_1, True),
     "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
+    "ours (embedded Redis) before issue 27 (2763f94)": ("follow", [*OURS, *PER_HOST_1], False),
     "ours (embedded Redis, WARC)": (
         "follow", [*OURS, *PER_HOST_1, "-s", f"CRAWLER_WARC_DIR={WARC_DIR}"], False),
     "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
@@ -69,7 +70,9 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
         idle_rate = (before["cpu"] - idle["cpu"]) / IDLE_PROBE
     try:
         started = time.monotonic()
-        (stats,), cpu = run_crawls([(Crawl(spider, nginx.base_urls(hosts), flags, name), tag)])
+        code = {"code_root": BEFORE_27} if "before issue 27" in name else {}
+        crawl = Crawl(spider, nginx.base_urls(hosts), flags, name, **code)
+        (stats,), cpu = run_crawls([(crawl, tag)])
         took = time.monotonic() - started
         redis_cpu, redis_idle, calls, commands = 0.0, 0.0, {}, 0
         if redis:
