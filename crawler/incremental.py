@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
 
@@ -56,6 +57,19 @@ logger = logging.getLogger(__name__)
 #: Item fields that change without the item being edited (counters, fetch time).
 VOLATILE = frozenset({"crawled_at", "reply_count", "view_count", "last_post_at",
                       "last_post_at_raw", "comment_count", "revision"})
+
+#: Markup some engines write anew on every view: Discuz! gives each code block and image a
+#: random id (``code_eoS``, ``aimg_Q6jZR``) and names it in the copy button's handler. Left
+#: out of an item's digest, or every view of such a post would look like an edit.
+_PER_VIEW = re.compile(r'\s(?:id|onclick)="[^"]*"')
+
+
+def item_digest(item: dict[str, Any]) -> bytes:
+    """What tells an edited item from the same one seen again: its fields but the
+    :data:`VOLATILE` ones, its HTML without per-view markup."""
+    data = {k: _PER_VIEW.sub("", v) if k == "body_html" and isinstance(v, str) else v
+            for k, v in item.items() if k not in VOLATILE}
+    return digest(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str))
 
 
 #: The meta of a listing request: revisited with conditional GET.
@@ -310,8 +324,7 @@ class RevisitPipeline(_Component):
         if revisits is None or not hasattr(item, "key"):
             return item
         adapter = ItemAdapter(item)
-        data = {k: v for k, v in adapter.asdict().items() if k not in VOLATILE}
-        now = digest(json.dumps(data, sort_keys=True, ensure_ascii=False, default=str))
+        now = item_digest(adapter.asdict())
         host = (urlsplit(adapter.get("url") or adapter.get("article_url") or "").netloc
                 or "-").lower()
         key = item.key()
