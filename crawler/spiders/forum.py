@@ -283,7 +283,8 @@ class ForumSpider(scrapy.Spider):
                 meta = response.request.meta if response.request is not None else {}
                 request.meta.update(_revisit_meta(page_kind, follow, meta))
             elif follow.kind is PageKind.BOARD:
-                request.meta.update(_listing_row(response, follow))
+                meta = response.request.meta if response.request is not None else {}
+                request.meta.update(_listing_row(response.url, follow, meta))
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
@@ -334,15 +335,15 @@ def _revisit_meta(page_kind: PageKind, follow: Follow, meta: dict[str, Any]) -> 
     return {}
 
 
-def _listing_row(response: Response, follow: Follow) -> dict[str, Any]:
+def _listing_row(url: str, follow: Follow, meta: dict[str, Any]) -> dict[str, Any]:
     """What crawler/incremental.py needs of a board request so that an incremental pass
     reads the board again only when the listing linking to it says something new of it:
     its row (keyed by both pages: the index and a parent board list it differently); for
     a board's next page, its first page's row (a new post reorders every page)."""
-    key = "b" + digest(f"{response.url} {follow.cursor.url}").hex()
+    key = "b" + digest(f"{url} {follow.cursor.url}").hex()
     if follow.said:
         return row_meta(key, follow.said)
-    row = response.meta.get("revisit_row")
+    row = meta.get("revisit_row")
     if follow.cursor.page > 1 and row:
         return {"revisit_row": [key, row[1]]}
     return {}
