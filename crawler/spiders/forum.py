@@ -271,6 +271,7 @@ class ForumSpider(scrapy.Spider):
             yield page.thread.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
         for post in page.posts:
             yield post.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
+        meta = response.request.meta if response.request is not None else {}
         for follow in page.follow:
             if self.several and self.site_of(follow.cursor.url) not in (site, None):
                 # another site of this crawl: not read as this one's (off every site: the
@@ -280,10 +281,8 @@ class ForumSpider(scrapy.Spider):
             request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref,
                                     site=site)
             if follow.kind is PageKind.THREAD:
-                meta = response.request.meta if response.request is not None else {}
                 request.meta.update(_revisit_meta(page_kind, follow, meta))
             elif follow.kind is PageKind.BOARD:
-                meta = response.request.meta if response.request is not None else {}
                 request.meta.update(_listing_row(response.url, follow, meta))
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 

@@ -16,24 +16,8 @@ $max_replies = (int)($argv[5] ?? 40);
 if (!$root || $per_page < 1) { fwrite(STDERR, "usage: php grow.php PHPBB_ROOT TOPICS_PER_PAGE [TOPICS] [SEED] [MAX_REPLIES]\n"); exit(2); }
 function say($m) { fwrite(STDERR, "[lab/grow] $m\n"); }
 
-define('IN_PHPBB', true);
-$phpbb_root_path = $root . '/';
-$phpEx = 'php';
-chdir($root);
-$_SERVER['REMOTE_ADDR'] = '127.0.0.1';
-$_SERVER['REQUEST_METHOD'] = 'GET';
-$_SERVER['HTTP_HOST'] = '127.0.0.1';
-$_SERVER['SERVER_NAME'] = '127.0.0.1';
-$_SERVER['REQUEST_URI'] = '/grow.php';
-$_SERVER['SCRIPT_NAME'] = '/grow.php';
-require $phpbb_root_path . 'common.php';
-require_once $phpbb_root_path . 'includes/functions_posting.php';
-require_once $phpbb_root_path . 'includes/functions_admin.php';
-$user->session_begin(false);
-$auth->acl($user->data);
-$user->setup(['posting']);
-
-function row($sql) { global $db; $r = $db->sql_query($sql); $row = $db->sql_fetchrow($r); $db->sql_freeresult($r); return $row; }
+$script = 'grow.php';
+require __DIR__ . '/boot.php';
 function rows($sql) { global $db; $r = $db->sql_query($sql); $all = $db->sql_fetchrowset($r); $db->sql_freeresult($r); return $all; }
 function become($uid) {  // act as this user (session data + permissions), as seed.php does
     global $user, $auth;

@@ -8,23 +8,8 @@ $topic_id = (int)($argv[2] ?? 0);
 $username = $argv[3] ?? 'bob';
 if (!$root || $topic_id < 1) { fwrite(STDERR, "usage: php reply.php PHPBB_ROOT TOPIC_ID [USERNAME]\n"); exit(2); }
 
-define('IN_PHPBB', true);
-$phpbb_root_path = $root . '/';
-$phpEx = 'php';
-chdir($root);
-$_SERVER['REMOTE_ADDR'] = '127.0.0.1';
-$_SERVER['REQUEST_METHOD'] = 'GET';
-$_SERVER['HTTP_HOST'] = '127.0.0.1';
-$_SERVER['SERVER_NAME'] = '127.0.0.1';
-$_SERVER['REQUEST_URI'] = '/reply.php';
-$_SERVER['SCRIPT_NAME'] = '/reply.php';
-require $phpbb_root_path . 'common.php';
-require_once $phpbb_root_path . 'includes/functions_posting.php';
-$user->session_begin(false);
-$auth->acl($user->data);
-$user->setup(['posting']);
-
-function row($sql) { global $db; $r = $db->sql_query($sql); $row = $db->sql_fetchrow($r); $db->sql_freeresult($r); return $row; }
+$script = 'reply.php';
+require __DIR__ . '/boot.php';
 $topic = row('SELECT t.topic_id, t.topic_title, t.forum_id, f.forum_name FROM ' . TOPICS_TABLE . ' t JOIN ' . FORUMS_TABLE
              . ' f ON f.forum_id = t.forum_id WHERE t.topic_id = ' . $topic_id);
 $poster = row('SELECT * FROM ' . USERS_TABLE . " WHERE username_clean = '" . $db->sql_escape(utf8_clean_string($username)) . "'");
