@@ -36,13 +36,14 @@ WARC_DIR = Path(tempfile.gettempdir()) / "bench-throughput-warc"
 
 IDLE_PROBE = 5.0  # seconds an external Redis is watched idle before its crawl
 
-# name -> (spider, flags, needs an external Redis)
+# name -> (spider, flags, needs an external Redis); a config compared with another sits
+# beside it (ours with its code before issue 27, the archive with ours without it)
 CONFIGS: dict[str, tuple[str, list[str], bool]] = {
     "scrapy (memory)": ("follow", [*MEMORY, *PER_HOST_1], False),
     "scrapy (memory) + our GC tuning": ("follow", [*MEMORY, *PER_HOST_1, *GC_TUNED], False),
     "scrapy-redis": ("follow_sr", PER_HOST_1, True),
-    "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
     "ours (embedded Redis) before issue 27 (2763f94)": ("follow", [*OURS, *PER_HOST_1], False),
+    "ours (embedded Redis)": ("follow", [*OURS, *PER_HOST_1], False),
     "ours (embedded Redis, WARC)": (
         "follow", [*OURS, *PER_HOST_1, "-s", f"CRAWLER_WARC_DIR={WARC_DIR}"], False),
     "ours (external Redis)": ("follow", [*OURS, *PER_HOST_1], True),
@@ -131,7 +132,9 @@ def main() -> None:
     results: dict[str, list[dict]] = {n: [] for n in names}
     with Nginx(manifest) as nginx:
         for i in range(args.runs):
-            for j, name in enumerate(names):
+            # every other round backwards: a drift within a round then favours no config
+            order = list(enumerate(names))[::-1 if i % 2 else 1]
+            for j, name in order:
                 result = run_one(nginx, name, args.hosts, f"throughput-{i}-{j}")
                 results[name].append(result)
                 print(f"run {i + 1} {name}: {result['pages']} pages, "
