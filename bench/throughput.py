@@ -7,6 +7,7 @@ external redis-server's own INFO cpu. Round trips come from benchext (socket wri
 by redis-py) and Redis' commandstats.
 
     python bench/throughput.py [--hosts 60] [--runs 3]
+    python bench/throughput.py --pairs     # 20 short rounds of the builds compared
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ GC_TUNED = ["-s", 'EXTENSIONS={"benchext.BenchStats": 0, "crawler.ops.gc_tuning.
 
 # the web archive (issue 31) of a WARC run, emptied before each run
 WARC_DIR = Path(tempfile.gettempdir()) / "bench-throughput-warc"
+
+# --pairs: ours between its code before issue 27 and itself with the archive on, each pair
+# back to back in every round (a round's ratio then sees little of the machine's drift)
+PAIRED = ("ours (embedded Redis) before issue 27 (2763f94),ours (embedded Redis),"
+          "ours (embedded Redis, WARC)")
 
 IDLE_PROBE = 5.0  # seconds an external Redis is watched idle before its crawl
 
@@ -126,7 +132,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--name", default="throughput", help="results file name")
     parser.add_argument("--configs", default=",".join(CONFIGS))
+    parser.add_argument("--pairs", action="store_true",
+                        help="only the builds compared with each other, in many short rounds")
     args = parser.parse_args()
+    if args.pairs:
+        args.configs, args.runs, args.hosts, args.name = PAIRED, 20, 20, "throughput_paired"
     manifest = ensure_site()
     names = re.split(r",(?![^()]*\))", args.configs)  # "ours (embedded Redis, WARC)" is one
     results: dict[str, list[dict]] = {n: [] for n in names}
