@@ -47,9 +47,14 @@ PAIRS = (
 )
 
 
+def _round_ratios(a: dict, b: dict) -> list[float]:
+    """*a*'s pages/s over *b*'s, round by round (throughput.py interleaves them)."""
+    return [x / y for x, y in zip(a["runs_pages_per_s"], b["runs_pages_per_s"])]
+
+
 def _paired(a: dict, b: dict) -> float:
-    """The median of *a*'s runs over *b*'s of the same round (throughput.py interleaves them)."""
-    return median(x / y for x, y in zip(a["runs_pages_per_s"], b["runs_pages_per_s"]))
+    """The median of :func:`_round_ratios`."""
+    return median(_round_ratios(a, b))
 
 
 def throughput(d: dict) -> list[str]:
@@ -97,7 +102,7 @@ def throughput(d: dict) -> list[str]:
                   "`bench/run throughput --pairs`). Each round's ratio, sorted:", ""]
         for num, den, figure, _ in PAIRS:
             on, off = p["configs"][num], p["configs"][den]
-            ratios = sorted(x / y for x, y in zip(on["runs_pages_per_s"], off["runs_pages_per_s"]))
+            ratios = sorted(_round_ratios(on, off))
             lines += [f"- {figure}: median {median(ratios):.2f}x; "
                       + ", ".join(f"{r:.2f}" for r in ratios)]
         lines.append("")
@@ -259,20 +264,18 @@ def targets(previous: list[str]) -> list[str]:
                          "median of the per-round ratios (ratio of the medians)",
                          "1.22-1.26x (before it)", ">= 1.22x", f"{paired:.2f}x ({ratio:.2f}x)",
                          paired >= 1.22))
-        for num, den, figure, target in PAIRS:
-            if num in c and den in c:
-                paired, ratio = _paired(c[num], c[den]), c[num]["pages_per_s"] / c[den]["pages_per_s"]
-                rows.append((f"{figure}: median of the per-round ratios (ratio of the medians)",
-                             "-", f">= {target}x", f"{paired:.2f}x ({ratio:.2f}x)",
-                             paired >= target))
-        if p := load("throughput_paired"):  # the same pairs in many short rounds
+        runs = [(c, "")]  # the full run, then the same pairs in many short rounds
+        if p := load("throughput_paired"):
+            runs.append((p["configs"], f", in a run of its own ({p['runs']} rounds of "
+                                       f"{p['hosts']} hosts)"))
+        for configs, where in runs:
             for num, den, figure, target in PAIRS:
-                on, off = p["configs"][num], p["configs"][den]
-                paired, ratio = _paired(on, off), on["pages_per_s"] / off["pages_per_s"]
-                rows.append((f"{figure}, in a run of its own ({p['runs']} rounds of "
-                             f"{p['hosts']} hosts): median of the per-round ratios (ratio of "
-                             "the medians)", "-", f">= {target}x",
-                             f"{paired:.2f}x ({ratio:.2f}x)", paired >= target))
+                if num in configs and den in configs:
+                    on, off = configs[num], configs[den]
+                    paired, ratio = _paired(on, off), on["pages_per_s"] / off["pages_per_s"]
+                    rows.append((f"{figure}{where}: median of the per-round ratios (ratio of "
+                                 "the medians)", "-", f">= {target}x",
+                                 f"{paired:.2f}x ({ratio:.2f}x)", paired >= target))
         if "ours (external Redis)" in c:
             rtt = c["ours (external Redis)"]["round_trips_per_page"]
             sr = c.get("scrapy-redis", {}).get("round_trips_per_page", float("nan"))

@@ -128,15 +128,17 @@ def summarize(results: dict[str, list[dict]]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--hosts", type=int, default=40, help="crawl the first N hosts")
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--hosts", type=int, help="crawl the first N hosts (40; --pairs: 20)")
+    parser.add_argument("--runs", type=int, help="rounds (3; --pairs: 20)")
     parser.add_argument("--name", default="throughput", help="results file name")
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--pairs", action="store_true",
                         help="only the builds compared with each other, in many short rounds")
     args = parser.parse_args()
     if args.pairs:
-        args.configs, args.runs, args.hosts, args.name = PAIRED, 20, 20, "throughput_paired"
+        args.configs, args.name = PAIRED, "throughput_paired"
+    args.hosts = args.hosts or (20 if args.pairs else 40)
+    args.runs = args.runs or (20 if args.pairs else 3)
     manifest = ensure_site()
     names = re.split(r",(?![^()]*\))", args.configs)  # "ours (embedded Redis, WARC)" is one
     results: dict[str, list[dict]] = {n: [] for n in names}
