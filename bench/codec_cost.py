@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawler.scheduler import codec  # noqa: E402
-from crawler.scheduler.keys import host_of  # noqa: E402
+from crawler.frontier import codec  # noqa: E402
+from crawler.frontier.keys import host_of  # noqa: E402
 from tests.helpers.forum_links import ForumSpider, follow_request, typical_forum_links  # noqa: E402
 
 

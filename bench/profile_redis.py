@@ -58,7 +58,7 @@ class Site:
 
 
 def pending(host: str, i: int):
-    from crawler.scheduler.frontier import Pending  # noqa: PLC0415
+    from crawler.frontier.frontier import Pending  # noqa: PLC0415
     url = f"http://{host}/page/{i}"
     payload = b"%d|" % i + PAYLOAD
     return Pending(host, hashlib.sha1(url.encode()).hexdigest(), payload, url)
@@ -69,8 +69,8 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     """Crawl *site* to the end, *want* hosts in flight, *batch* requests done per
     refill, leased *host_batch* at a time per host and acked together, as a node does;
     with *attribute*, read commandstats around each script."""
-    from crawler.scheduler.frontier import Ack, Frontier, LeaseAsk  # noqa: PLC0415
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.frontier import Ack, Frontier, LeaseAsk  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
 
     client = redis.client()
     if aof:

@@ -1,7 +1,7 @@
 """Part 5 (hosts moved) and the static half of part 4 (how evenly the ring splits hosts).
 
 Hosts moved going from n to n+1 nodes and back, for the project's ring
-(``crawler.scheduler.ring.Ring`` with CRAWLER_RING_VNODES from settings_defaults) and for
+(``crawler.frontier.ring.Ring`` with CRAWLER_RING_VNODES from settings_defaults) and for
 hash mod n (crc32, as Frontera partitions), against the ideal 1/(n+1). And the variance
 of each node's normalized share of hosts (share * n, ideal 1) for several host counts:
 with whole hosts as the unit, no partition can be more even than the host count allows.
@@ -19,7 +19,7 @@ from collections import Counter
 
 from common import save
 
-from crawler.scheduler.ring import Ring
+from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
 
 VNODES = int(DEFAULTS["CRAWLER_RING_VNODES"])

@@ -68,9 +68,9 @@ def memory_of(client, pattern: str) -> int:
 # -- ours -----------------------------------------------------------------------
 
 def fill_ours(client, pairs: list[tuple[str, str]]):
-    from crawler.scheduler.codec import encode  # noqa: PLC0415
-    from crawler.scheduler.frontier import Frontier, Pending  # noqa: PLC0415
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.codec import encode  # noqa: PLC0415
+    from crawler.frontier.frontier import Frontier, Pending  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
 
     keys = Keys("bench")
     f = Frontier(client, keys, "n1", delay_ms=0, max_inflight=1, host_limit=0,
@@ -86,7 +86,7 @@ def fill_ours(client, pairs: list[tuple[str, str]]):
 
 
 def payload_mean(pairs: list[tuple[str, str]]) -> float:
-    from crawler.scheduler.codec import encode  # noqa: PLC0415
+    from crawler.frontier.codec import encode  # noqa: PLC0415
     spider = make_spider()
     return sum(len(encode(spider_request(u, spider), spider, h)) for h, u in pairs) / len(pairs)
 
@@ -125,8 +125,8 @@ def ours(size: int, hosts: int, sweep: bool) -> dict:
 def sweep_cost(redis: ExternalRedis, f) -> dict:
     """A second node joins: move the hosts it now owns, as Membership does, then (for
     contrast) move those hosts' queued requests as a per-node-queue design must."""
-    from crawler.scheduler.frontier import Frontier  # noqa: PLC0415
-    from crawler.scheduler.ring import Ring  # noqa: PLC0415
+    from crawler.frontier.frontier import Frontier  # noqa: PLC0415
+    from crawler.frontier.ring import Ring  # noqa: PLC0415
     from crawler.settings_defaults import DEFAULTS  # noqa: PLC0415
 
     client = redis.client()

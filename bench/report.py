@@ -143,7 +143,7 @@ def redis_cost(d: dict) -> list[str]:
                      f"{o['queue_bytes_per_request']:.0f} | {sr} |")
     lines += ["", "Filled through each system's own code: ours with `Frontier.flush` "
               "(CRAWLER_BLOOM_CAPACITY = the URL count, p = 1e-4, requests encoded by "
-              "`crawler.scheduler.codec`), scrapy-redis with its `RFPDupeFilter` fingerprints "
+              "`crawler.frontier.codec`), scrapy-redis with its `RFPDupeFilter` fingerprints "
               "(40-hex SHA1, SADD) and `PriorityQueue` entries (pickled, ZADD). Bloom bytes: "
               "`MEMORY USAGE` of the bit strings; queue bytes: `used_memory` growth minus the "
               "Bloom filter, so host hashes and ready sets are included. URLs are forum-like (about 70 characters). "

@@ -1,6 +1,6 @@
 """Part 6: does the frontier's cost stay flat as it grows (issue 14)?
 
-A real redis-server is filled with the frontier's own key layout (``crawler.scheduler.keys``):
+A real redis-server is filled with the frontier's own key layout (``crawler.frontier.keys``):
 H hosts with R queued requests each, every host due in node n1's ready set. Then, at
 each size, the operations a node runs on its hot and idle paths are timed through
 ``Frontier`` and counted in Redis commands:
@@ -76,10 +76,10 @@ def timed(client, operation, repeat: int) -> dict:
 
 
 def measure(hosts: int, per_host: int, cycles: int) -> dict:
-    from crawler.scheduler.frontier import Ack, Frontier, LeaseAsk, Pending  # noqa: PLC0415
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
-    from crawler.scheduler.membership import Membership  # noqa: PLC0415
-    from crawler.scheduler.status import read_status  # noqa: PLC0415
+    from crawler.frontier.frontier import Ack, Frontier, LeaseAsk, Pending  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.membership import Membership  # noqa: PLC0415
+    from crawler.frontier.status import read_status  # noqa: PLC0415
 
     with ExternalRedis(f"scale-{hosts}") as redis:
         client = redis.client()

@@ -39,8 +39,8 @@ from scrapy import Request, signals
 from scrapy.exceptions import DropItem
 
 from crawler.durable import items_durable
-from crawler.scheduler import codec
-from crawler.scheduler.keys import host_of
+from crawler.frontier import codec
+from crawler.frontier.keys import host_of
 from crawler.scheduler.revisit import digest, next_interval
 from crawler.scheduler.node import node_of
 

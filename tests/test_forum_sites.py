@@ -24,8 +24,8 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from crawler.demo.fixtures import SITES, FixtureSites
-from crawler.scheduler.keys import Keys
-from crawler.scheduler.ring import Ring
+from crawler.frontier.keys import Keys
+from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
 from tests.helpers.crawl import run_crawl
 from tests.helpers.expected import load_expected, normalize

@@ -104,7 +104,7 @@ def test_the_reading_library_loads_no_crawl_machinery(package: str) -> None:
 
 def test_ops_go_through_the_node_not_the_key_layout() -> None:
     readers = [n for n in MODULES if n.startswith("crawler.ops.")
-               and "crawler.scheduler.keys" in _import_time_imports(n, MODULES[n])]
+               and "crawler.frontier.keys" in _import_time_imports(n, MODULES[n])]
     assert not readers, f"{readers} import the Redis key layout"
 
 

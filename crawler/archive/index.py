@@ -2,7 +2,7 @@
 last full capture, in the crawl's Redis, so revisits hold across nodes and runs.
 
 One hash per crawl, ``crawler:{<crawl>}:warc:digests`` (``Keys(crawl).warc_digests``, in
-the key table of :mod:`crawler.scheduler.keys`): URL -> ``<digest> <WARC-Date>``. A node
+the key table of :mod:`crawler.frontier.keys`): URL -> ``<digest> <WARC-Date>``. A node
 looks up and stores in batches: one pipelined round trip stores the entries of the last
 batch and reads those of the next (:meth:`DigestIndex.exchange`).
 """

@@ -89,7 +89,7 @@ class Logins:
         if self._store is None:
             if "crawler.scheduler" in str(self.crawler.settings.get("SCHEDULER")):
                 from crawler.redis import client_from_crawler, crawl_id
-                from crawler.scheduler.keys import Keys
+                from crawler.frontier.keys import Keys
 
                 self._store = SessionStore(client_from_crawler(self.crawler),
                                            Keys(crawl_id(self.crawler)).prefix)

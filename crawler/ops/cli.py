@@ -18,8 +18,8 @@ from crawler import config
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
-from crawler.scheduler.bloom import BloomLayoutError
-from crawler.scheduler.cluster import RingUnstable
+from crawler.frontier.bloom import BloomLayoutError
+from crawler.frontier.cluster import RingUnstable
 
 if TYPE_CHECKING:
     from crawler.ops.connect import Target

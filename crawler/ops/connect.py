@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.project import get_project_settings
 
-from crawler.scheduler.cluster import Cluster
+from crawler.frontier.cluster import Cluster
 from crawler.redis import (UNREACHABLE, RedisUnavailable, connect, redact, start_embedded,
                            stop_embedded)
 from crawler.settings_defaults import DEFAULTS

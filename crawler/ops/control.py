@@ -4,7 +4,7 @@ embedded crawl, its state folder).
 The switches live in the crawl's control state; every node reads it at each
 heartbeat, so an action takes effect within :setting:`CRAWLER_HEARTBEAT_INTERVAL`.
 This module checks the operator's input and says what went wrong; the reads and
-writes are :class:`crawler.scheduler.cluster.Cluster`'s.
+writes are :class:`crawler.frontier.cluster.Cluster`'s.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from crawler.ops.connect import Target
-    from crawler.scheduler.cluster import SeedResult
+    from crawler.frontier.cluster import SeedResult
 
 logger = logging.getLogger(__name__)
 

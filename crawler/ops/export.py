@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from crawler.ops.connect import CliError
 
 if TYPE_CHECKING:
-    from crawler.scheduler.cluster import Cluster
+    from crawler.frontier.cluster import Cluster
 
 _BATCH = 1000
 

@@ -49,7 +49,7 @@ from scrapy.utils.asyncio import create_looping_call
 from crawler import config
 from crawler.ops.metrics import scheduler_health
 from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
-from crawler.scheduler.cluster import Cluster
+from crawler.frontier.cluster import Cluster
 from crawler.state import crawl_state_dir
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from crawler.config import value
 from crawler.durable import ITEMS_ERROR_STAT, NOT_WRITTEN_STAT
 from crawler.ops.logs import disabled
 from crawler.redis import FAILED, client_from_crawler, crawl_id
-from crawler.scheduler.cluster import Cluster
+from crawler.frontier.cluster import Cluster
 from crawler.scheduler.node import node_of
 from crawler.state import state_root
 

@@ -6,7 +6,7 @@ from typing import Any
 
 
 def render(status: dict[str, Any], url: str) -> str:
-    """The status of :meth:`crawler.scheduler.cluster.Cluster.status`, for people."""
+    """The status of :meth:`crawler.frontier.cluster.Cluster.status`, for people."""
     t = status["totals"]
     lines = [
         f"crawl {status['crawl']} at {url}   ring epoch {status['ring_epoch']}"

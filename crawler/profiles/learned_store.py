@@ -3,7 +3,7 @@
 Every process keeps its learners in memory (:class:`MemoryTemplateStore`), one
 :class:`~crawler.learn.strategy.LearnedForum` per host. Templates are cluster state:
 :class:`ClusterTemplateStore` also keeps each in the crawl's Redis (per host, as
-``Template.to_json()``, through :class:`crawler.scheduler.cluster.Cluster`), so every node reads
+``Template.to_json()``, through :class:`crawler.frontier.cluster.Cluster`), so every node reads
 a host with the same template, and a node that takes a host over from another one (a leave, a
 death, a rebalance) reads it without learning it again. A template learned anew (the theme
 changed) replaces the stored one.
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.scheduler.cluster import SiteTemplates
+    from crawler.frontier.cluster import SiteTemplates
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ def _new_store(crawler: Crawler) -> MemoryTemplateStore:
     # The frontier's Redis glue loads only for a crawl that has a frontier: importing the
     # profiles (every `scrapy` command does) must not load the scheduler.
     from crawler.redis import client_from_crawler, crawl_id
-    from crawler.scheduler.cluster import Cluster
+    from crawler.frontier.cluster import Cluster
 
     cluster = Cluster(client_from_crawler(crawler), crawl_id(crawler))
     return ClusterTemplateStore(cluster.templates, crawler.stats)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from scrapy import Request
 
-    from crawler.scheduler.frontier import Ack
+    from crawler.frontier.frontier import Ack
 
 
 class HostBatch:

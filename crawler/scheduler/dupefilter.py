@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-    from crawler.scheduler.bloom import BloomFilter
-    from crawler.scheduler.frontier import Frontier
+    from crawler.frontier.bloom import BloomFilter
+    from crawler.frontier.frontier import Frontier
 
 logger = logging.getLogger(__name__)
 

@@ -12,11 +12,11 @@ import logging
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
-from crawler.scheduler import codec
+from crawler.frontier import codec
 from crawler.scheduler.dispatch import HostBatch
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, LeaseAsk
+from crawler.frontier.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, LeaseAsk
 from crawler.scheduler.outage import TRANSIENT
-from crawler.scheduler.scripts import StaleEpoch
+from crawler.frontier.scripts import StaleEpoch
 from crawler.scheduler.wakeup import ReplyWatch, Waker
 
 if TYPE_CHECKING:
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
     from crawler.scheduler.dispatch import Dispatch
     from crawler.scheduler.dupefilter import BloomDupeFilter
-    from crawler.scheduler.frontier import Ack, Frontier, Leased, Pending, Sending
+    from crawler.frontier.frontier import Ack, Frontier, Leased, Pending, Sending
     from crawler.scheduler.leases import AckQueue, LeaseBook
-    from crawler.scheduler.membership import Membership
+    from crawler.frontier.membership import Membership
     from crawler.scheduler.options import SchedulerOptions
     from crawler.scheduler.outage import Outage
     from crawler.scheduler.outcomes import Outcomes

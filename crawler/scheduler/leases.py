@@ -16,8 +16,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from crawler.scheduler.codec import LEASE_META
-from crawler.scheduler.frontier import HANDED_BACK, Ack
+from crawler.frontier.codec import LEASE_META
+from crawler.frontier.frontier import HANDED_BACK, Ack
 from crawler.scheduler.outcomes import response_outcome
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from crawler.config import value
-from crawler.scheduler.codec import LEASE_META
+from crawler.frontier.codec import LEASE_META
 from crawler.scheduler.politeness import remember
 from crawler.netguard import refused_host
 from crawler.scheduler.outcomes import (PRIVATE_ADDRESS, ROBOTS_UNAVAILABLE, exception_outcome,

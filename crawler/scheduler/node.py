@@ -32,15 +32,15 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.durable import ItemDurability
 from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
-from crawler.scheduler import codec
-from crawler.scheduler.bloom import BloomLayoutError
+from crawler.frontier import codec
+from crawler.frontier.bloom import BloomLayoutError
 from crawler.scheduler.dispatch import Dispatch
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from crawler.scheduler.exchange import Exchange
-from crawler.scheduler.frontier import Frontier, Pending
-from crawler.scheduler.keys import Keys, queue_host
+from crawler.frontier.frontier import Frontier, Pending
+from crawler.frontier.keys import Keys, queue_host
 from crawler.scheduler.leases import AckQueue, LeaseBook
-from crawler.scheduler.membership import Membership
+from crawler.frontier.membership import Membership
 from crawler.scheduler.node_loop import NodeLoop
 from crawler.scheduler.outage import TRANSIENT, Outage, RedisTooOld
 from crawler.scheduler.outcomes import Outcomes
@@ -100,7 +100,7 @@ class NodeAPI(Protocol):
 class Node:
     """One node's runtime: its parts, wired together (see the module docstring).
 
-    Redis keys: the crawl's, through :class:`~crawler.scheduler.frontier.Frontier` and
+    Redis keys: the crawl's, through :class:`~crawler.frontier.frontier.Frontier` and
     :class:`~crawler.scheduler.revisit.Revisits`. Closing never deletes shared state.
     """
 

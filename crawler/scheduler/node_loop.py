@@ -18,9 +18,9 @@ if TYPE_CHECKING:
     from crawler.scheduler.dispatch import Dispatch
     from crawler.scheduler.dupefilter import BloomDupeFilter
     from crawler.scheduler.exchange import Exchange
-    from crawler.scheduler.frontier import Beat, Frontier
+    from crawler.frontier.frontier import Beat, Frontier
     from crawler.scheduler.leases import LeaseBook
-    from crawler.scheduler.membership import Membership
+    from crawler.frontier.membership import Membership
     from crawler.scheduler.options import SchedulerOptions
     from crawler.scheduler.outage import Outage
     from crawler.scheduler.outcomes import Outcomes

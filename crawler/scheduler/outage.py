@@ -11,6 +11,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
+from crawler.frontier.errors import FrontierLost, RedisTooOld, RingUnstable
 from crawler.redis import FAILED
 
 if TYPE_CHECKING:
@@ -19,18 +20,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 __all__ = ["TRANSIENT", "FrontierLost", "Outage", "RedisTooOld", "RingUnstable"]
-
-
-class FrontierLost(Exception):
-    """The crawl's keys are gone from Redis (it restarted empty, or was flushed)."""
-
-
-class RingUnstable(Exception):
-    """Membership changed on every one of several consecutive attempts."""
-
-
-class RedisTooOld(ValueError):
-    """The server lacks a command the frontier's scripts use with these settings."""
 
 
 #: A Redis that fails or refuses, or a ring that churns: keep local work, retry later

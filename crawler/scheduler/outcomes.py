@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.scheduler.frontier import Frontier
+    from crawler.frontier.frontier import Frontier
 
 
 class Outcomes:

@@ -11,12 +11,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from crawler.scheduler.keys import host_of, queue_host
+from crawler.frontier.keys import host_of, queue_host
 
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from crawler.scheduler.frontier import Ack
+    from crawler.frontier.frontier import Ack
     from crawler.scheduler.leases import LeaseBook
     from crawler.scheduler.outcomes import Outcomes
 

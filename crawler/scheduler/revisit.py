@@ -44,8 +44,8 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from crawler.scheduler.frontier import Frontier
-    from crawler.scheduler.membership import Membership
+    from crawler.frontier.frontier import Frontier
+    from crawler.frontier.membership import Membership
     from crawler.scheduler.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from zope.interface import implementer
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from crawler.scheduler.link import Sent
+    from crawler.frontier.link import Sent
 
 
 class Waker:

@@ -40,7 +40,7 @@ from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
 from crawler.login.logins import Logins
-from crawler.scheduler.keys import host_of
+from crawler.frontier.keys import host_of
 from crawler.scheduler.node import node_of
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site

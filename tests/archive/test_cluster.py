@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from crawler.demo.site import SiteServer
-from crawler.scheduler.keys import Keys
+from crawler.frontier.keys import Keys
 from tests.archive.warcs import read, sha1_b32
 from tests.helpers.nodes import COMMON
 

@@ -133,7 +133,7 @@ def test_the_login_flow_and_pages_that_are_not_content_are_not_archived(tmp_path
 def test_key_table_lists_the_digest_index() -> None:
     """The digest index is a key of the crawl, with its row in the key table (every key of
     Keys is documented there)."""
-    import crawler.scheduler.keys as keys_module  # noqa: PLC0415
+    import crawler.frontier.keys as keys_module  # noqa: PLC0415
 
     keys = keys_module.Keys("c")
     assert keys.warc_digests == "crawler:{c}:warc:digests"

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from crawler.demo.server import LoopbackServer
-from crawler.scheduler.keys import Keys
+from crawler.frontier.keys import Keys
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import cli, wait_until

@@ -44,7 +44,7 @@ def test_an_undecodable_queued_request_is_dead_lettered_and_the_rest_goes_on(
         redis_server: RedisServer, nodes) -> None:
     from scrapy import Request  # noqa: PLC0415
 
-    from crawler.scheduler.cluster import Cluster  # noqa: PLC0415
+    from crawler.frontier.cluster import Cluster  # noqa: PLC0415
 
     site = GraphSite([{"/": Page(links=((0, "/a"), (0, "/b"))), "/a": Page(), "/b": Page(),
                        "/renamed": Page()}])

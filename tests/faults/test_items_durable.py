@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from crawler.demo.server import LoopbackServer
-from crawler.scheduler.cluster import Cluster
+from crawler.frontier.cluster import Cluster
 from tests.helpers import ROOT
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from crawler.demo.site import SiteServer
-from crawler.scheduler.keys import Keys
+from crawler.frontier.keys import Keys
 from crawler.demo.server import LoopbackServer
 from tests.helpers.crawl import run_crawl
 from tests.helpers.graph_site import GraphSite, Page

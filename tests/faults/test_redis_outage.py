@@ -114,7 +114,7 @@ def test_items_survive_a_redis_that_refuses_writes(redis_server, nodes):
     """OOM under noeviction (also READONLY, MISCONF): Redis answers but refuses. The item
     sink keeps its batch and its flush timer, and writes every item once Redis takes
     writes again."""
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
 
     client = redis_server.client()
     with SiteServer(hosts=2, pages_per_host=30, latency=0.03, seed=54) as site:

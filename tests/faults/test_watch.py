@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from crawler.scheduler.cluster import Cluster
-from crawler.scheduler.keys import Keys
-from crawler.scheduler.ring import Ring
+from crawler.frontier.cluster import Cluster
+from crawler.frontier.keys import Keys
+from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
 from crawler.demo.server import LoopbackServer
 from tests.helpers.changing_forum import ChangingForum, version1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from crawler.scheduler.frontier import Frontier, LeaseAsk
-from crawler.scheduler.keys import Keys
+from crawler.frontier.frontier import Frontier, LeaseAsk
+from crawler.frontier.keys import Keys
 
 
 def make_frontier(client, node: str = "n1", **options) -> Frontier:

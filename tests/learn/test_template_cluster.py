@@ -12,7 +12,7 @@ import pytest
 
 from crawler.demo.site import SiteServer
 from crawler.learn.template import Template
-from crawler.scheduler.cluster import Cluster
+from crawler.frontier.cluster import Cluster
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
 

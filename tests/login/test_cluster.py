@@ -18,7 +18,7 @@ from scrapy import Request
 
 from crawler.login.cookiesfile import make_cookie, to_dict
 from crawler.login.session import SessionStore
-from crawler.scheduler.cluster import Cluster
+from crawler.frontier.cluster import Cluster
 from tests.helpers.nodes import COMMON, Node
 from tests.helpers.redis_server import RedisServer
 from tests.login.board import COOKIE, PRIVATE, USERS, Board

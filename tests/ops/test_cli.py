@@ -10,12 +10,12 @@ from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter
 
 from crawler.ops.cli import main
-from crawler.scheduler import codec
-from crawler.scheduler.cluster import Cluster
-from crawler.scheduler.frontier import Frontier, Pending
-from crawler.scheduler.keys import Keys
-from crawler.scheduler.membership import Membership
-from crawler.scheduler.ring import Ring
+from crawler.frontier import codec
+from crawler.frontier.cluster import Cluster
+from crawler.frontier.frontier import Frontier, Pending
+from crawler.frontier.keys import Keys
+from crawler.frontier.membership import Membership
+from crawler.frontier.ring import Ring
 from tests.helpers.frontier import lease
 from tests.helpers.ops import cli
 

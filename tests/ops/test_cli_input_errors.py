@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crawler.scheduler.frontier import Frontier
-from crawler.scheduler.keys import Keys
-from crawler.scheduler.membership import Membership
+from crawler.frontier.frontier import Frontier
+from crawler.frontier.keys import Keys
+from crawler.frontier.membership import Membership
 from tests.helpers.ops import cli
 
 CRAWL = "local-errors"

@@ -10,8 +10,8 @@ import sys
 import pybloom_live
 import pytest
 
-from crawler.scheduler.bloom import BLOCK_BITS, BloomFilter, BloomLayer, BloomLayoutError
-from crawler.scheduler.frontier import DUPLICATE, QUEUED, Pending
+from crawler.frontier.bloom import BLOCK_BITS, BloomFilter, BloomLayer, BloomLayoutError
+from crawler.frontier.frontier import DUPLICATE, QUEUED, Pending
 from tests.helpers import ROOT
 from tests.helpers.frontier import make_frontier, ready_of
 
@@ -142,7 +142,7 @@ def test_layers_keep_compound_error_below_the_rate() -> None:
 
 
 def test_a_crawl_of_the_classic_layout_is_refused_and_left_as_it_was(r) -> None:
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
 
     meta = {b"capacity": b"1000", b"error_rate": b"0.0001", b"n": b"1", b"c0": b"900"}
     r.hset(Keys("t").bloom, mapping=meta)
@@ -157,7 +157,7 @@ def test_a_crawl_of_the_classic_layout_is_refused_and_left_as_it_was(r) -> None:
 
 
 def test_scrapy_crawl_refuses_a_classic_crawl_in_one_line(r) -> None:
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
 
     r.hset(Keys("old-crawl").bloom, mapping={"capacity": 1000, "error_rate": "0.0001", "n": 1})
     url = f"unix://{r.connection_pool.connection_kwargs['path']}"
@@ -174,7 +174,7 @@ def test_scrapy_crawl_refuses_a_classic_crawl_in_one_line(r) -> None:
 
 def test_an_embedded_crawl_of_the_classic_layout_is_refused_in_one_line(tmp_path) -> None:
     from crawler.redis import start_embedded, stop_embedded  # noqa: PLC0415
-    from crawler.scheduler.keys import Keys  # noqa: PLC0415
+    from crawler.frontier.keys import Keys  # noqa: PLC0415
     from crawler.state import crawl_state_dir  # noqa: PLC0415
 
     server = start_embedded(str(crawl_state_dir(str(tmp_path), "follow")))

@@ -16,8 +16,8 @@ import pytest
 
 from crawler.demo.site import SiteServer
 from crawler.settings_defaults import DEFAULTS
-from crawler.scheduler.keys import Keys
-from crawler.scheduler.ring import Ring
+from crawler.frontier.keys import Keys
+from crawler.frontier.ring import Ring
 from tests.helpers import ROOT
 from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite, embedded_servers
 

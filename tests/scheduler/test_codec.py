@@ -7,9 +7,9 @@ import pytest
 import scrapy
 from scrapy.http import JsonRequest
 
-from crawler.scheduler import codec
-from crawler.scheduler.frontier import Pending
-from crawler.scheduler.keys import host_of
+from crawler.frontier import codec
+from crawler.frontier.frontier import Pending
+from crawler.frontier.keys import host_of
 from tests.helpers.forum_links import ForumSpider, OtherSpider, follow_request, typical_forum_links
 from tests.helpers.frontier import make_frontier, ready_of
 

@@ -7,9 +7,9 @@ from scrapy import Request
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from crawler.scheduler.codec import LEASE_META
+from crawler.frontier.codec import LEASE_META
 from crawler.scheduler.dispatch import Dispatch, HostBatch
-from crawler.scheduler.frontier import HANDED_BACK
+from crawler.frontier.frontier import HANDED_BACK
 from crawler.scheduler.leases import AckQueue, LeaseBook
 from crawler.scheduler.outcomes import Outcomes
 

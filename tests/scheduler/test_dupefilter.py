@@ -10,7 +10,7 @@ from scrapy.utils.request import RequestFingerprinter, fingerprint
 from scrapy.utils.test import get_crawler
 
 from crawler.demo.site import SiteServer
-from crawler.scheduler.bloom import BloomFilter
+from crawler.frontier.bloom import BloomFilter
 from crawler.scheduler.dupefilter import BloomDupeFilter
 from tests.helpers.nodes import COMMON, assert_each_page_once
 

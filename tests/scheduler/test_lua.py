@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.scheduler.frontier import (DUPLICATE, HANDED_BACK, OVER_HOST_LIMIT, QUEUED, Ack,
+from crawler.frontier.frontier import (DUPLICATE, HANDED_BACK, OVER_HOST_LIMIT, QUEUED, Ack,
                                        LeaseAsk, Pending, RedisTooOld, StaleEpoch, _group)
 from tests.helpers.frontier import lease, make_frontier, ready_of
 
@@ -253,7 +253,7 @@ def test_acks_wait_for_the_push_batch_before_them(r):
 
 
 def test_bloom_layers_stop_doubling_at_the_redis_string_limit():
-    from crawler.scheduler.bloom import BloomLayer  # noqa: PLC0415
+    from crawler.frontier.bloom import BloomLayer  # noqa: PLC0415
 
     layer = BloomLayer.of(100_000_000, 1e-4, 5)
     assert layer.size_bits < 2**32
@@ -369,7 +369,7 @@ def test_a_lease_after_a_refused_push_leases_nothing(r):
 
 
 def test_a_request_that_nodes_keep_dying_with_is_dead_lettered(r):
-    from crawler.scheduler import codec  # noqa: PLC0415
+    from crawler.frontier import codec  # noqa: PLC0415
 
     f = make_frontier(r)
     epoch = f.join(1)
@@ -406,8 +406,8 @@ def claim(f, r) -> None:
 
 
 def test_redis_does_not_keep_what_no_one_needs(r):
-    from crawler.scheduler.frontier import Ack  # noqa: PLC0415
-    from crawler.scheduler.status import sum_outcomes  # noqa: PLC0415
+    from crawler.frontier.frontier import Ack  # noqa: PLC0415
+    from crawler.frontier.status import sum_outcomes  # noqa: PLC0415
 
     f = make_frontier(r)
     epoch = f.join(1)
@@ -489,7 +489,7 @@ def test_a_page_costs_redis_at_most_15_commands(r):
 
 
 def test_an_idle_ring_refresh_does_not_read_every_host(r):
-    from crawler.scheduler.membership import Membership  # noqa: PLC0415
+    from crawler.frontier.membership import Membership  # noqa: PLC0415
 
     f = make_frontier(r)
     membership = Membership(f, weight=1, vnodes=10, timeout_ms=60_000)
@@ -507,7 +507,7 @@ def test_an_idle_ring_refresh_does_not_read_every_host(r):
 
 
 def test_a_sweep_moves_many_hosts_in_chunks(r, monkeypatch):
-    from crawler.scheduler import frontier  # noqa: PLC0415
+    from crawler.frontier import frontier  # noqa: PLC0415
 
     monkeypatch.setattr(frontier, "SWEEP_CHUNK", 3)
     f = make_frontier(r)

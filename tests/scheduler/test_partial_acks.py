@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from crawler.scheduler.frontier import HANDED_BACK
+from crawler.frontier.frontier import HANDED_BACK
 from tests.scheduler.test_dispatch import book, finish, hand, lease_batch
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from scrapy import Request
 
-from crawler.scheduler import codec
-from crawler.scheduler.bloom import QUEUE_LAYOUT, BloomLayoutError
-from crawler.scheduler.frontier import HANDED_BACK, Ack, Pending
+from crawler.frontier import codec
+from crawler.frontier.bloom import QUEUE_LAYOUT, BloomLayoutError
+from crawler.frontier.frontier import HANDED_BACK, Ack, Pending
 from tests.helpers.frontier import lease, make_frontier, ready_of
 
 
@@ -101,7 +101,7 @@ def test_the_queue_layout_is_recorded_and_an_unknown_one_refused_in_one_line(r):
 
 
 def test_a_slot_of_its_own_is_queued_apart_but_scrapy_s_default_slot_is_not():
-    from crawler.scheduler.keys import queue_host
+    from crawler.frontier.keys import queue_host
 
     assert queue_host(Request("http://a.test:8080/x")) == "a.test:8080"
     # the downloader's own key (the host name), kept by a retry: the host's queue
@@ -112,7 +112,7 @@ def test_a_slot_of_its_own_is_queued_apart_but_scrapy_s_default_slot_is_not():
 
 
 def test_a_url_with_a_userinfo_is_the_same_host_as_without():
-    from crawler.scheduler.keys import host_of, queue_host
+    from crawler.frontier.keys import host_of, queue_host
 
     # one server, one politeness gate and one owner, whatever user name a link carries
     for url in ("http://alice@a.test:8080/x", "http://alice:pw@A.test:8080/y"):

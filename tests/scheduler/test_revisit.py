@@ -11,11 +11,11 @@ from crawler.incremental import RevisitPipeline
 from crawler.items import Post
 from crawler.durable import ItemDurability
 from crawler.ops.sink import RedisStreamSink
-from crawler.scheduler.cluster import Cluster
-from crawler.scheduler.membership import Membership
+from crawler.frontier.cluster import Cluster
+from crawler.frontier.membership import Membership
 from crawler.scheduler.outcomes import Outcomes
 from crawler.scheduler.revisit import Revisits, next_interval
-from crawler.scheduler.scripts import SPECS, StaleEpoch
+from crawler.frontier.scripts import SPECS, StaleEpoch
 from tests.helpers.frontier import make_frontier
 
 

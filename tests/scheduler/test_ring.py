@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.scheduler.ring import Ring
+from crawler.frontier.ring import Ring
 
 VNODES = 2000
 PODS = [f"crawler-{i}" for i in range(9)]

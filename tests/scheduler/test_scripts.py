@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from crawler.scheduler import scripts
-from crawler.scheduler.scripts import LUA, REFUSALS, SPECS, Refused, StaleEpoch
+from crawler.frontier import scripts
+from crawler.frontier.scripts import LUA, REFUSALS, SPECS, Refused, StaleEpoch
 
 # "KEYS[3] node's leases   KEYS[4] ..." -> (3, "node's leases"); ranges (KEYS[5 .. 4+F]) skipped
 _NAMED = re.compile(r"\b(KEYS|ARGV)\[(\d+)\]\s+(.+?)(?=\s{2,}|\s*\b(?:KEYS|ARGV)\[|$)", re.M)

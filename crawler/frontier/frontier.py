@@ -1,9 +1,9 @@
 """A typed facade over the frontier's Redis state: one method per Lua operation.
 
 Every write that depends on ring ownership carries the epoch the caller's ring was
-built at; a script refuses it (:class:`~crawler.scheduler.scripts.StaleEpoch`) if
+built at; a script refuses it (:class:`~crawler.frontier.scripts.StaleEpoch`) if
 membership changed since, so no request is ever routed with a stale ring. Every
-command goes out through :class:`~crawler.scheduler.link.RedisLink`, which counts
+command goes out through :class:`~crawler.frontier.link.RedisLink`, which counts
 the round trips.
 """
 
@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from redis.exceptions import NoScriptError
 
-from crawler.scheduler import scripts
-from crawler.scheduler.bloom import BloomFilter, create_or_read
-from crawler.scheduler.ledger import Ledger
-from crawler.scheduler.link import RedisLink, Sent
-from crawler.scheduler.outage import FrontierLost, RedisTooOld
-from crawler.scheduler.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
+from crawler.frontier import scripts
+from crawler.frontier.bloom import BloomFilter, create_or_read
+from crawler.frontier.ledger import Ledger
+from crawler.frontier.link import RedisLink, Sent
+from crawler.frontier.errors import FrontierLost, RedisTooOld
+from crawler.frontier.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from redis import Redis
     from redis.client import Pipeline
 
-    from crawler.scheduler.keys import Keys
+    from crawler.frontier.keys import Keys
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from redis import Redis
 
-LUA = importlib.resources.files("crawler.scheduler") / "lua"
+LUA = importlib.resources.files("crawler.frontier") / "lua"
 
 
 class Refused(Exception):

@@ -11,8 +11,8 @@ if TYPE_CHECKING:
 
     from redis.client import Pipeline
 
-    from crawler.scheduler.keys import Keys
-    from crawler.scheduler.link import RedisLink
+    from crawler.frontier.keys import Keys
+    from crawler.frontier.link import RedisLink
 
 FAILURES_MAXLEN = 100_000  # failures and dead letters kept (the latest)
 

@@ -1,6 +1,6 @@
 """One crawl's shared state as operators and extensions see it: the cluster API.
 
-Everything outside :mod:`crawler.scheduler` that reads or writes a crawl's Redis
+Everything outside :mod:`crawler.frontier` and the node that reads or writes a crawl's Redis
 state goes through :class:`Cluster` (the ops commands, the progress lines, the item
 sink and export); the key layout stays private to this package.
 """
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.request import RequestFingerprinter
 
-from crawler.scheduler import codec
-from crawler.scheduler.bloom import BloomFilter
-from crawler.scheduler.frontier import DUPLICATE, OVER_HOST_LIMIT, Frontier, Pending
-from crawler.scheduler.keys import Keys, host_of
-from crawler.scheduler.membership import Membership, RingUnstable
-from crawler.scheduler.status import read_status, sum_outcomes
+from crawler.frontier import codec
+from crawler.frontier.bloom import BloomFilter
+from crawler.frontier.frontier import DUPLICATE, OVER_HOST_LIMIT, Frontier, Pending
+from crawler.frontier.keys import Keys, host_of
+from crawler.frontier.membership import Membership, RingUnstable
+from crawler.frontier.status import read_status, sum_outcomes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -6,12 +6,12 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from crawler.scheduler.bloom import BloomFilter
+from crawler.frontier.bloom import BloomFilter
 
 if TYPE_CHECKING:
     import redis
 
-    from crawler.scheduler.keys import Keys
+    from crawler.frontier.keys import Keys
 
 _CHUNK = 1000  # commands per pipeline when asking about many hosts
 _SAMPLE = 10_000  # hosts looked at for the biggest queues: all of them, up to this many

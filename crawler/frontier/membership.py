@@ -6,14 +6,14 @@ import logging
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from crawler.scheduler.outage import RingUnstable
-from crawler.scheduler.ring import Ring
-from crawler.scheduler.scripts import StaleEpoch
+from crawler.frontier.errors import RingUnstable
+from crawler.frontier.ring import Ring
+from crawler.frontier.scripts import StaleEpoch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from crawler.scheduler.frontier import Beat, Frontier
+    from crawler.frontier.frontier import Beat, Frontier
 
 logger = logging.getLogger(__name__)
 

@@ -88,7 +88,7 @@ def queue_host(request: Request) -> str:
     """The host a request is queued and spaced by (its queue is ``q:<host>``): its host,
     or ``<host>#<slot>`` for a request that names a downloader slot of its own
     (``download_slot``), which Scrapy spaces apart from its host's other requests. The
-    owner is still the host's (:meth:`~crawler.scheduler.ring.Ring.owner`)."""
+    owner is still the host's (:meth:`~crawler.frontier.ring.Ring.owner`)."""
     parsed = urlparse_cached(request)
     host = _netloc(request)
     slot = request.meta.get("download_slot")

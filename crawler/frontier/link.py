@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from redis.exceptions import NoScriptError, ResponseError
 
-from crawler.scheduler import scripts
+from crawler.frontier import scripts
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
