@@ -36,7 +36,7 @@ class ClusterAddon:
 
         from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
 
-        from crawler.scheduler.middleware import (  # noqa: PLC0415
+        from crawler.node.middleware import (  # noqa: PLC0415
             PoliteRobotsTxtMiddleware,
             RedirectOffsiteMiddleware,
         )
@@ -63,7 +63,7 @@ class ClusterAddon:
         # (the frontier reads it): Scrapy's depth middleware only records the depth.
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", DepthMiddleware, None)
         settings.set_in_component_priority_dict(
-            "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.DepthOnlyMiddleware", 900)
+            "SPIDER_MIDDLEWARES", "crawler.node.middleware.DepthOnlyMiddleware", 900)
         settings.set_in_component_priority_dict("SPIDER_MIDDLEWARES", UrlLengthMiddleware, None)
         settings.set("DOWNLOAD_DELAY_JITTER", 0, "cmdline")
         settings.set_in_component_priority_dict(
@@ -75,13 +75,13 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", RedirectOffsiteMiddleware, 50)
         settings.set_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseDownloaderMiddleware", 1
+            "DOWNLOADER_MIDDLEWARES", "crawler.node.middleware.LeaseDownloaderMiddleware", 1
         )
         settings.set_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", "crawler.scheduler.middleware.HostBackoffMiddleware", 560
+            "DOWNLOADER_MIDDLEWARES", "crawler.node.middleware.HostBackoffMiddleware", 560
         )
         settings.set_in_component_priority_dict(
-            "EXTENSIONS", "crawler.scheduler.middleware.NotAPageFilter", 0
+            "EXTENSIONS", "crawler.node.middleware.NotAPageFilter", 0
         )
         # Revisits (crawler/incremental.py): after decompression on the way back (570),
         # outside HttpErrorMiddleware (50) and after item cleanup (450)
@@ -113,10 +113,10 @@ class ClusterAddon:
         settings.setdefault_in_component_priority_dict(
             "ITEM_PIPELINES", "crawler.ops.sink.RedisStreamSink", 900)
         settings.set_in_component_priority_dict(
-            "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.LeaseSpiderMiddleware", 1
+            "SPIDER_MIDDLEWARES", "crawler.node.middleware.LeaseSpiderMiddleware", 1
         )
         # innermost (Scrapy's own end at 1000): repeats skip all the others
         settings.set_in_component_priority_dict(
-            "SPIDER_MIDDLEWARES", "crawler.scheduler.middleware.RepeatLinkFilter", 1100
+            "SPIDER_MIDDLEWARES", "crawler.node.middleware.RepeatLinkFilter", 1100
         )
 

@@ -1,6 +1,6 @@
 """A page is settled only once its items are written: the promise a lease makes covers them.
 
-The node sends the acks of settled pages to Redis in batches (:mod:`crawler.scheduler.exchange`).
+The node sends the acks of settled pages to Redis in batches (:mod:`crawler.node.exchange`).
 Right before a batch of acks leaves, :meth:`ItemDurability.make_durable` writes out every
 item scraped so far, in this order:
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from crawler.ops.sink import RedisStreamSink
-    from crawler.scheduler.revisit import Revisits
+    from crawler.node.revisit import Revisits
 
 logger = logging.getLogger(__name__)
 

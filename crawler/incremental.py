@@ -21,8 +21,8 @@ Spiders opt in through request meta (the forum and blog spiders do):
 :class:`RevisitPipeline` emits on a revisit pass only new items and edited ones (their
 digest changed), the latter as dicts with a ``revision`` field (docs/items.md).
 
-All state is kept by :class:`crawler.scheduler.revisit.Revisits` (the frontier's Redis),
-the node's revisit state (:func:`crawler.scheduler.node.node_of`); without the frontier
+All state is kept by :class:`crawler.node.revisit.Revisits` (the frontier's Redis),
+the node's revisit state (:func:`crawler.node.node.node_of`); without the frontier
 scheduler these components do nothing.
 """
 
@@ -41,8 +41,8 @@ from scrapy.exceptions import DropItem
 from crawler.durable import items_durable
 from crawler.frontier import codec
 from crawler.frontier.keys import host_of
-from crawler.scheduler.revisit import digest, next_interval
-from crawler.scheduler.node import node_of
+from crawler.node.revisit import digest, next_interval
+from crawler.node.node import node_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from crawler.scheduler.revisit import Revisits
+    from crawler.node.revisit import Revisits
 
 logger = logging.getLogger(__name__)
 

@@ -97,7 +97,7 @@ def test_the_reading_library_loads_no_crawl_machinery(package: str) -> None:
     modules = [n for n in MODULES if n == package or n.startswith(package + ".")]
     code = (f"import sys, {', '.join(modules)}; "
             "print(' '.join(m for m in sys.modules if m.startswith("
-            "('crawler.scheduler', 'scrapy.core', 'scrapy.crawler', 'twisted.internet.reactor'))))")
+            "('crawler.scheduler', 'crawler.node', 'scrapy.core', 'scrapy.crawler', 'twisted.internet.reactor'))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert not loaded, f"importing {package} loads {loaded}"
 

@@ -233,7 +233,7 @@ class WarcMiddleware:
         if self._files is None:
             from crawler.redis import client_from_crawler, crawl_id  # noqa: PLC0415
             from crawler.frontier.keys import Keys  # noqa: PLC0415
-            from crawler.scheduler.node import node_of  # noqa: PLC0415
+            from crawler.node.node import node_of  # noqa: PLC0415
 
             crawl = crawl_id(self.crawler)
             node = node_of(self.crawler)

@@ -27,7 +27,7 @@ from crawler.addon import ClusterAddon
 from crawler.durable import ITEMS_ERROR_STAT
 from crawler.login import LOGIN_FAILED_STAT
 from crawler.redis import RedisUnavailable, connect, mark_resumable
-from crawler.scheduler.scheduler import REFUSED_STAT
+from crawler.node.scheduler import REFUSED_STAT
 from crawler.state import (
     StateLocked,
     crawl_state_dir,
@@ -109,7 +109,7 @@ class Command(ScrapyCrawl):
         return self._crawler
 
     def _check_spider(self, name: str, arguments: dict[str, str]) -> None:
-        from crawler.scheduler.revisit import watch_argument  # noqa: PLC0415
+        from crawler.node.revisit import watch_argument  # noqa: PLC0415
 
         loader = self.crawler_process.spider_loader
         if name not in loader.list():
@@ -127,7 +127,7 @@ class Command(ScrapyCrawl):
         Redis that this version cannot go on with is refused by the frontier's start.
         Whether the crawl runs on the frontier."""
         from crawler.config import validate  # noqa: PLC0415
-        from crawler.scheduler.options import SchedulerOptions  # noqa: PLC0415
+        from crawler.node.options import SchedulerOptions  # noqa: PLC0415
 
         settings = self.settings.copy()
         names = [*getattr(self, "_cmdline_names", ()),

@@ -97,7 +97,7 @@ class LeaseAsk(NamedTuple):
 class Frontier(RedisLink):
     """The cluster's shared crawl state in Redis, seen from one node.
 
-    Reads no settings itself: :class:`~crawler.scheduler.node.Node` passes them in.
+    Reads no settings itself: :class:`~crawler.node.node.Node` passes them in.
     """
 
     def __init__(self, client: Redis, keys: Keys, node: str, *, delay_ms: int,

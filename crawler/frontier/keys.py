@@ -52,7 +52,7 @@ key                     type    content
                                 scheduled before it are due in this pass
 ``rvq:<host>``          zset    the host's revisits: URL fingerprint -> due (ms)
 ``rv:<host>``           hash    the host's revisit state, one field per listing URL
-                                or thread (:mod:`crawler.scheduler.revisit`)
+                                or thread (:mod:`crawler.node.revisit`)
 ``rvi:<host>:<bucket>`` hash    item digests of one thread or article: id -> digest
 ``control``             hash    operator switches: ``paused`` ('1': no node
                                 leases), ``drain:<node>`` ('1': that node hands

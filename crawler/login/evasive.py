@@ -130,7 +130,7 @@ class Evasive:
 
     def _space(self, host: str) -> None:
         """The cluster spaces the host's requests by GAP at least (the frontier's gate)."""
-        from crawler.scheduler.node import node_of
+        from crawler.node.node import node_of
 
         node = node_of(self.crawler)
         politeness = getattr(node, "politeness", None)

@@ -1,7 +1,7 @@
 """Prometheus metrics of one node, read from its stats and its scheduler at scrape time.
 
 Nothing is counted on the hot path: a scrape reads the Scrapy stats (which the crawl
-keeps anyway) and the node's :meth:`~crawler.scheduler.node.NodeAPI.health`, so metrics cost
+keeps anyway) and the node's :meth:`~crawler.node.node.NodeAPI.health`, so metrics cost
 nothing between scrapes and never touch Redis.
 """
 
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from crawler.scheduler.node import node_of
+from crawler.node.node import node_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -112,7 +112,7 @@ class CrawlerCollector(Collector):
 
 
 def scheduler_health(crawler: Crawler) -> dict[str, Any] | None:
-    """The node's :meth:`~crawler.scheduler.node.NodeAPI.health`, or None without one
+    """The node's :meth:`~crawler.node.node.NodeAPI.health`, or None without one
     (another scheduler, or before it is built)."""
     node = node_of(crawler)
     return None if node is None else node.health()

@@ -18,7 +18,7 @@ from crawler.durable import ITEMS_ERROR_STAT, NOT_WRITTEN_STAT
 from crawler.ops.logs import disabled
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.frontier.cluster import Cluster
-from crawler.scheduler.node import node_of
+from crawler.node.node import node_of
 from crawler.state import state_root
 
 if TYPE_CHECKING:

@@ -1,6 +1,10 @@
-"""The distributed frontier: ``SCHEDULER = "crawler.scheduler.Scheduler"``."""
+"""The documented Scrapy entry points: ``SCHEDULER = "crawler.scheduler.Scheduler"``.
 
-from crawler.scheduler.dupefilter import BloomDupeFilter
-from crawler.scheduler.scheduler import Scheduler
+They live in :mod:`crawler.node` (the runtime and its Scrapy adapters); these names stay so
+that settings written for earlier versions keep working.
+"""
+
+from crawler.node.dupefilter import BloomDupeFilter
+from crawler.node.scheduler import Scheduler
 
 __all__ = ["BloomDupeFilter", "Scheduler"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from crawler.config import check_url
-from crawler.scheduler.traps import strip_userinfo
+from crawler.node.traps import strip_userinfo
 
 __all__ = ["one_site", "parse_start_urls"]
 

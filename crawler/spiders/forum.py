@@ -51,7 +51,7 @@ from crawler.learn.rows import ROW_FIELDS
 from crawler.login.pages import empty_login_page, not_content, wall_of
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
-from crawler.scheduler.revisit import digest
+from crawler.node.revisit import digest
 from crawler.spiders.arguments import parse_start_urls
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
@@ -133,7 +133,7 @@ class ForumSpider(scrapy.Spider):
         # One site: dont_filter, as always. Several (a cluster's crawl): deduplicated. Either
         # way the nodes that start a fresh crawl together fetch each start page once, not once
         # each (the frontier checks a fresh crawl's dont_filter start request against the
-        # cluster's filter too: crawler.scheduler.node.Node._deduplicated).
+        # cluster's filter too: crawler.node.node.Node._deduplicated).
         for url in self.start_urls:
             yield scrapy.Request(url, callback=self.parse_start, dont_filter=not self.several,
                                  meta=LISTING, cb_kwargs=self._site_kwargs(urlsplit(url).netloc))

@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from crawler.demo.site import SiteServer
-from crawler.scheduler.node_loop import EMBEDDED_MAX_RESTARTS
+from crawler.node.node_loop import EMBEDDED_MAX_RESTARTS
 from tests.helpers.nodes import COMMON, embedded_servers
 from tests.helpers.ops import wait_until
 

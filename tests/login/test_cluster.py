@@ -4,7 +4,7 @@ in once, and a node that comes later uses the stored session.
 Two forums in one crawl (the members-only one with credentials, a public one without): a
 crawl of several sites deduplicates its start requests. (A one-site cluster crawl fetches its
 start page once per node; when the second node's copy reaches the owner after the first was
-read, crawler/scheduler/revisit.py sends HDEL with no field and the node stalls on "Redis
+read, crawler/node/revisit.py sends HDEL with no field and the node stalls on "Redis
 failing": reported, not this package's to fix.)"""
 
 from __future__ import annotations

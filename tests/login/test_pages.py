@@ -15,7 +15,7 @@ from crawler.login.pages import empty_login_page, has_login_form, is_challenge, 
 from crawler.profiles.mybb import MyBB
 from crawler.profiles.phpbb import PhpBB
 from crawler.profiles.records import PageResult
-from crawler.scheduler import outcomes
+from crawler.node import outcomes
 from tests.helpers.crawl import run_crawl
 from tests.login.board import EXPLAIN, LOGIN_PAGE, Board
 

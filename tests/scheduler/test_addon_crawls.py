@@ -80,7 +80,7 @@ def test_the_addons_middlewares_work_before_any_crawl_starts() -> None:
     from scrapy.http import HtmlResponse  # noqa: PLC0415
     from scrapy.utils.test import get_crawler  # noqa: PLC0415
 
-    from crawler.scheduler.middleware import RepeatLinkFilter  # noqa: PLC0415
+    from crawler.node.middleware import RepeatLinkFilter  # noqa: PLC0415
 
     crawler = get_crawler(settings_dict={"ADDONS": {"crawler.addon.ClusterAddon": 0}})
     middleware = RepeatLinkFilter.from_crawler(crawler)

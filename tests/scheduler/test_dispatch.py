@@ -8,10 +8,10 @@ from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
 from crawler.frontier.codec import LEASE_META
-from crawler.scheduler.dispatch import Dispatch, HostBatch
+from crawler.node.dispatch import Dispatch, HostBatch
 from crawler.frontier.frontier import HANDED_BACK
-from crawler.scheduler.leases import AckQueue, LeaseBook
-from crawler.scheduler.outcomes import Outcomes
+from crawler.node.leases import AckQueue, LeaseBook
+from crawler.node.outcomes import Outcomes
 
 
 def no_gap(host: str) -> float:

@@ -11,7 +11,7 @@ from scrapy.utils.test import get_crawler
 
 from crawler.demo.site import SiteServer
 from crawler.frontier.bloom import BloomFilter
-from crawler.scheduler.dupefilter import BloomDupeFilter
+from crawler.node.dupefilter import BloomDupeFilter
 from tests.helpers.nodes import COMMON, assert_each_page_once
 
 

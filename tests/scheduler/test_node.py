@@ -12,14 +12,14 @@ from scrapy.core.scheduler import BaseScheduler
 from scrapy.dupefilters import BaseDupeFilter
 from scrapy.settings import Settings
 
-from crawler.scheduler.dupefilter import BloomDupeFilter, dupefilter_class
-from crawler.scheduler.node import Node, NodeAPI, node_of
-from crawler.scheduler.scheduler import Scheduler
+from crawler.node.dupefilter import BloomDupeFilter, dupefilter_class
+from crawler.node.node import Node, NodeAPI, node_of
+from crawler.node.scheduler import Scheduler
 from tests.helpers import ROOT
 
 PACKAGE = ROOT / "crawler"
 #: what may use the node only through NodeAPI (node_of)
-CONSUMERS = [PACKAGE / "scheduler" / "middleware.py", PACKAGE / "incremental.py",
+CONSUMERS = [PACKAGE / "node" / "middleware.py", PACKAGE / "incremental.py",
              *sorted((PACKAGE / "ops").glob("*.py")), *sorted((PACKAGE / "profiles").glob("*.py"))]
 
 

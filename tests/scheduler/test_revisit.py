@@ -13,8 +13,8 @@ from crawler.durable import ItemDurability
 from crawler.ops.sink import RedisStreamSink
 from crawler.frontier.cluster import Cluster
 from crawler.frontier.membership import Membership
-from crawler.scheduler.outcomes import Outcomes
-from crawler.scheduler.revisit import Revisits, next_interval
+from crawler.node.outcomes import Outcomes
+from crawler.node.revisit import Revisits, next_interval
 from crawler.frontier.scripts import SPECS, StaleEpoch
 from tests.helpers.frontier import make_frontier
 

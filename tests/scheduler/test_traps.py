@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.scheduler.traps import TrapRules, strip_session_ids
+from crawler.node.traps import TrapRules, strip_session_ids
 
 RULES = TrapRules(max_url_length=200, max_repeated_segment=3, max_query_params=5)
 
@@ -39,7 +39,7 @@ def test_session_ids_are_stripped(url: str, clean: str) -> None:
 
 
 def test_per_host_memory_is_bounded() -> None:
-    from crawler.scheduler.politeness import remember  # noqa: PLC0415
+    from crawler.node.politeness import remember  # noqa: PLC0415
 
     memory: dict[str, int] = {}
     evicted = [old for i in range(10) for old in remember(memory, f"h{i}", i, cap=4)]

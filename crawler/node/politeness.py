@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from crawler.frontier.frontier import Ack
-    from crawler.scheduler.leases import LeaseBook
-    from crawler.scheduler.outcomes import Outcomes
+    from crawler.node.leases import LeaseBook
+    from crawler.node.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 

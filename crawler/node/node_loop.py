@@ -10,21 +10,21 @@ from scrapy.utils.asyncio import create_looping_call
 
 from crawler.netguard import BLOCKED
 from crawler.redis import embedded_died, restart_watch, revive_embedded
-from crawler.scheduler.outage import TRANSIENT, FrontierLost
+from crawler.node.outage import TRANSIENT, FrontierLost
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from crawler.scheduler.dispatch import Dispatch
-    from crawler.scheduler.dupefilter import BloomDupeFilter
-    from crawler.scheduler.exchange import Exchange
+    from crawler.node.dispatch import Dispatch
+    from crawler.node.dupefilter import BloomDupeFilter
+    from crawler.node.exchange import Exchange
     from crawler.frontier.frontier import Beat, Frontier
-    from crawler.scheduler.leases import LeaseBook
+    from crawler.node.leases import LeaseBook
     from crawler.frontier.membership import Membership
-    from crawler.scheduler.options import SchedulerOptions
-    from crawler.scheduler.outage import Outage
-    from crawler.scheduler.outcomes import Outcomes
-    from crawler.scheduler.revisit import Revisits
+    from crawler.node.options import SchedulerOptions
+    from crawler.node.outage import Outage
+    from crawler.node.outcomes import Outcomes
+    from crawler.node.revisit import Revisits
 
 logger = logging.getLogger(__name__)
 

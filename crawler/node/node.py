@@ -34,28 +34,28 @@ from crawler.durable import ItemDurability
 from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
 from crawler.frontier import codec
 from crawler.frontier.bloom import BloomLayoutError
-from crawler.scheduler.dispatch import Dispatch
-from crawler.scheduler.dupefilter import BloomDupeFilter
-from crawler.scheduler.exchange import Exchange
+from crawler.node.dispatch import Dispatch
+from crawler.node.dupefilter import BloomDupeFilter
+from crawler.node.exchange import Exchange
 from crawler.frontier.frontier import Frontier, Pending
 from crawler.frontier.keys import Keys, queue_host
-from crawler.scheduler.leases import AckQueue, LeaseBook
+from crawler.node.leases import AckQueue, LeaseBook
 from crawler.frontier.membership import Membership
-from crawler.scheduler.node_loop import NodeLoop
-from crawler.scheduler.outage import TRANSIENT, Outage, RedisTooOld
-from crawler.scheduler.outcomes import Outcomes
-from crawler.scheduler.overflow import Overflow
-from crawler.scheduler.politeness import Politeness
-from crawler.scheduler.revisit import Revisits, watch_argument
-from crawler.scheduler.traps import strip_session_ids, strip_userinfo
+from crawler.node.node_loop import NodeLoop
+from crawler.node.outage import TRANSIENT, Outage, RedisTooOld
+from crawler.node.outcomes import Outcomes
+from crawler.node.overflow import Overflow
+from crawler.node.politeness import Politeness
+from crawler.node.revisit import Revisits, watch_argument
+from crawler.node.traps import strip_session_ids, strip_userinfo
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.scheduler.dupefilter import LocalDupeFilter
-    from crawler.scheduler.options import SchedulerOptions
+    from crawler.node.dupefilter import LocalDupeFilter
+    from crawler.node.options import SchedulerOptions
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ class Node:
     """One node's runtime: its parts, wired together (see the module docstring).
 
     Redis keys: the crawl's, through :class:`~crawler.frontier.frontier.Frontier` and
-    :class:`~crawler.scheduler.revisit.Revisits`. Closing never deletes shared state.
+    :class:`~crawler.node.revisit.Revisits`. Closing never deletes shared state.
     """
 
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
@@ -160,7 +160,7 @@ class Node:
                    watch=o.watch if raw_watch in (None, "") else watch_argument(raw_watch),
                    robots_user_agent=settings.get("ROBOTSTXT_USER_AGENT"),
                    user_agent=settings.get("USER_AGENT"),
-                   addon="crawler.scheduler.middleware.LeaseSpiderMiddleware"
+                   addon="crawler.node.middleware.LeaseSpiderMiddleware"
                    in settings.getwithbase("SPIDER_MIDDLEWARES"))
 
     # -- lifecycle ----------------------------------------------------------------

@@ -13,11 +13,11 @@ import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from crawler.frontier import codec
-from crawler.scheduler.dispatch import HostBatch
+from crawler.node.dispatch import HostBatch
 from crawler.frontier.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, LeaseAsk
-from crawler.scheduler.outage import TRANSIENT
+from crawler.node.outage import TRANSIENT
 from crawler.frontier.scripts import StaleEpoch
-from crawler.scheduler.wakeup import ReplyWatch, Waker
+from crawler.node.wakeup import ReplyWatch, Waker
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,15 +25,15 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from crawler.scheduler.dispatch import Dispatch
-    from crawler.scheduler.dupefilter import BloomDupeFilter
+    from crawler.node.dispatch import Dispatch
+    from crawler.node.dupefilter import BloomDupeFilter
     from crawler.frontier.frontier import Ack, Frontier, Leased, Pending, Sending
-    from crawler.scheduler.leases import AckQueue, LeaseBook
+    from crawler.node.leases import AckQueue, LeaseBook
     from crawler.frontier.membership import Membership
-    from crawler.scheduler.options import SchedulerOptions
-    from crawler.scheduler.outage import Outage
-    from crawler.scheduler.outcomes import Outcomes
-    from crawler.scheduler.politeness import Politeness
+    from crawler.node.options import SchedulerOptions
+    from crawler.node.outage import Outage
+    from crawler.node.outcomes import Outcomes
+    from crawler.node.politeness import Politeness
 
 logger = logging.getLogger(__name__)
 

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from crawler.frontier.frontier import Frontier
     from crawler.frontier.membership import Membership
-    from crawler.scheduler.outcomes import Outcomes
+    from crawler.node.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def next_interval(interval: float, changed: bool, low: float, high: float) -> fl
 class Revisits:
     """One node's view of the revisit state (see the module docstring for the keys).
 
-    Reads settings through :class:`crawler.scheduler.options.SchedulerOptions`: *watch*
+    Reads settings through :class:`crawler.node.options.SchedulerOptions`: *watch*
     (:setting:`CRAWLER_WATCH`, seconds, 0: off) and the interval bounds. Writes are
     buffered and sent at each heartbeat (:meth:`tick`), so recording costs no round trip
     per page; reads happen only while :attr:`reading` (a revisit pass or watch mode),

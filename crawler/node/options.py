@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.dupefilters import BaseDupeFilter
 
 from crawler.config import number_setting, value
-from crawler.scheduler.dupefilter import BloomDupeFilter, dupefilter_class
-from crawler.scheduler.traps import TrapRules
+from crawler.node.dupefilter import BloomDupeFilter, dupefilter_class
+from crawler.node.traps import TrapRules
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings

@@ -13,14 +13,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from crawler.scheduler.dispatch import HostBatch
-from crawler.scheduler.politeness import remember
+from crawler.node.dispatch import HostBatch
+from crawler.node.politeness import remember
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
 
-    from crawler.scheduler.dispatch import Dispatch
-    from crawler.scheduler.outcomes import Outcomes
+    from crawler.node.dispatch import Dispatch
+    from crawler.node.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 

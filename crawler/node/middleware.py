@@ -20,11 +20,11 @@ from twisted.internet.defer import Deferred
 
 from crawler.config import value
 from crawler.frontier.codec import LEASE_META
-from crawler.scheduler.politeness import remember
+from crawler.node.politeness import remember
 from crawler.netguard import refused_host
-from crawler.scheduler.outcomes import (PRIVATE_ADDRESS, ROBOTS_UNAVAILABLE, exception_outcome,
+from crawler.node.outcomes import (PRIVATE_ADDRESS, ROBOTS_UNAVAILABLE, exception_outcome,
                                         response_outcome)
-from crawler.scheduler.node import node_of
+from crawler.node.node import node_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

@@ -1,6 +1,6 @@
 """The Scrapy scheduler of the distributed frontier: Scrapy's interface over a node.
 
-The node's runtime and its parts are in :mod:`crawler.scheduler.node`.
+The node's runtime and its parts are in :mod:`crawler.node.node`.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Self
 from scrapy import signals as scrapy_signals
 from scrapy.core.scheduler import BaseScheduler
 
-from crawler.scheduler.dupefilter import build_dupefilter
-from crawler.scheduler.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
-from crawler.scheduler.options import SchedulerOptions
+from crawler.node.dupefilter import build_dupefilter
+from crawler.node.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
+from crawler.node.options import SchedulerOptions
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from scrapy.signalmanager import SignalManager
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.scheduler.dupefilter import BloomDupeFilter, LocalDupeFilter
+    from crawler.node.dupefilter import BloomDupeFilter, LocalDupeFilter
 
 __all__ = ["REFUSED_STAT", "Scheduler"]
 
@@ -53,14 +53,14 @@ class Scheduler(BaseScheduler):
     crawl on the embedded Redis, its only node, as soon as nothing is queued or leased).
 
     Settings: every ``CRAWLER_*`` setting the frontier reads
-    (:class:`~crawler.scheduler.options.SchedulerOptions`), and
+    (:class:`~crawler.node.options.SchedulerOptions`), and
     :setting:`DUPEFILTER_CLASS` (:class:`~crawler.scheduler.BloomDupeFilter`, the
     cluster's, for Scrapy's default; any other filter is used node-locally, as Scrapy
     uses it). If Redis refuses the crawl's start, the
     scheduler says so in one line, queues nothing, and the crawl ends.
 
     Middlewares and extensions reach the node through
-    :func:`crawler.scheduler.node.node_of`. Closing never deletes shared state.
+    :func:`crawler.node.node.node_of`. Closing never deletes shared state.
     """
 
     def __init__(self, node: Node | Refused, dupefilter: BloomDupeFilter | LocalDupeFilter,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from crawler.frontier.codec import LEASE_META
 from crawler.frontier.frontier import HANDED_BACK, Ack
-from crawler.scheduler.outcomes import response_outcome
+from crawler.node.outcomes import response_outcome
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from scrapy.core.engine import ExecutionEngine
     from scrapy.http import Response
 
-    from crawler.scheduler.dispatch import Dispatch, HostBatch
-    from crawler.scheduler.outcomes import Outcomes
+    from crawler.node.dispatch import Dispatch, HostBatch
+    from crawler.node.outcomes import Outcomes
 
 logger = logging.getLogger(__name__)
 
