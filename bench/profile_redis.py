@@ -111,7 +111,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
         return out
 
     before, start, pages, cycles = redis.snapshot(), time.perf_counter(), 0, 0
-    trips = f.round_trips
+    trips = f.link.round_trips
     in_flight: list = []
     unacked: Counter = Counter()  # per host: requests of its batch not done yet
     held: dict[str, list] = {}  # per host: acks of its batch, sent once all are done
@@ -154,7 +154,7 @@ def crawl(redis: ExternalRedis, site: Site, want: int, batch: int, attribute: bo
     usec.subtract(before["usec"])
     usec["info"] = 0
     out = {"pages": pages, "refills": cycles, "seconds": took,
-           "round_trips_per_page": (f.round_trips - trips) / pages,
+           "round_trips_per_page": (f.link.round_trips - trips) / pages,
            "commands_per_page": (commands - (calls["info"] if attribute else 0)) / pages,
            "redis_cpu_per_1000": 1000 * (after["cpu"] - before["cpu"]) / pages,
            "aof_bytes_per_page": client.info("persistence").get("aof_current_size", 0) / pages

@@ -77,12 +77,12 @@ def fill_ours(client, pairs: list[tuple[str, str]]):
                  bloom_capacity=len(pairs), bloom_error_rate=ERROR_RATE)
     epoch = f.join(1)
     spider = make_spider()
-    start, trips = time.perf_counter(), f.round_trips
+    start, trips = time.perf_counter(), f.link.round_trips
     for i in range(0, len(pairs), BATCH):
         pushes = [Pending(h, fingerprint(u), encode(spider_request(u, spider), spider, h), u)
                   for h, u in pairs[i:i + BATCH]]
         f.flush(pushes, [], epoch, lambda host: keys.ready("n1"))
-    return f, epoch, time.perf_counter() - start, f.round_trips - trips
+    return f, epoch, time.perf_counter() - start, f.link.round_trips - trips
 
 
 def payload_mean(pairs: list[tuple[str, str]]) -> float:
@@ -135,7 +135,7 @@ def sweep_cost(redis: ExternalRedis, f) -> dict:
                      bloom_capacity=f.bloom.capacity, bloom_error_rate=ERROR_RATE)
     epoch = other.join(1)
     ring = Ring({"n1": 1, "n2": 1}, int(DEFAULTS["CRAWLER_RING_VNODES"]))
-    before, trips, start = redis.snapshot(), f.round_trips, time.perf_counter()
+    before, trips, start = redis.snapshot(), f.link.round_trips, time.perf_counter()
     hosts = f.hosts_in(keys.ready("n1"))
     moves = {h: keys.ready("n2") for h in hosts if ring.owner(h) == "n2"}
     moved = f.sweep(keys.ready("n1"), moves, epoch)
@@ -144,7 +144,7 @@ def sweep_cost(redis: ExternalRedis, f) -> dict:
     queued = sum(client.pipeline().llen(keys.queue(h)).execute()[0] for h in moves)
     contrast = move_requests(redis, keys, list(moves))
     return {"hosts": len(hosts), "hosts_moved": moved, "requests_behind_moved_hosts": queued,
-            "seconds": took, "round_trips": f.round_trips - trips,
+            "seconds": took, "round_trips": f.link.round_trips - trips,
             "redis_commands": after["commands"] - before["commands"],
             "redis_cpu_s": after["cpu"] - before["cpu"], "move_requests": contrast}
 

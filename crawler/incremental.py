@@ -42,7 +42,7 @@ from crawler.durable import items_durable
 from crawler.frontier import codec
 from crawler.frontier.keys import host_of
 from crawler.node.revisit import digest, next_interval
-from crawler.node.node import node_of
+from crawler.node.api import node_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

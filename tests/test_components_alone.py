@@ -6,7 +6,7 @@ from __future__ import annotations
 from scrapy.utils.test import get_crawler
 
 from crawler.incremental import RevisitPipeline
-from crawler.node.node import node_of
+from crawler.node.api import node_of
 
 
 def test_the_revisit_pipeline_opens_and_passes_items_without_an_engine() -> None:

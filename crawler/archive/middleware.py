@@ -24,7 +24,6 @@ Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payl
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import time
 from importlib import metadata
@@ -51,7 +50,10 @@ from crawler.archive.records import (
 )
 from crawler.archive.writer import WarcFiles
 from crawler.durable import items_durable
+from crawler.frontier.cluster import Cluster
+from crawler.node.api import node_name
 from crawler.ops.logs import disabled
+from crawler.redis import crawl_id
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -231,15 +233,8 @@ class WarcMiddleware:
 
     def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
         if self._files is None:
-            from crawler.redis import client_from_crawler, crawl_id  # noqa: PLC0415
-            from crawler.frontier.keys import Keys  # noqa: PLC0415
-            from crawler.node.node import node_of  # noqa: PLC0415
-
             crawl = crawl_id(self.crawler)
-            node = node_of(self.crawler)
-            name = getattr(getattr(node, "options", None), "node", None) \
-                or self.crawler.settings.get("CRAWLER_NODE_ID") \
-                or f"{socket.gethostname()}-{os.getpid()}"
+            name = node_name(self.crawler)
             settings = self.crawler.settings
             info = {
                 "software": f"forum-crawler (Scrapy {scrapy.__version__}; "
@@ -255,8 +250,9 @@ class WarcMiddleware:
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
                                     on_open=lambda: self.stats.inc_value("warc/files"))
             try:
-                client = client_from_crawler(self.crawler)
-                self._index = DigestIndex(client, Keys(crawl).warc_digests)
+                cluster = Cluster.of(self.crawler)
+                if cluster is not None:
+                    self._index = DigestIndex(cluster.client, cluster.keys.warc_digests)
             except Exception:  # noqa: BLE001 - no Redis: full responses, never a lost page
                 logger.warning("WARC: no digest index (Redis unavailable); no revisit records",
                                exc_info=True)

@@ -25,6 +25,7 @@ from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
 from crawler.durable import ITEMS_ERROR_STAT
+from crawler.frontier.cluster import uses_frontier
 from crawler.login import LOGIN_FAILED_STAT
 from crawler.redis import RedisUnavailable, connect, mark_resumable
 from crawler.node.scheduler import REFUSED_STAT
@@ -133,7 +134,7 @@ class Command(ScrapyCrawl):
         names = [*getattr(self, "_cmdline_names", ()),
                  *(n for n in settings if settings.getpriority(n) == 20)]  # project
         uses_addon = any(load_object(a) is ClusterAddon for a in settings.getdict("ADDONS"))
-        if not uses_addon and "crawler.scheduler" not in str(settings.get("SCHEDULER")):
+        if not uses_addon and not uses_frontier(settings):
             return False
         if uses_addon:
             ClusterAddon().update_settings(settings)

@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 from typing import TYPE_CHECKING, Any
 
+from scrapy.utils.misc import load_object
 from scrapy.utils.request import RequestFingerprinter
 
 from crawler.frontier import codec
@@ -20,16 +22,36 @@ from crawler.frontier.frontier import DUPLICATE, OVER_HOST_LIMIT, Frontier, Pend
 from crawler.frontier.keys import Keys, host_of
 from crawler.frontier.membership import Membership, RingUnstable
 from crawler.frontier.status import read_status, sum_outcomes
+from crawler.redis import client_from_crawler, crawl_id
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     import redis
     from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.settings import BaseSettings
 
-__all__ = ["Cluster", "RingUnstable", "SeedResult", "sum_outcomes"]
+__all__ = ["Cluster", "RingUnstable", "SeedResult", "UsesFrontier", "sum_outcomes",
+           "uses_frontier"]
 
 _OPS_NODE = "ops-cli"  # never joins the ring; names the Frontier's own (unused) keys
+
+
+class UsesFrontier:
+    """Marks a Scrapy scheduler that keeps its crawl in this store
+    (:class:`crawler.scheduler.Scheduler`): how anything asks "is the frontier there?"."""
+
+    #: the node's runtime (:class:`crawler.node.api.NodeAPI`) once it runs, else None
+    node: Any = None
+
+
+def uses_frontier(settings: BaseSettings) -> bool:
+    """Whether a crawl with *settings* runs on the frontier (its ``SCHEDULER`` is one)."""
+    return issubclass(load_object(settings["SCHEDULER"]), UsesFrontier)
+
+
+_OF: WeakKeyDictionary[Crawler, Cluster] = WeakKeyDictionary()
 
 
 @dataclass
@@ -95,6 +117,18 @@ class Cluster:
     def __init__(self, client: redis.Redis, crawl: str) -> None:
         self.client = client
         self.keys = Keys(crawl)
+
+    @classmethod
+    def of(cls, crawler: Crawler) -> Cluster | None:
+        """The one door to a running crawl's shared state (templates, items, login
+        sessions, WARC digests, revisit state); None when it does not run on the frontier.
+        Connects (and maybe starts the embedded Redis) on first use."""
+        if not uses_frontier(crawler.settings):
+            return None
+        cluster = _OF.get(crawler)
+        if cluster is None:
+            cluster = _OF[crawler] = cls(client_from_crawler(crawler), crawl_id(crawler))
+        return cluster
 
     @property
     def crawl(self) -> str:

@@ -19,6 +19,7 @@ from crawler.frontier import scripts
 from crawler.frontier.bloom import BloomFilter, create_or_read
 from crawler.frontier.ledger import Ledger
 from crawler.frontier.link import RedisLink, Sent
+from crawler.frontier.revisits import RevisitStore
 from crawler.frontier.errors import FrontierLost, RedisTooOld
 from crawler.frontier.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
@@ -94,7 +95,7 @@ class LeaseAsk(NamedTuple):
     steal_after_ms: int = 0
 
 
-class Frontier(RedisLink):
+class Frontier:
     """The cluster's shared crawl state in Redis, seen from one node.
 
     Reads no settings itself: :class:`~crawler.node.node.Node` passes them in.
@@ -104,7 +105,10 @@ class Frontier(RedisLink):
                  max_inflight: int, host_limit: int, bloom_capacity: int,
                  bloom_error_rate: float, backoff_base_ms: int = 2000,
                  backoff_max_ms: int = 300_000, host_batch: int = 1) -> None:
-        super().__init__(client)
+        self.link = RedisLink(client)
+        self.client = client
+        #: Redis' clock, the one all nodes share (:meth:`RedisLink.now_ms`)
+        self.now_ms = self.link.now_ms
         self.keys = keys
         self.node = node
         self.delay_ms = delay_ms
@@ -118,10 +122,11 @@ class Frontier(RedisLink):
             self._require_lpop_count()
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
         self._bloom_sizing = (bloom_capacity, bloom_error_rate)
-        self.ledger = Ledger(self, keys, node)
+        self.ledger = Ledger(self.link, keys, node)
+        self.revisits = RevisitStore(self.link, keys)
 
     def _require_lpop_count(self) -> None:
-        version = self.command("info", "server").get("redis_version", "0")
+        version = self.link.command("info", "server").get("redis_version", "0")
         if tuple(int(part) for part in version.split(".")[:2]) < (6, 2):
             raise RedisTooOld(f"Redis {version} cannot lease host batches (LPOP with a count "
                               f"needs Redis 6.2): upgrade it, or set CRAWLER_HOST_BATCH=1")
@@ -133,7 +138,7 @@ class Frontier(RedisLink):
     # -- dedup ----------------------------------------------------------------
 
     def _init_bloom(self, capacity: int, error_rate: float) -> BloomFilter:
-        bloom = create_or_read(self.command, self.keys.bloom, capacity, error_rate)
+        bloom = create_or_read(self.link.command, self.keys.bloom, capacity, error_rate)
         if (bloom.capacity, bloom.error_rate) != (capacity, error_rate):
             logger.warning(
                 "This crawl's Bloom filter was created with capacity %(c)d and error rate "
@@ -174,8 +179,8 @@ class Frontier(RedisLink):
         groups = _group(pushes)
         batch = batch or (f"{self.node}:{time.time_ns()}" if pushes else "")
         keys, args = self._refill_arguments(groups, acks, lease, epoch, ready_key, batch)
-        command = ("EVALSHA", self.scripts["refill"], len(keys), *keys, *args)
-        return Sending(self._start([command]), (pushes, acks, epoch, ready_key, batch, lease),
+        command = ("EVALSHA", self.link.scripts["refill"], len(keys), *keys, *args)
+        return Sending(self.link.start([command]), (pushes, acks, epoch, ready_key, batch, lease),
                        groups)
 
     def finish_send(self, sending: Sending | None
@@ -186,14 +191,14 @@ class Frontier(RedisLink):
         (reply,) = sending.sent.replies()
         pushes = sending.request[0]
         if isinstance(reply, NoScriptError):
-            self._load_scripts()  # Redis restarted and lost its script cache: it did not run
+            self.link.load_scripts()  # Redis restarted and lost its script cache: it did not run
             return self.send(*sending.request)
         if isinstance(reply, Exception):
             raise reply
         try:
             reply = scripts.check("refill", reply)
         except StaleBloom:  # another node started a new Bloom layer: all go again
-            layers = self.command("hget", self.keys.bloom, "n")
+            layers = self.link.command("hget", self.keys.bloom, "n")
             if layers is None:
                 raise FrontierLost("the Bloom filter's header is gone") from None
             self.bloom.grow_to(int(layers))
@@ -252,7 +257,7 @@ class Frontier(RedisLink):
 
     def set_crawl_delays(self, delays_ms: dict[str, int]) -> None:
         """Record hosts' robots.txt Crawl-delay for whichever node owns them."""
-        self.pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
+        self.link.pipeline(lambda pipe: [pipe.hset(self.keys.host(host), "d", delay)
                                      for host, delay in delays_ms.items()])
 
     def promote_revisits(self, hosts: Sequence[str], epoch: int, now: int, horizon: int,
@@ -266,17 +271,17 @@ class Frontier(RedisLink):
         for host in hosts:
             keys += [self.keys.revisits(host), self.keys.revisit_state(host),
                      self.keys.queue(host), self.keys.host(host)]
-        _, promoted = self._call("revisit", keys, [*args, *hosts])
+        _, promoted = self.link.call("revisit", keys, [*args, *hosts])
         return promoted
 
     # -- membership -------------------------------------------------------------
 
     def join(self, weight: int) -> int:
-        self._sync_clock()
+        self.link.sync_clock()
         keys, args = SPECS["join"].bind(
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch),
             dict(node=self.node, now=self.now_ms(), weight=weight))
-        return self._call("join", keys, args)
+        return self.link.call("join", keys, args)
 
     def ring_snapshot(self) -> tuple[int, dict[str, int]]:
         """The epoch and the weights of all members, read atomically."""
@@ -284,7 +289,7 @@ class Frontier(RedisLink):
             pipe.get(self.keys.epoch)
             pipe.hgetall(self.keys.weights)
 
-        epoch, weights = self.pipeline(build, True)
+        epoch, weights = self.link.pipeline(build, True)
         if epoch is None:
             raise FrontierLost("the ring's epoch is gone")
         return int(epoch), {k.decode(): int(v) for k, v in weights.items()}
@@ -303,8 +308,8 @@ class Frontier(RedisLink):
 
         sent = time.time()
         changed, epoch, dead, (queued, leased), orphans, control, (sec, usec) = \
-            self.pipeline(build)
-        self._set_clock(sec, usec, sent)
+            self.link.pipeline(build)
+        self.link.set_clock(sec, usec, sent)
         return Beat(bool(changed), int(epoch or 0), [d.decode() for d in dead],
                     int(queued or 0), int(leased or 0), orphans,
                     {k.decode(): v.decode() for k, v in control.items()})
@@ -319,10 +324,10 @@ class Frontier(RedisLink):
         Returns the number of requests requeued, or None if the node is alive.
         """
         if lease_ids is None:
-            entries = self.command("hgetall", self.keys.leases(node))
+            entries = self.link.command("hgetall", self.keys.leases(node))
         else:
             ids = list(lease_ids)
-            entries = dict(zip(ids, self.command("hmget", self.keys.leases(node), ids))) if ids else {}
+            entries = dict(zip(ids, self.link.command("hmget", self.keys.leases(node), ids))) if ids else {}
         keys, args = SPECS["reclaim"].bind(
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch,
                  totals=self.keys.totals, ready=self.keys.ready(node),
@@ -338,11 +343,11 @@ class Frontier(RedisLink):
             keys += [self.keys.queue(host), self.keys.host(host)]
             args += [lease_id, host]
         try:
-            requeued = self._call("reclaim", keys, args)
+            requeued = self.link.call("reclaim", keys, args)
         except NodeAlive:
             return None
         if remove and node != self.node:  # a dead node's id: its own keys go with it
-            self.pipeline(lambda pipe: [pipe.delete(self.keys.push_log(node)),
+            self.link.pipeline(lambda pipe: [pipe.delete(self.keys.push_log(node)),
                                          pipe.hdel(self.keys.node_stats, node)])
         return requeued
 
@@ -352,21 +357,21 @@ class Frontier(RedisLink):
         orphans, every lease in a member's lease hash. Two round trips of O(1)
         commands per member, however many hosts: a host whose queue emptied stays
         counted until its owner's next lease takes it out of its ready set."""
-        nodes = [n.decode() for n in self.command("zrange", self.keys.members, 0, -1)]
-        counts = self.pipeline(lambda p: [
+        nodes = [n.decode() for n in self.link.command("zrange", self.keys.members, 0, -1)]
+        counts = self.link.pipeline(lambda p: [
             *(p.zcard(self.keys.ready(n)) for n in nodes), p.zcard(self.keys.orphans),
             *(p.hlen(self.keys.leases(n)) for n in nodes)])
         return sum(counts)
 
     def control(self) -> dict[str, str]:
         """The operator's switches (``paused``, ``drain:<node>``)."""
-        return {k.decode(): v.decode() for k, v in self.command("hgetall", self.keys.control).items()}
+        return {k.decode(): v.decode() for k, v in self.link.command("hgetall", self.keys.control).items()}
 
     def lease_ids(self) -> list[str]:
-        return [i.decode() for i in self.command("hkeys", self.keys.leases(self.node))]
+        return [i.decode() for i in self.link.command("hkeys", self.keys.leases(self.node))]
 
     def hosts_in(self, zset_key: str) -> list[str]:
-        return [h.decode() for h in self.command("zrange", zset_key, 0, -1)]
+        return [h.decode() for h in self.link.command("zrange", zset_key, 0, -1)]
 
     def sweep(self, source_key: str, moves: dict[str, str], epoch: int) -> int:
         """Move *moves* (host -> destination ready key) out of *source_key*.
@@ -378,7 +383,7 @@ class Frontier(RedisLink):
         hosts, moved = list(moves), 0
         for start in range(0, len(hosts), SWEEP_CHUNK):
             chunk = hosts[start:start + SWEEP_CHUNK]
-            moved += self._call("sweep", [*keys, *(moves[h] for h in chunk)], [*args, *chunk])
+            moved += self.link.call("sweep", [*keys, *(moves[h] for h in chunk)], [*args, *chunk])
         return moved
 
 

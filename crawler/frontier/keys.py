@@ -60,6 +60,10 @@ key                     type    content
 ``warc:digests``        hash    the web archive's digest index: URL -> ``<payload
                                 digest> <WARC-Date>`` of its last full capture, what
                                 a revisit record refers to (:mod:`crawler.archive`)
+``login:<site>``        hash    the site's login session, shared by every node
+                                (:mod:`crawler.login.session`: its fields)
+``login:<site>:lock``   string  the node logging in (``SET NX PX``)
+``login:<site>:failed`` string  the one line of a failed login, for a minute
 ======================  ======  =================================================
 """
 
@@ -172,3 +176,12 @@ class Keys:
 
     def revisit_items(self, host: str, bucket: str) -> str:
         return f"{self.prefix}:rvi:{host}:{bucket}"
+
+    def login(self, site: str) -> str:
+        return f"{self.prefix}:login:{site}"
+
+    def login_lock(self, site: str) -> str:
+        return f"{self.prefix}:login:{site}:lock"
+
+    def login_failed(self, site: str) -> str:
+        return f"{self.prefix}:login:{site}:failed"

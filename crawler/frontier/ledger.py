@@ -61,3 +61,7 @@ class Ledger:
         """Keep the last rebalances readable by ``python -m crawler status``."""
         self.link.command("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
                                               "claimed": claimed}, maxlen=100, approximate=True)
+
+    def mark_finished(self, at_ms: int) -> None:
+        """The crawl finished at *at_ms*: its next run is an incremental pass."""
+        self.link.command("hset", self.keys.control, "finished_at", str(at_ms))

@@ -24,13 +24,13 @@ class RedisLink:
         self.round_trips = 0
         self.clock_offset_ms = 0
         self._best_rtt = float("inf")
-        self._load_scripts()
+        self.load_scripts()
 
     def now_ms(self) -> int:
         """Wall-clock ms corrected to Redis' clock, the one clock all nodes share."""
         return int(time.time() * 1000) + self.clock_offset_ms
 
-    def _load_scripts(self) -> None:
+    def load_scripts(self) -> None:
         self.round_trips += 1
         self.scripts = scripts.load(self.client)
 
@@ -50,10 +50,10 @@ class RedisLink:
             except NoScriptError:  # Redis restarted and lost its script cache
                 if attempt == 2:
                     raise
-                self._load_scripts()
+                self.load_scripts()
         raise AssertionError("unreachable")
 
-    def _start(self, commands: list[tuple]) -> Sent:
+    def start(self, commands: list[tuple]) -> Sent:
         """Send *commands* in one write and return at once: the replies are read by
         :meth:`Sent.replies`, when :meth:`Sent.ready` says they came, so that the node
         works while Redis runs them. Raises what redis-py raises on a failed send."""
@@ -68,25 +68,25 @@ class RedisLink:
         self.round_trips += 1
         return Sent(pool, connection, len(commands))
 
-    def _eval(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
+    def evalsha(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
         return target.execute_command("EVALSHA", self.scripts[name], len(keys), *keys, *args)
 
-    def _call(self, name: str, keys: Sequence[str], args: Sequence) -> object:
+    def call(self, name: str, keys: Sequence[str], args: Sequence) -> object:
         """Run script *name* on its own; its reply, checked (see :func:`scripts.check`)."""
         self.round_trips += 1
         try:
-            reply = self._eval(self.client, name, keys, args)
+            reply = self.evalsha(self.client, name, keys, args)
         except NoScriptError:
-            self._load_scripts()
-            reply = self._eval(self.client, name, keys, args)
+            self.load_scripts()
+            reply = self.evalsha(self.client, name, keys, args)
         return scripts.check(name, reply)
 
-    def _sync_clock(self) -> None:
+    def sync_clock(self) -> None:
         sent = time.time()
         sec, usec = self.command("time")
-        self._set_clock(sec, usec, sent)
+        self.set_clock(sec, usec, sent)
 
-    def _set_clock(self, sec: int, usec: int, sent: float) -> None:
+    def set_clock(self, sec: int, usec: int, sent: float) -> None:
         """Redis read its clock somewhere in the round trip: take the midpoint
         (as NTP does), and skip samples from slow round trips (a busy node),
         whose error would shrink politeness gaps between nodes."""

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from crawler.login import CHALLENGE
+from crawler.node.api import node_of
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -130,13 +131,9 @@ class Evasive:
 
     def _space(self, host: str) -> None:
         """The cluster spaces the host's requests by GAP at least (the frontier's gate)."""
-        from crawler.node.node import node_of
-
         node = node_of(self.crawler)
-        politeness = getattr(node, "politeness", None)
-        longer_gap = getattr(politeness, "longer_gap", None)
-        if callable(longer_gap):
-            longer_gap(host, GAP)
+        if node is not None:
+            node.space_host(host, GAP)
 
     async def process_response(self, request: Request, response: Response,
                                host: str | None = None) -> Response | Request:

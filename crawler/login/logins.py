@@ -16,6 +16,7 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet import defer, task
 
+from crawler.frontier.cluster import Cluster
 from crawler.login import (
     LOGIN_FAILED_REASON,
     LOGIN_FAILED_STAT,
@@ -87,12 +88,9 @@ class Logins:
     @property
     def store(self) -> SessionStore:
         if self._store is None:
-            if "crawler.scheduler" in str(self.crawler.settings.get("SCHEDULER")):
-                from crawler.redis import client_from_crawler, crawl_id
-                from crawler.frontier.keys import Keys
-
-                self._store = SessionStore(client_from_crawler(self.crawler),
-                                           Keys(crawl_id(self.crawler)).prefix)
+            cluster = Cluster.of(self.crawler)
+            if cluster is not None:
+                self._store = SessionStore(cluster.client, cluster.keys)
             else:
                 self._store = MemoryStore()
         return self._store

@@ -124,7 +124,7 @@ def not_content(crawler: Crawler, response: Response, site: str, outcome: str,
 
 def not_fetched(crawler: Crawler, request: Request, outcome: str) -> None:
     """Settle *request*'s URL with *outcome* (a page that is not read, or not fetched)."""
-    from crawler.node.node import node_of
+    from crawler.node.api import node_of
 
     if (node := node_of(crawler)) is not None:
         node.settle(request, outcome)

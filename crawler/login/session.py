@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from crawler.frontier.keys import Keys
 
 FAILED_TTL = 60  # s: a failure stops the nodes starting with it, not a later run
 #: A login lock lives this long unless its holder extends it (every third of it, while it
@@ -40,14 +43,14 @@ return 0
 
 
 class SessionStore:
-    """The sessions of a crawl in Redis (*client*), under *prefix* (``crawler:{<crawl>}``)."""
+    """The sessions of a crawl in Redis (*client*), at the crawl's *keys*."""
 
-    def __init__(self, client: Any, prefix: str) -> None:
+    def __init__(self, client: Any, keys: Keys) -> None:
         self.client = client
-        self.prefix = prefix
+        self.keys = keys
 
     def key(self, site: str) -> str:
-        return f"{self.prefix}:login:{site}"
+        return self.keys.login(site)
 
     def load(self, site: str) -> dict[str, Any] | None:
         raw = self.client.hgetall(self.key(site))
@@ -76,20 +79,20 @@ class SessionStore:
         return int(self.client.hget(self.key(site), "posts") or 0)
 
     def acquire(self, site: str, owner: str) -> bool:
-        return bool(self.client.set(f"{self.key(site)}:lock", owner, nx=True, px=LOCK_TTL_MS))
+        return bool(self.client.set(self.keys.login_lock(site), owner, nx=True, px=LOCK_TTL_MS))
 
     def extend(self, site: str, owner: str) -> bool:
         """Whether *owner* still holds the lock of *site* (its TTL then starts again)."""
-        return bool(self.client.eval(_EXTEND, 1, f"{self.key(site)}:lock", owner, LOCK_TTL_MS))
+        return bool(self.client.eval(_EXTEND, 1, self.keys.login_lock(site), owner, LOCK_TTL_MS))
 
     def release(self, site: str, owner: str) -> None:
-        self.client.eval(_RELEASE, 1, f"{self.key(site)}:lock", owner)
+        self.client.eval(_RELEASE, 1, self.keys.login_lock(site), owner)
 
     def fail(self, site: str, message: str) -> None:
-        self.client.set(f"{self.key(site)}:failed", message, ex=FAILED_TTL)
+        self.client.set(self.keys.login_failed(site), message, ex=FAILED_TTL)
 
     def failed(self, site: str) -> str | None:
-        value = self.client.get(f"{self.key(site)}:failed")
+        value = self.client.get(self.keys.login_failed(site))
         return _str(value) if value is not None else None
 
 

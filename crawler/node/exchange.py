@@ -57,7 +57,7 @@ class Exchange:
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
                  membership: Membership, leases: LeaseBook, acks: AckQueue, dispatch: Dispatch,
                  politeness: Politeness, dupefilter: BloomDupeFilter, outcomes: Outcomes,
-                 outage: Outage) -> None:
+                 outage: Outage, ack_barriers: list[Callable[[], bool]]) -> None:
         self.crawler = crawler
         self.options = options
         self.frontier = frontier
@@ -85,7 +85,7 @@ class Exchange:
         self._at_once_after = 0.0
         self._reply_watch = ReplyWatch(self.waker)
         # called before acks are sent: False keeps them (items not written yet)
-        self.before_acks: list[Callable[[], bool]] = []
+        self.before_acks = ack_barriers  # the node's (NodeAPI.add_ack_barrier)
         self.acks_held_back = False  # a hook said no: they wait (no refill at once for them)
         # the operator paused the crawl: nothing is handed to the engine (the unstarted
         # leases went back to Redis; requests kept in memory wait here)

@@ -24,7 +24,7 @@ from crawler.node.politeness import remember
 from crawler.netguard import refused_host
 from crawler.node.outcomes import (PRIVATE_ADDRESS, ROBOTS_UNAVAILABLE, exception_outcome,
                                         response_outcome)
-from crawler.node.node import node_of
+from crawler.node.api import node_of
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

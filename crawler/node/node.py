@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import signals
 from scrapy.utils.httpobj import urlparse_cached
@@ -34,6 +34,7 @@ from crawler.durable import ItemDurability
 from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
 from crawler.frontier import codec
 from crawler.frontier.bloom import BloomLayoutError
+from crawler.node.api import NodeAPI, node_of
 from crawler.node.dispatch import Dispatch
 from crawler.node.dupefilter import BloomDupeFilter
 from crawler.node.exchange import Exchange
@@ -50,6 +51,8 @@ from crawler.node.revisit import Revisits, watch_argument
 from crawler.node.traps import strip_session_ids, strip_userinfo
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
@@ -69,34 +72,6 @@ REFUSED_STAT = "frontier/refused"  # why Redis refused the start (read by `scrap
 REFUSALS = (*FAILED, BloomLayoutError, RedisTooOld, RedisUnavailable)
 
 
-class NodeAPI(Protocol):
-    """What the rest of the crawler may ask of this node's runtime."""
-
-    def settle(self, request: Request, outcome: str | None) -> None:
-        """The outcome of *request* has been processed: release its lease. *outcome*
-        (``fetched/200``, ``filtered/robots``, ``failed/<error>``) is counted once per
-        lease; None settles without an outcome (a retry follows)."""
-
-    def back_off(self, request: Request, seconds: float | None, reason: str) -> None:
-        """Put *request*'s host into backoff, cluster-wide, when its lease settles: for
-        *seconds* (a Retry-After), or an exponential wait if None."""
-
-    def drop_if_seen(self, request: Request) -> bool:
-        """Drop *request* (True, counted ``filtered/duplicate``) if this node queued its
-        exact URL lately: the cheapest test, run before anything else on a link."""
-
-    def pending_gap(self, request: Request) -> float | None:
-        """Pending work: if *request* is leased to this node and not settled, the gap its
-        host keeps between request starts (s); None for a request not leased here."""
-
-    @property
-    def revisits(self) -> Revisits:
-        """The revisit state: listings kept for revisits, item digests (:mod:`.revisit`)."""
-
-    def health(self) -> dict[str, Any]:
-        """What the health endpoints, metrics and progress lines report about this node."""
-
-
 class Node:
     """One node's runtime: its parts, wired together (see the module docstring).
 
@@ -111,6 +86,8 @@ class Node:
         self.crawler = crawler
         self.spider = crawler.spider  # the spider whose callbacks queued requests name
         self.options = options
+        self.name = o.node
+        self.ack_barriers: list[Callable[[], bool]] = []  # all True: acks may go
         self.frontier = frontier
         self.dupefilter = dupefilter
         self.addon = addon  # the add-on's middlewares settle leases (else signals do)
@@ -127,13 +104,13 @@ class Node:
                                      slots=crawler.settings.getdict("DOWNLOAD_SLOTS"))
         self.exchange = Exchange(crawler, o, frontier, self.membership, self.leases, self.acks,
                                  self.dispatch, self.politeness, dupefilter, self.outcomes,
-                                 self.outage)
+                                 self.outage, self.ack_barriers)
         self.revisits = Revisits(frontier, self.membership, self.outcomes, watch=watch,
                                  min_interval=o.revisit_min_interval,
                                  max_interval=o.revisit_max_interval)
         # acks go only once their pages' items are written, and the revisit state too
         self.durability = ItemDurability(crawler, self.revisits)
-        self.exchange.before_acks.append(self.durability.make_durable)
+        self.add_ack_barrier(self.durability.make_durable)
         self.loop = NodeLoop(crawler, o, frontier, self.membership, self.exchange, self.leases,
                              self.dispatch, dupefilter, self.outcomes, self.outage, self.revisits)
         self.overflow = Overflow(self.dispatch, self.outcomes)
@@ -199,8 +176,7 @@ class Node:
                 self.revisits.flush()
                 self.membership.leave()
                 if reason == "finished":  # the next run is an incremental pass (Revisits.open)
-                    self.frontier.command("hset", self.frontier.keys.control, "finished_at",
-                                          str(self.frontier.now_ms()))
+                    self.frontier.ledger.mark_finished(self.frontier.now_ms())
                 break
             except TRANSIENT as exc:
                 self.outage.failed(exc)
@@ -331,6 +307,12 @@ class Node:
             return None
         return self.politeness.host_delay(request)
 
+    def space_host(self, host: str, gap: float) -> None:
+        self.politeness.longer_gap(host, gap)
+
+    def add_ack_barrier(self, barrier: Callable[[], bool]) -> None:
+        self.ack_barriers.append(barrier)
+
     def health(self) -> dict[str, Any]:
         return self.loop.health()
 
@@ -373,17 +355,6 @@ def refusal(exc: Exception) -> str:
     if isinstance(exc, (BloomLayoutError, RedisTooOld, RedisUnavailable)):  # says it all
         return str(exc)
     return f"Redis refused to start the crawl's frontier ({type(exc).__name__}: {exc})"
-
-
-def node_of(crawler: Crawler) -> NodeAPI | None:
-    """The crawl's node runtime, for middlewares and extensions: None without the
-    frontier scheduler, before it is built, or when Redis refused its start."""
-    try:
-        engine = crawler.engine
-    except RuntimeError:  # Scrapy >= 2.19 raises before the crawl starts (components alone)
-        return None
-    node = getattr(getattr(engine, "scheduler", None), "node", None)
-    return node if isinstance(node, Node) else None
 
 
 def _say_what_the_addon_adds(spider: Spider) -> None:

@@ -228,7 +228,7 @@ class NodeLoop:
         self.outcomes.counts.update(self.membership.take_counts())
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
-        self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips)
+        self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.link.round_trips)
         for key, count in self.revisits.stats().items():
             self.crawler.stats.inc_value(key, count)
         if self.revisits.watch and self.revisits.next_due is not None:
@@ -395,5 +395,5 @@ class NodeLoop:
             "local_ready": len(self.dispatch),
             "local_leased": len(self.leases),
             "outbox": self.exchange.unsent_count(),
-            "redis_round_trips": self.frontier.round_trips,
+            "redis_round_trips": self.frontier.link.round_trips,
         }

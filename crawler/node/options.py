@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scrapy.dupefilters import BaseDupeFilter
 
 from crawler.config import number_setting, value
+from crawler.node.api import default_node_name
 from crawler.node.dupefilter import BloomDupeFilter, dupefilter_class
 from crawler.node.traps import TrapRules
 
@@ -60,7 +59,7 @@ class SchedulerOptions:
         delay = get("CRAWLER_HOST_DELAY")
         depth = get("CRAWLER_DEPTH_LIMIT")
         options = cls(
-            node=get("CRAWLER_NODE_ID") or f"{socket.gethostname()}-{os.getpid()}",
+            node=default_node_name(s),
             weight=get("CRAWLER_NODE_WEIGHT"),
             flush_size=get("CRAWLER_FLUSH_SIZE"),
             prefetch=get("CRAWLER_PREFETCH") or number_setting(s, "CONCURRENT_REQUESTS", 1),

@@ -96,6 +96,7 @@ class Revisits:
         self.frontier = frontier
         self.outcomes = outcomes
         self.keys = frontier.keys
+        self.store = frontier.revisits
         self.membership = membership
         self.watch = watch
         self.min_interval = min_interval if not watch else min(min_interval, watch)
@@ -126,11 +127,10 @@ class Revisits:
     def open(self, finished_at: int | None) -> None:
         """Decide the pass: a run of a crawl that finished at *finished_at* (ms) revisits
         every listing once; a run that finds an unfinished pass resumes it."""
-        begun = self.frontier.command("get", self.keys.revisit_pass)
-        begun = int(begun) if begun else None
+        begun = self.store.pass_begun()
         if finished_at is not None and (begun is None or finished_at > begun):
             begun = self.frontier.now_ms()
-            self.frontier.command("set", self.keys.revisit_pass, begun)
+            self.store.begin_pass(begun)
             logger.info("Revisiting: the crawl finished before, so this run fetches its "
                         "listing pages again (conditional GET) and only what changed")
         self.pass_start = begun
@@ -149,8 +149,7 @@ class Revisits:
             stored = self._bucket(key)
         else:
             missing = [f for f in fields if f not in unsent]
-            stored = dict(zip(missing, self.frontier.command("hmget", key, missing))) \
-                if missing else {}
+            stored = self.store.fields(key, missing) if missing else {}
         return [unsent[f] if f in unsent else stored.get(f) for f in fields]
 
     def set(self, host: str, field: str | bytes, value: bytes, bucket: bytes | None = None,
@@ -168,14 +167,13 @@ class Revisits:
         if cached is not None:
             self._buckets.move_to_end(key)
             return cached
-        cached = self._buckets[key] = self.frontier.command("hgetall", key)
+        cached = self._buckets[key] = self.store.bucket(key)
         if len(self._buckets) > _BUCKETS:
             self._buckets.popitem(last=False)
         return cached
 
     def _key(self, host: str, bucket: bytes | None) -> str:
-        return self.keys.revisit_state(host) if bucket is None \
-            else self.keys.revisit_items(host, bucket.hex())
+        return self.store.key(host, bucket)
 
     def schedule(self, host: str, fingerprint: str, payload: bytes, fetched_ms: int,
                  interval: float) -> None:
@@ -214,13 +212,8 @@ class Revisits:
             return 0
         now = self.frontier.now_ms()
         horizon = now if self.watch else self.pass_start
-        due, first = self.frontier.pipeline(lambda pipe: (
-            pipe.zrangebyscore(self.keys.revisit_due, "-inf", horizon, start=0,
-                               num=_PROMOTE_BATCH),
-            pipe.zrange(self.keys.revisit_due, 0, 0, withscores=True)))
-        self.next_due = int(first[0][1]) if first else None
+        hosts, self.next_due = self.store.due(horizon, _PROMOTE_BATCH)
         mine = self.keys.ready(self.frontier.node)
-        hosts = [h.decode() for h in due]
         hosts = [h for h in hosts if self.membership.ready_key(h) == mine]
         if not hosts:
             return 0
@@ -245,21 +238,7 @@ class Revisits:
         """Send the buffered writes in one round trip (kept for the next try if it fails)."""
         if not self._fields and not self._due and not self._dropped:
             return
-        fields, due, dropped = self._fields, self._due, self._dropped
-
-        def build(pipe: Any) -> None:
-            for key, values in fields.items():
-                pipe.hset(key, mapping=values)
-            for host, entries in due.items():
-                if entries:
-                    pipe.zadd(self.keys.revisits(host), entries)
-                    # LT: an earlier due time wins; a later one is corrected by revisit.lua
-                    pipe.zadd(self.keys.revisit_due, {host: min(entries.values())}, lt=True)
-            for host, fingerprints in dropped.items():
-                if fingerprints:  # one dropped then scheduled again leaves an empty set
-                    pipe.hdel(self.keys.revisit_state(host), *("p" + f for f in fingerprints))
-
-        self.frontier.pipeline(build)
+        self.store.write(self._fields, self._due, self._dropped)
         self._fields, self._due, self._dropped = {}, {}, {}
 
     def stats(self) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Self
 from scrapy import signals as scrapy_signals
 from scrapy.core.scheduler import BaseScheduler
 
+from crawler.frontier.cluster import UsesFrontier
 from crawler.node.dupefilter import build_dupefilter
 from crawler.node.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
 from crawler.node.options import SchedulerOptions
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["REFUSED_STAT", "Scheduler"]
 
 
-class Scheduler(BaseScheduler):
+class Scheduler(BaseScheduler, UsesFrontier):
     """A frontier shared by every node of a crawl, kept in Redis.
 
     Hosts belong to nodes by a consistent-hash ring over the live members; a node
@@ -60,15 +61,20 @@ class Scheduler(BaseScheduler):
     scheduler says so in one line, queues nothing, and the crawl ends.
 
     Middlewares and extensions reach the node through
-    :func:`crawler.node.node.node_of`. Closing never deletes shared state.
+    :func:`crawler.node.api.node_of`. Closing never deletes shared state.
     """
 
     def __init__(self, node: Node | Refused, dupefilter: BloomDupeFilter | LocalDupeFilter,
                  stats: StatsCollector, signals: SignalManager | None = None) -> None:
-        self.node = node
+        self.runtime = node  # a Refused one says why the start failed, and ends the crawl
         self.df = dupefilter
         self.stats = stats
         self.signals = signals
+
+    @property
+    def node(self) -> Node | None:
+        """The node's runtime (:func:`crawler.node.api.node_of`); None if Redis refused."""
+        return self.runtime if isinstance(self.runtime, Node) else None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -84,27 +90,27 @@ class Scheduler(BaseScheduler):
         if self.signals is not None:
             _hold_scheduler_empty(self.signals, self)
         try:
-            self.node.open(spider)
+            self.runtime.open(spider)
         except REFUSALS as exc:
-            self.node = Refused(self.stats, refusal(exc))
-            self.node.open(spider)
+            self.runtime = Refused(self.stats, refusal(exc))
+            self.runtime.open(spider)
 
     def close(self, reason: str) -> None:
         if self.signals is not None:  # Scrapy's own send_catch_log again
             vars(self.signals).pop("send_catch_log", None)
-        self.node.close(reason)
+        self.runtime.close(reason)
 
     def has_pending_requests(self) -> bool:
-        return self.node.has_pending()
+        return self.runtime.has_pending()
 
     def __len__(self) -> int:
-        return len(self.node)
+        return len(self.runtime)
 
     def enqueue_request(self, request: Request) -> bool:
-        return self.node.enqueue(request)
+        return self.runtime.enqueue(request)
 
     def next_request(self) -> Request | None:
-        return self.node.next_request()
+        return self.runtime.next_request()
 
 
 def _hold_scheduler_empty(signals: SignalManager, scheduler: Scheduler) -> None:
@@ -117,7 +123,7 @@ def _hold_scheduler_empty(signals: SignalManager, scheduler: Scheduler) -> None:
     send = signals.send_catch_log
 
     def send_catch_log(signal: object = None, **kwargs: object) -> list:
-        if signal is scrapy_signals.scheduler_empty and scheduler.node.holds_work():
+        if signal is scrapy_signals.scheduler_empty and scheduler.runtime.holds_work():
             return []
         return send(signal, **kwargs)
 

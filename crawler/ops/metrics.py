@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector, CollectorRegistry
 
-from crawler.node.node import node_of
+from crawler.node.api import node_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -18,7 +18,7 @@ from crawler.durable import ITEMS_ERROR_STAT, NOT_WRITTEN_STAT
 from crawler.ops.logs import disabled
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.frontier.cluster import Cluster
-from crawler.node.node import node_of
+from crawler.node.api import node_name
 from crawler.state import state_root
 
 if TYPE_CHECKING:
@@ -79,9 +79,7 @@ class RedisStreamSink:
     def spider_opened(self) -> None:
         self._crawl = crawl_id(self.crawler)
         self._cluster = Cluster(client_from_crawler(self.crawler), self._crawl)
-        node = node_of(self.crawler)
-        self._node = (node.health()["node"] if node is not None else None) \
-            or self.crawler.settings.get("CRAWLER_NODE_ID") or ""
+        self._node = node_name(self.crawler)
         self._ticker = create_looping_call(self.flush)
         self._ticker.start(_FLUSH_INTERVAL, now=False)
 

@@ -17,6 +17,7 @@ from weakref import WeakKeyDictionary
 
 from crawler.learn.strategy import LearnedForum
 from crawler.learn.template import Template
+from crawler.frontier.cluster import Cluster
 from crawler.redis import FAILED
 
 if TYPE_CHECKING:
@@ -120,12 +121,7 @@ def store_for(crawler: Crawler) -> MemoryTemplateStore:
 
 def _new_store(crawler: Crawler) -> MemoryTemplateStore:
     """Templates in the crawl's Redis when the crawl runs on the frontier; else in memory."""
-    if "crawler.scheduler" not in str(crawler.settings.get("SCHEDULER")):
+    cluster = Cluster.of(crawler)
+    if cluster is None:
         return MemoryTemplateStore()
-    # The frontier's Redis glue loads only for a crawl that has a frontier: importing the
-    # profiles (every `scrapy` command does) must not load the scheduler.
-    from crawler.redis import client_from_crawler, crawl_id
-    from crawler.frontier.cluster import Cluster
-
-    cluster = Cluster(client_from_crawler(crawler), crawl_id(crawler))
     return ClusterTemplateStore(cluster.templates, crawler.stats)

@@ -41,7 +41,7 @@ from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
 from crawler.login.logins import Logins
 from crawler.frontier.keys import host_of
-from crawler.node.node import node_of
+from crawler.node.api import node_of
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
 

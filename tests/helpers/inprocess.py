@@ -143,7 +143,7 @@ class LateStartSpider(FollowSpider):
     (a slow start(): a login, a sitemap): a finish must not be decided before."""
 
     async def start(self):
-        from crawler.node.node import node_of  # noqa: PLC0415
+        from crawler.node.api import node_of  # noqa: PLC0415
 
         loop = node_of(self.crawler).loop
         seen = loop.last_beat_at

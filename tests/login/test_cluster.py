@@ -17,6 +17,7 @@ import pytest
 from scrapy import Request
 
 from crawler.login.cookiesfile import make_cookie, to_dict
+from crawler.frontier.keys import Keys
 from crawler.login.session import SessionStore
 from crawler.frontier.cluster import Cluster
 from tests.helpers.nodes import COMMON, Node
@@ -114,7 +115,7 @@ def test_a_node_waiting_for_another_nodes_login_sends_nothing_as_a_guest(tmp_pat
     try:
         with Board(hold_guests=held) as board, Board(cookie="public_sid") as public:
             site = board.netloc
-            store = SessionStore(redis.client(), "crawler:{members}")
+            store = SessionStore(redis.client(), Keys("members"))
             assert store.acquire(site, "node-x")
             login = json.dumps({site: {"username": "alice", "password": USERS["alice"]}})
             settings = {**COMMON, "REDIS_URL": redis.url, "CRAWLER_CRAWL_ID": "members",

@@ -14,6 +14,7 @@ from crawler.login.credentials import (
     from_arguments,
     from_settings,
 )
+from crawler.frontier.keys import Keys
 from crawler.login.session import SessionStore
 from tests.helpers.redis_server import RedisServer
 
@@ -59,7 +60,7 @@ def test_the_store_locks_versions_and_remembers_a_failure_briefly(tmp_path):
     server = RedisServer(tmp_path)
     server.start()
     try:
-        store = SessionStore(server.client(), "crawler:{c}")
+        store = SessionStore(server.client(), Keys("c"))
         assert store.load("bbs") is None
         assert store.acquire("bbs", "node-a") and not store.acquire("bbs", "node-b")
         store.release("bbs", "node-b")  # not its lock: kept

@@ -307,11 +307,11 @@ def test_a_refill_pushes_acks_and_leases_in_one_round_trip(r):
     epoch = f.join(1)
     _queue(f, r, "a.test", b"p1", b"p2", epoch=epoch)
     [first], _ = lease(f, 1, epoch)
-    before = f.round_trips
+    before = f.link.round_trips
     codes, (leased, _) = f.send([Pending("b.test", None, b"q1")],
                                 [Ack(first.lease_id, "a.test", f.now_ms() - 1000)],
                                 epoch, ready_of("n1"), lease=LeaseAsk(10))
-    assert f.round_trips == before + 1
+    assert f.link.round_trips == before + 1
     assert codes == [QUEUED]
     # the host the ack freed and the host the push added are both leased
     assert {x.payload for x in leased} == {b"p2", b"q1"}
@@ -355,11 +355,11 @@ def test_a_lease_after_a_refused_push_leases_nothing(r):
     pushes = [Pending("b.test", "e" * 40, b"q1")]
     refill = f._refill_arguments(_group(pushes), [], LeaseAsk(10), epoch, ready_of("n1"),
                                  "n1:refused")
-    assert f.pipeline(lambda pipe: f._eval(pipe, "refill", *refill)) == [[-2]]
+    assert f.link.pipeline(lambda pipe: f.link.evalsha(pipe, "refill", *refill)) == [[-2]]
     assert r.llen(f.keys.queue("a.test")) == 1 and not r.exists(f.keys.queue("b.test"))
     # a lease behind a batch id that was never applied is refused too
     behind = f._refill_arguments([], [], LeaseAsk(10), epoch, ready_of("n1"), "n1:unapplied")
-    assert f.pipeline(lambda pipe: f._eval(pipe, "refill", *behind)) == [[-3]]
+    assert f.link.pipeline(lambda pipe: f.link.evalsha(pipe, "refill", *behind)) == [[-3]]
     assert r.llen(f.keys.queue("a.test")) == 1
     # through send, the push learns the new layer and goes again, and the lease with it
     codes, (leased, _) = f.send([Pending("b.test", "e" * 40, b"q1")], [], epoch,

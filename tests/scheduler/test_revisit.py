@@ -66,7 +66,7 @@ def test_only_the_owner_promotes_and_a_stale_ring_is_refused(r):
         dict(epoch=v.keys.epoch, totals=v.keys.totals, due=v.keys.revisit_due,
              ready=v.keys.ready("n1")), dict(epoch=0, now=now, horizon=now, again=now))
     with pytest.raises(StaleEpoch):
-        v.frontier._call("revisit", keys, args)
+        v.frontier.link.call("revisit", keys, args)
 
 
 def test_a_run_again_pass_revisits_what_was_fetched_before_it_once(r):
@@ -96,12 +96,12 @@ def test_the_items_of_a_thread_cost_one_read(r):
     v.set("a.test", b"p1", b"digest-1", bucket=b"thread-7")
     v.flush()
     fresh = _revisits(r)
-    before = fresh.frontier.round_trips
+    before = fresh.frontier.link.round_trips
     assert fresh.get("a.test", [b"p1"], bucket=b"thread-7") == [b"digest-1"]
     assert fresh.get("a.test", [b"p2"], bucket=b"thread-7") == [None]
     fresh.set("a.test", b"p2", b"digest-2", bucket=b"thread-7")
     assert fresh.get("a.test", [b"p2"], bucket=b"thread-7") == [b"digest-2"]
-    assert fresh.frontier.round_trips == before + 1
+    assert fresh.frontier.link.round_trips == before + 1
 
 
 def test_a_thread_read_before_sees_what_another_node_stored_since(r):
