@@ -36,10 +36,8 @@ class ClusterAddon:
 
         from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
 
-        from crawler.node.middleware import (  # noqa: PLC0415
-            PoliteRobotsTxtMiddleware,
-            RedirectOffsiteMiddleware,
-        )
+        from crawler.fetch_policy import RedirectOffsiteMiddleware  # noqa: PLC0415
+        from crawler.node.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
 
         from crawler.netguard import offline_public_suffix_list  # noqa: PLC0415
 
@@ -81,7 +79,7 @@ class ClusterAddon:
             "DOWNLOADER_MIDDLEWARES", "crawler.node.middleware.HostBackoffMiddleware", 560
         )
         settings.set_in_component_priority_dict(
-            "EXTENSIONS", "crawler.node.middleware.NotAPageFilter", 0
+            "EXTENSIONS", "crawler.fetch_policy.NotAPageFilter", 0
         )
         # Revisits (crawler/incremental.py): after decompression on the way back (570),
         # outside HttpErrorMiddleware (50) and after item cleanup (450)

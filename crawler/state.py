@@ -15,9 +15,15 @@ import hashlib
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from scrapy.utils.conf import closest_scrapy_cfg
+
+from crawler.config import value
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 __all__ = ["LOCK_FILE", "STATE_FILE", "StateLocked", "check_crawl_id", "crawl_state_dir", "default_crawl_id",
            "is_crawl_state", "lock_state", "project_dir", "state_root", "unlock_state"]
@@ -41,6 +47,18 @@ def crawl_state_dir(value: str, crawl: str) -> Path:
     """The state folder of crawl ``crawl`` (ValueError for an id that is not one folder name
     inside the state folder: ``..``, ``a/b``)."""
     return state_root(value) / check_crawl_id(crawl)
+
+
+def crawl_id(crawler: Crawler) -> str:
+    """:setting:`CRAWLER_CRAWL_ID`; unset, the spider name, plus the site on the embedded
+    Redis (each site a crawl of its own: :func:`crawler.state.default_crawl_id`)."""
+    if given := value(crawler.settings, "CRAWLER_CRAWL_ID"):
+        return given
+    spider = crawler.spider
+    if crawler.settings.get("REDIS_URL"):
+        return spider.name
+    urls = getattr(spider, "start_urls", None)
+    return default_crawl_id(spider.name, urls if isinstance(urls, (list, tuple)) else None)
 
 
 def check_crawl_id(crawl: str) -> str:

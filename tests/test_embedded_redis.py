@@ -10,7 +10,7 @@ import sys
 import psutil
 import pytest
 
-from crawler.redis import start_embedded, stop_embedded
+from crawler.embedded_redis import start_embedded, stop_embedded
 
 
 def test_it_stops_even_when_it_cannot_write_its_rdb_file(tmp_path):
@@ -49,7 +49,7 @@ def test_a_killed_crawls_server_stops_once_unused_and_keeps_its_writes(tmp_path)
     folder = str(tmp_path / "state")
     killed = subprocess.run(
         [sys.executable, "-c", "import os, signal\n"
-         "from crawler.redis import start_embedded\n"
+         "from crawler.embedded_redis import start_embedded\n"
          f"server = start_embedded({folder!r}, idle_exit=1)\n"
          "server.set('queued', '1')\n"
          "print(server.pid, flush=True)\n"

@@ -27,7 +27,8 @@ from crawler.addon import ClusterAddon
 from crawler.durable import ITEMS_ERROR_STAT
 from crawler.frontier.cluster import uses_frontier
 from crawler.login import LOGIN_FAILED_STAT
-from crawler.redis import RedisUnavailable, connect, mark_resumable
+from crawler.embedded_redis import mark_resumable
+from crawler.redis import RedisUnavailable, connect
 from crawler.node.scheduler import REFUSED_STAT
 from crawler.state import (
     StateLocked,

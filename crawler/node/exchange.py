@@ -118,7 +118,7 @@ class Exchange:
             self.unleased[pending.host, pending.payload] = request
             if len(self.unleased) > UNLEASED_MAX:
                 del self.unleased[next(iter(self.unleased))]
-        self.outcomes.counts["frontier/enqueued"] += 1
+        self.outcomes.count("frontier/enqueued")
         self.waker.expedite()
         if len(self.outbox) >= self.options.flush_size and not self.outage.down:
             try:
@@ -149,9 +149,9 @@ class Exchange:
             if (start := self.dispatch.next_start(self.politeness.gap)) is not None:
                 self.waker.wake_at(start)
             return None
-        self.outcomes.counts["frontier/dequeued"] += 1
+        self.outcomes.count("frontier/dequeued")
         if not self.leases.handed(request):
-            self.outcomes.counts["scheduler/dequeued/memory"] += 1
+            self.outcomes.count("scheduler/dequeued/memory")
         return request
 
     def _refill_at_once(self) -> Request | None:
@@ -259,12 +259,12 @@ class Exchange:
             if code != QUEUED:
                 self.unleased.pop((pending.host, pending.payload), None)
             if code == DUPLICATE:
-                self.outcomes.counts["dupefilter/filtered"] += 1
+                self.outcomes.count("dupefilter/filtered")
                 self.outcomes.record("filtered/duplicate")
             elif code == OVER_HOST_LIMIT:
                 self.outcomes.record("filtered/host_limit")
             else:
-                self.outcomes.counts["frontier/queued"] += 1
+                self.outcomes.count("frontier/queued")
                 admitted += pending.fingerprint is not None
         self.dupefilter.admitted(admitted, self.frontier.bloom)
 
@@ -296,10 +296,9 @@ class Exchange:
             self.waker.wait(self.options.idle_backoff_max)
             return
         self._take(leased)
-        counts = self.outcomes.counts
-        counts["frontier/leased"] += len(leased)
+        self.outcomes.count("frontier/leased", n=len(leased))
         if stolen := sum(lease.stolen for lease in leased):
-            counts["frontier/stolen"] += stolen
+            self.outcomes.count("frontier/stolen", n=stolen)
         # More to lease, or to send: pushes, or acks released while this refill was on
         # the wire (their hosts are free now; waiting would idle them up to a second).
         if leased or refill.ask is None or self.outbox \
@@ -311,7 +310,7 @@ class Exchange:
         wait = self.options.idle_backoff_max
         if next_due is not None:
             wait = min(wait, max(0.005, (next_due - self.frontier.now_ms()) / 1000))
-            counts["frontier/politeness_waits"] += 1
+            self.outcomes.count("frontier/politeness_waits")
         self.waker.wait(wait)
 
     def _take(self, leased: list[Leased]) -> None:
@@ -327,7 +326,7 @@ class Exchange:
                 if request is None:
                     request = codec.decode(lease.payload, spider, lease.host)
                 else:
-                    self.outcomes.counts["frontier/decode_skipped"] += 1
+                    self.outcomes.count("frontier/decode_skipped")
             except Exception as exc:  # noqa: BLE001 - any payload must not stop the engine
                 bad.append((lease.host, lease.payload, f"undecodable: {exc}"))
                 self.leases.refuse(lease.lease_id, lease.host, "undecodable")
@@ -338,7 +337,7 @@ class Exchange:
             batches[-1].waiting.append(request)
         for batch in batches:
             self.dispatch.add(batch)
-        self.outcomes.counts["frontier/host_batches"] += len(batches)
+        self.outcomes.count("frontier/host_batches", n=len(batches))
         if bad:
             logger.error("%(n)d queued requests could not be decoded (e.g. %(e)s); they are "
                          "acked as failed/undecodable and kept in the dead-letter stream",

@@ -210,7 +210,7 @@ class LeaseBook:
             # the host backs off: the batch's requests not started yet go back to the
             # head of its queue (with the batch's acks), not fetched here after the wait
             self.hand_back(self.dispatch.take_waiting(lease.batch))
-        self.outcomes.counts["frontier/settled"] += 1
+        self.outcomes.count("frontier/settled")
         if outcome is not None:
             self.outcomes.record(outcome, lease.url)
 
@@ -225,14 +225,14 @@ class LeaseBook:
                                         [Ack(lease_id, lease.host, HANDED_BACK)])
                 handed += 1
         if handed:
-            self.outcomes.counts["frontier/handed_back"] += handed
+            self.outcomes.count("frontier/handed_back", n=handed)
         return handed
 
     def refuse(self, lease_id: str, host: str, reason: str) -> None:
         """A leased request that cannot be used at all (it does not decode): ack it at
         once, so its host goes on, and count its outcome."""
         self.acks.add(Ack(lease_id, host, self.now_ms()))
-        self.outcomes.counts["frontier/settled"] += 1
+        self.outcomes.count("frontier/settled")
         self.outcomes.record(f"failed/{reason}")
 
     def continue_lease(self, request: Request) -> bool:
@@ -305,6 +305,6 @@ class LeaseBook:
             if not lease.started:
                 continue
             self._settle(lease_id, "failed/lease_leaked")
-            self.outcomes.counts["frontier/lease_leaked"] += 1
+            self.outcomes.count("frontier/lease_leaked")
             logger.warning("Lease %(id)s of host %(host)s was never settled; settling it",
                            {"id": lease_id, "host": lease.host})

@@ -282,7 +282,7 @@ class Node:
         URL without it) nor session ids."""
         url = strip_userinfo(request.url)
         if (clean := strip_session_ids(url)) != url:
-            self.outcomes.counts["frontier/session_ids_stripped"] += 1
+            self.outcomes.count("frontier/session_ids_stripped")
         return request if clean == request.url else request.replace(url=clean)
 
     # -- NodeAPI ------------------------------------------------------------------------

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.asyncio import create_looping_call
 
 from crawler.netguard import BLOCKED
-from crawler.redis import embedded_died, restart_watch, revive_embedded
+from crawler.embedded_redis import EmbeddedLost, Revival
+from crawler.redis import restart_watch
 from crawler.node.outage import TRANSIENT, FrontierLost
 
 if TYPE_CHECKING:
@@ -34,8 +35,6 @@ SOLO_CHECK_EVERY = 0.05
 
 #: An embedded Redis restarted this many times within this many seconds that dies again
 #: (killed over and over, or dying as it starts) stops the crawl (exit status 4)
-EMBEDDED_MAX_RESTARTS = 3
-EMBEDDED_RESTART_WINDOW = 60.0
 
 
 class NodeLoop:
@@ -71,7 +70,7 @@ class NodeLoop:
         self._cut_off = False
         self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
         self._closing = False  # the crawl is being stopped (its embedded Redis is lost)
-        self._embedded_restarts: list[float] = []  # when it was restarted (monotonic)
+        self._revival = Revival(crawler)
         self._quiet_since: float | None = None
         self._trust_deaths_after = 0.0
         self._recount_after = 0.0
@@ -164,37 +163,18 @@ class NodeLoop:
         self.outcomes.publish(self.frontier, TRANSIENT)
 
     def _revive_embedded_redis(self) -> None:
-        """The crawl's own redis-server died (the OOM killer): start it again from its AOF,
-        and the next heartbeat recovers as from any restart. If it cannot be started, or
-        keeps dying (more than :data:`EMBEDDED_MAX_RESTARTS` restarts within
-        :data:`EMBEDDED_RESTART_WINDOW` seconds), the crawl would wait or restart it for
-        ever: stop it, with one line."""
-        if self._closing or not embedded_died(self.crawler):  # _closing: the crawl is stopping
-            return
-        now = time.monotonic()
-        self._embedded_restarts = [t for t in self._embedded_restarts
-                                   if now - t <= EMBEDDED_RESTART_WINDOW]
-        if len(self._embedded_restarts) >= EMBEDDED_MAX_RESTARTS:
-            self._stop_for_lost_embedded_redis(
-                "The embedded Redis keeps dying: it died %(n)d times within %(window)gs, "
-                "restarted from its AOF in %(dir)s each time but the last: stopping the crawl; "
-                "run it again to resume",
-                {"n": len(self._embedded_restarts) + 1, "window": EMBEDDED_RESTART_WINDOW})
+        """The crawl's own redis-server died: restart it (:class:`Revival`), or stop the
+        crawl with one line if it cannot be, or keeps dying."""
+        if self._closing:  # the crawl is stopping
             return
         try:
-            revived = revive_embedded(self.crawler)
-        except Exception as exc:  # noqa: BLE001 - whatever stops the restart stops the crawl
-            self._stop_for_lost_embedded_redis(
-                "The embedded Redis died and could not be restarted from its AOF in %(dir)s "
-                "(%(exc)s): stopping the crawl; run it again to resume",
-                {"exc": str(exc).strip() or type(exc).__name__})
-            return
-        if revived:
-            self._embedded_restarts.append(now)
-            self.outcomes.counts["frontier/embedded_redis_restarts"] += 1
+            if self._revival.revive_if_died():
+                self.outcomes.count("frontier/embedded_redis_restarts")
+        except EmbeddedLost as exc:
+            self._stop_for_lost_embedded_redis(str(exc))
 
-    def _stop_for_lost_embedded_redis(self, message: str, args: dict[str, Any]) -> None:
-        logger.critical(message, {**args, "dir": getattr(self.crawler, "_crawler_state_dir", "?")})
+    def _stop_for_lost_embedded_redis(self, message: str) -> None:
+        logger.critical(message)
         self.crawler.stats.set_value("frontier/embedded_redis_lost", 1)
         self.outcomes.update_stats()  # its restarts: no heartbeat will publish them now
         self._closing = True
@@ -217,7 +197,7 @@ class NodeLoop:
             self._cut_off = True
             dropped = self.exchange.unstarted()
             self._stranded += dropped
-            self.outcomes.counts["frontier/cut_off"] += 1
+            self.outcomes.count("frontier/cut_off")
             logger.warning("No heartbeat reached Redis for over CRAWLER_NODE_TIMEOUT "
                            "(%(t)gs): this node may have been declared dead, so it starts "
                            "none of its %(n)d unstarted leased requests until Redis is back",
@@ -225,7 +205,7 @@ class NodeLoop:
         return True
 
     def update_stats(self) -> None:
-        self.outcomes.counts.update(self.membership.take_counts())
+        self.outcomes.add_counts(self.membership.take_counts())
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
         self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.link.round_trips)
@@ -260,7 +240,7 @@ class NodeLoop:
         """Redis answers but the crawl's keys are gone (restarted without persistence,
         flushed, purged): say so loudly, start a new frontier and rejoin it, and go on
         with what this node holds (its buffer, its leased requests, what it finds next)."""
-        self.outcomes.counts["frontier/frontier_lost"] += 1
+        self.outcomes.count("frontier/frontier_lost")
         logger.error(
             "The frontier in Redis was lost: the crawl's keys are gone (Redis restarted "
             "without persistence, or was flushed or purged). Its queues, leases and Bloom "
@@ -282,7 +262,7 @@ class NodeLoop:
                                                   "n": self.exchange.unsent_count()})
         if self._restarts.restarts != self._restarts_seen:
             self._restarts_seen = self._restarts.restarts
-            self.outcomes.counts["frontier/redis_restarts"] += 1
+            self.outcomes.count("frontier/redis_restarts")
             logger.warning("Redis restarted (a new run id); requeueing the leases it holds "
                            "for this node that this node no longer knows")
         self._trust_deaths_after = time.monotonic() + self.options.node_timeout
@@ -296,7 +276,7 @@ class NodeLoop:
             self.frontier.reclaim(self.options.node, dead_before_ms=None, remove=False,
                                   lease_ids=unknown)
             self.membership.refresh()
-            self.outcomes.counts["frontier/reclaimed"] += len(unknown)
+            self.outcomes.count("frontier/reclaimed", n=len(unknown))
 
     def _follow_control(self, control: dict[str, str]) -> None:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""

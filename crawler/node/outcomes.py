@@ -45,6 +45,15 @@ class Outcomes:
         if category == "failed" and url is not None:
             self._failures.append((url, outcome.split("/", 1)[1]))
 
+    def count(self, *keys: str, n: int = 1) -> None:
+        """Add *n* to each per-request counter of *keys* (``frontier/...``)."""
+        for key in keys:
+            self.counts[key] += n
+
+    def add_counts(self, counts: dict[str, int]) -> None:
+        """Add another part's counters (membership's, taken at each heartbeat)."""
+        self.counts.update(counts)
+
     def update_stats(self) -> None:
         counts, self.counts = self.counts, Counter()
         # Scrapy's scheduler's names beside ours, for tools that read them (counted

@@ -37,10 +37,8 @@ class Overflow:
     def add(self, request: Request, host: str, reason: Exception, spider: Spider | None
             ) -> None:
         """Keep *request*, which *reason* says cannot be encoded."""
-        counts = self.outcomes.counts
-        counts["scheduler/unserializable"] += 1
-        counts["scheduler/enqueued/memory"] += 1
-        counts["frontier/unserializable"] += 1
+        self.outcomes.count("scheduler/unserializable", "scheduler/enqueued/memory",
+                            "frontier/unserializable")
         if not self.logged:
             self.logged = True
             logger.warning("Unable to serialize request: %(request)s - reason: %(reason)s - "

@@ -103,7 +103,7 @@ class Politeness:
             crawl_delay = self.max_delay
         if crawl_delay and crawl_delay > self.delay:
             self.longer_gap(host_of(request), crawl_delay)
-            self.outcomes.counts["frontier/robots_crawl_delay"] += 1
+            self.outcomes.count("frontier/robots_crawl_delay")
 
     def take_unsaved(self) -> dict[str, int]:
         """Crawl delays to record in Redis, for whichever node owns their hosts."""
@@ -117,9 +117,7 @@ class Politeness:
                                     -1 if seconds is None else max(1, int(seconds * 1000)))
         if host is None:
             return
-        counts = self.outcomes.counts
-        counts["frontier/host_backoff"] += 1
-        counts[f"frontier/host_backoff/{reason}"] += 1
+        self.outcomes.count("frontier/host_backoff", f"frontier/host_backoff/{reason}")
         if host not in self._backed_off:
             remember(self._backed_off, host, None)
             logger.info("Host %(host)s backs off (%(reason)s)%(wait)s; further backoffs of a "

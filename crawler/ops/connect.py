@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.project import get_project_settings
 
+from crawler.embedded_redis import start_embedded, stop_embedded
 from crawler.frontier.cluster import Cluster
-from crawler.redis import (UNREACHABLE, RedisUnavailable, connect, redact, start_embedded,
-                           stop_embedded)
+from crawler.redis import UNREACHABLE, RedisUnavailable, connect, redact
 from crawler.settings_defaults import DEFAULTS
 from crawler.state import check_crawl_id, is_crawl_state, state_root
 

@@ -18,7 +18,7 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from crawler import config
 from crawler.ops.connect import CliError
-from crawler.redis import stop_embedded
+from crawler.embedded_redis import stop_embedded
 
 if TYPE_CHECKING:
     from pathlib import Path

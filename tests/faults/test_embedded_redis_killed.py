@@ -12,7 +12,7 @@ import psutil
 import pytest
 
 from crawler.demo.site import SiteServer
-from crawler.node.node_loop import EMBEDDED_MAX_RESTARTS
+from crawler.embedded_redis import EMBEDDED_MAX_RESTARTS
 from tests.helpers.nodes import COMMON, embedded_servers
 from tests.helpers.ops import wait_until
 

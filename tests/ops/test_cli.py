@@ -208,7 +208,7 @@ def test_export_is_incremental_and_idempotent(r, redis_session, tmp_path, capsys
 
 
 def test_embedded_state_dir(tmp_path, capsys):
-    from crawler.redis import start_embedded
+    from crawler.embedded_redis import start_embedded
 
     server = start_embedded(str(tmp_path / "state" / CRAWL))
     try:
@@ -254,7 +254,7 @@ def test_export_says_why_the_stream_is_empty(crawl, redis_session, tmp_path, cap
 
 def test_state_dir_may_be_the_crawls_own_folder_and_purge_removes_it(tmp_path):
     """Each command in its own process, as an operator runs them."""
-    from crawler.redis import start_embedded, stop_embedded
+    from crawler.embedded_redis import start_embedded, stop_embedded
 
     folder = tmp_path / "state" / CRAWL
     server = start_embedded(str(folder))

@@ -173,7 +173,7 @@ def test_scrapy_crawl_refuses_a_classic_crawl_in_one_line(r) -> None:
 
 
 def test_an_embedded_crawl_of_the_classic_layout_is_refused_in_one_line(tmp_path) -> None:
-    from crawler.redis import start_embedded, stop_embedded  # noqa: PLC0415
+    from crawler.embedded_redis import start_embedded, stop_embedded  # noqa: PLC0415
     from crawler.frontier.keys import Keys  # noqa: PLC0415
     from crawler.state import crawl_state_dir  # noqa: PLC0415
 
