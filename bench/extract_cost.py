@@ -4,7 +4,7 @@
     python bench/extract_cost.py [--rounds 20]
 
 Same pages both ways: the thread pages captured from the lab engines
-(``crawler/demo/sites/learned_<engine>``), read by the engine's profile
+(``tests/fixtures/sites/learned_<engine>``), read by the engine's profile
 (``profile.read(response, THREAD, ...)``: posts, thread, next page) and by the template learned
 on that site (the ``learned`` fallback's page reader with the template fixed: posts, thread, next
 page, links). Learning itself happens once per site and is timed apart. Prints per-page
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from common import save  # noqa: E402
 from scrapy.http import HtmlResponse  # noqa: E402
 
-from crawler.demo.fixtures import SITES  # noqa: E402
+from tests.sitekit import SITES  # noqa: E402
 from crawler.learn.dom import parse  # noqa: E402
 from crawler.learn.learner import Page, learn_site  # noqa: E402
 from crawler.learn.paging import page_number  # noqa: E402

@@ -422,7 +422,7 @@ def extraction(d: dict) -> list[str]:
     """The forum spider's cost with a profile and with a learned template (``bench/extract_cost.py``)."""
     lines = ["## 9. Extraction: engine profile vs learned template", "",
              "`bench/extract_cost.py --spider`: the thread pages captured from the lab engines "
-             "(`crawler/demo/sites/learned_<engine>`), read by the engine's profile and by the "
+             "(`tests/fixtures/sites/learned_<engine>`), read by the engine's profile and by the "
              f"template learned on the same site (median of {d['rounds']} rounds).", "",
              "| engine | thread pages | posts (profile / template) | profile ms / page | template ms / page | "
              "template / profile | learning the site, ms |", "|---|---|---|---|---|---|---|"]

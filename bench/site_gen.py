@@ -1,6 +1,6 @@
 """Write the benchmark's static multi-host forum into a folder, one sub-folder per host address.
 
-The forum is the demo's generated forum (``crawler.demo.content``) in the bench's shape:
+The forum is the demo's generated forum (``tests.sitekit.content``) in the bench's shape:
 paginated boards listing 20 threads per page, threads of 1-6 pages of 14 posts, a few KB of
 template on every page, 60-140% of ``--pages`` pages per host, about 30% of threads linking a
 page of another host. The folder names are the host addresses (127.0.1.1,
@@ -19,10 +19,11 @@ import shutil
 import sys
 from pathlib import Path
 
-if __name__ == "__main__":  # run as a script: find the project (bench/common.py sets the path otherwise)
+# the project's root: the generated forum lives in its tests/ (bench/common.py sets it too)
+if str(Path(__file__).resolve().parents[1]) not in sys.path:
     sys.path.append(str(Path(__file__).resolve().parents[1]))
 
-from crawler.demo.content import ForumShape, GeneratedForum, with_origins  # noqa: E402
+from tests.sitekit.content import ForumShape, GeneratedForum, with_origins  # noqa: E402
 
 PORT = 18480  # nginx; the latency server serves the same forum on its own port
 SEED = 5

@@ -9,7 +9,7 @@ WordPress content (its database truth: 15 posts, 3 authors, tags, categories).
   ``address.vcard.author``), an Atom feed with full content, index pagination, no Open Graph,
   no JSON-LD, no sitemap.
 
-Writes the site to ``crawler/demo/sites/<name>/`` (``routes.json`` for the fixture server) and
+Writes the site to ``tests/fixtures/sites/<name>/`` (``routes.json`` for the fixture server) and
 ``tests/fixtures/profiles/<name>/truth.json`` (the posts with their URLs on the fixture site).
 ``expected.json`` is then written by ``scripts/update_profile_fixtures.py --overwrite-json
 blog_pelican``.
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crawler.demo.fixture_server import route_key  # noqa: E402
-from crawler.demo.fixtures import SITES  # noqa: E402
+from tests.sitekit import SITES  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "profiles"
 FAKE = "http://fixture.invalid"

@@ -39,7 +39,7 @@ are retried and only the final answer is kept.
 ``--learned START --out DIR`` captures any running forum (a lab engine, a PyPI engine such as
 django-machina) for the learned-template tests instead: breadth-first from START over the links
 the learner follows (:func:`crawler.learn.links.follow_links`), at most ``--pages`` pages (``--keep``
-a regex the links must match). It writes the site to ``crawler/demo/sites/<DIR's name>/`` (one
+a regex the links must match). It writes the site to ``tests/fixtures/sites/<DIR's name>/`` (one
 file per page, ``routes.json`` of kind ``learned`` crawled with ``-a profile=none``, origin
 rewritten to ``http://fixture.invalid``, inline scripts and styles over 2 kB emptied: they hold
 no posts there) and, with ``--truth``,
@@ -74,7 +74,7 @@ sys.path.insert(0, str(ROOT))
 from w3lib.url import canonicalize_url  # noqa: E402
 
 from crawler.demo.fixture_server import route_key  # noqa: E402
-from crawler.demo.fixtures import SITES  # noqa: E402
+from tests.sitekit import SITES  # noqa: E402
 from crawler.learn.dom import parse  # noqa: E402
 from crawler.learn.links import follow_links  # noqa: E402
 from tests.helpers.evaluate import marker  # noqa: E402

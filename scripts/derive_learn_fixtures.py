@@ -35,7 +35,7 @@ from lxml import etree
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from crawler.demo.fixture_server import route_key  # noqa: E402
-from crawler.demo.fixtures import SITES  # noqa: E402
+from tests.sitekit import SITES  # noqa: E402
 from crawler.learn.dom import parse  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "profiles"

@@ -4,7 +4,7 @@
     python scripts/new_engine.py punbb "PunBB"
 
 writes ``crawler/profiles/punbb.py`` and ``tests/extract/sitegen/punbb.py`` from the templates
-in ``scripts/templates/``, builds the placeholder fixture site (``crawler/demo/sites/punbb/``)
+in ``scripts/templates/``, builds the placeholder fixture site (``tests/fixtures/sites/punbb/``)
 and writes its ``tests/fixtures/profiles/punbb/expected.json`` through
 ``scripts/update_profile_fixtures.py``. Nothing needs registering: the profile registers itself
 and the fixture site is found on disk. The placeholder profile and site agree with each other,

@@ -16,7 +16,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
 
-from crawler.demo.site import DEFAULT_ROBOTS, SiteServer
+from tests.sitekit.site import DEFAULT_ROBOTS, SiteServer
 
 
 class _LinkParser(HTMLParser):
@@ -234,7 +234,7 @@ def test_stop_is_quick_with_open_and_inflight_connections() -> None:
 
 def test_main_prints_base_urls() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crawler.demo.site", "--hosts", "2", "--pages", "10"],
+        [sys.executable, "-m", "tests.sitekit.site", "--hosts", "2", "--pages", "10"],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )
     try:

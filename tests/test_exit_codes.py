@@ -20,7 +20,7 @@ from crawler.commands.crawl import (
     EXIT_STOPPED,
     exit_status,
 )
-from crawler.demo.fixtures import FixtureSites
+from tests.sitekit import FixtureSites
 from crawler.state import default_crawl_id
 from tests.helpers import ROOT
 

@@ -23,7 +23,7 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from crawler.demo.fixtures import SITES, FixtureSites
+from tests.sitekit import SITES, FixtureSites
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from crawler.demo.fixtures import FixtureSites
+from tests.sitekit import FixtureSites
 from tests.helpers import ROOT
 
 ALLOW = ["-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]

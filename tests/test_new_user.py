@@ -20,7 +20,7 @@ import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.demo.fixtures import FixtureSites
+from tests.sitekit import FixtureSites
 from crawler.ops.logs import QuietLogFormatter
 from crawler.spiders.follow import FollowSpider
 from crawler.state import default_crawl_id

@@ -1,8 +1,8 @@
 """Fixture sites of real engines, served together: one host per site, every request recorded.
 
-The sites are package data, ``crawler/demo/sites/<name>/`` (a ``routes.json`` folder each, see
-:mod:`crawler.demo.fixture_server`): the captured and modelled sites the extraction tests crawl
-too, phpBB and Discuz! forums, WordPress and Hugo blogs, ...
+The demo's sites are package data, ``crawler/demo/sites/<name>/`` (a ``routes.json`` folder
+each, see :mod:`crawler.demo.fixture_server`): a phpBB and a Discuz! forum, a WordPress and a
+Hugo blog, under 1 MB. The tests' many more live in ``tests/fixtures/sites/``.
 :class:`FixtureSites` serves several of them on one :class:`~crawler.demo.server.LoopbackServer`,
 each on a port of its own, so the recorder measures politeness per host at the server.
 
@@ -31,9 +31,9 @@ __all__ = ["SITES", "FixtureSites", "available", "serve"]
 SITES = Path(__file__).resolve().parent / "sites"
 
 
-def available() -> list[str]:
-    """Names of the fixture sites (``crawler/demo/sites/*``)."""
-    return sorted(p.parent.name for p in SITES.glob("*/routes.json"))
+def available(root: Path = SITES) -> list[str]:
+    """Names of the fixture sites under *root* (``crawler/demo/sites/*``: the demo's)."""
+    return sorted(p.parent.name for p in root.glob("*/routes.json"))
 
 
 class _Several:
@@ -54,16 +54,17 @@ class FixtureSites:
     """Serve the fixture sites ``names`` (see :func:`available`), one host each; a context
     manager. ``latency`` delays every response (seconds)."""
 
-    def __init__(self, names: Sequence[str], *, latency: float = 0.0) -> None:
-        unknown = [n for n in names if not (SITES / n / "routes.json").is_file()]
+    def __init__(self, names: Sequence[str], *, latency: float = 0.0,
+                 root: Path = SITES) -> None:
+        unknown = [n for n in names if not (root / n / "routes.json").is_file()]
         if unknown:
             raise ValueError(f"no fixture site {', '.join(map(repr, unknown))}; "
-                             f"the fixture sites are: {', '.join(available())}")
+                             f"the fixture sites are: {', '.join(available(root))}")
         self.names = list(names)
         self.manifests: list[dict[str, Any]] = [
-            json.loads((SITES / n / "routes.json").read_text(encoding="utf-8")) for n in names]
+            json.loads((root / n / "routes.json").read_text(encoding="utf-8")) for n in names]
         self.recorder = Recorder(len(names))
-        self.server = LoopbackServer(_Several([RoutesSite(SITES / n) for n in names]),
+        self.server = LoopbackServer(_Several([RoutesSite(root / n) for n in names]),
                                      latency=latency, recorder=self.recorder)
 
     def __enter__(self) -> Self:

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.frontier.keys import Keys
 from tests.archive.warcs import read, sha1_b32
 from tests.helpers.nodes import COMMON

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawler.demo.content import with_origins
+from tests.sitekit.content import with_origins
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 

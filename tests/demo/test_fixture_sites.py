@@ -1,4 +1,4 @@
-"""Every routes.json fixture site (crawler/demo/sites, written by tests/extract/sitegen and the
+"""Every routes.json fixture site (tests/fixtures/sites, written by tests/extract/sitegen and the
 capture scripts) is served by the one server, through FixtureServer, exactly as its manifest says."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from crawler.demo.fixture_server import ORIGIN, FixtureServer, route_key
-from crawler.demo.fixtures import SITES as SITES_DIR
+from tests.sitekit import SITES as SITES_DIR
 
 SITES = sorted(p.parent for p in SITES_DIR.glob("*/routes.json"))
 

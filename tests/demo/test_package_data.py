@@ -49,9 +49,12 @@ def test_every_declared_pattern_matches_a_file() -> None:
             assert any(matches(f, base, pattern) for f in files), f"{base.name}: {pattern} matches nothing"
 
 
-def test_the_fixture_sites_are_in_the_package() -> None:
+def test_the_demo_sites_are_in_the_package_and_small() -> None:
     assert SITES.is_relative_to(PACKAGE)
     assert {"phpbb", "discuz", "wordpress", "hugo"} <= set(available())
+    captured = sum(p.stat().st_size for p in PACKAGE.rglob("*")
+                   if p.suffix in (".html", ".htm", ".json", ".xml") and p.is_file())
+    assert captured <= 1_000_000, f"{captured} bytes of captured pages in the package"
 
 
 def test_no_module_reads_the_checkouts_tests_folder() -> None:

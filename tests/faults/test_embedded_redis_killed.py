@@ -11,7 +11,7 @@ import time
 import psutil
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.embedded_redis import EMBEDDED_MAX_RESTARTS
 from tests.helpers.nodes import COMMON, embedded_servers
 from tests.helpers.ops import wait_until

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.frontier.keys import Keys
 from crawler.demo.server import LoopbackServer
 from tests.helpers.crawl import run_crawl

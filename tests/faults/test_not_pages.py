@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers import ROOT
 from tests.helpers.nodes import COMMON, cluster_outcomes
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON, cluster_outcomes
 from tests.helpers.ops import wait_until
 

@@ -8,7 +8,7 @@ from itertools import count
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.demo.fixture_server import FixtureServer
-from crawler.demo.fixtures import SITES
+from tests.sitekit import SITES
 from tests.helpers.crawl import CrawlResult, run_crawl
 
 #: Each fixture site's expected output (``<name>/expected.json``) and, for captured and lab

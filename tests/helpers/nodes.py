@@ -16,7 +16,7 @@ from tests.helpers import ROOT
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from crawler.demo.site import SiteServer
+    from tests.sitekit.site import SiteServer
 
 # Settings every multi-node test runs with: fast heartbeats, a short finish
 COMMON = dict(CRAWLER_HEARTBEAT_INTERVAL=0.5, CRAWLER_NODE_TIMEOUT=3, CRAWLER_IDLE_CLOSE=2,

@@ -1,4 +1,4 @@
-"""The project's own demo forum (``crawler.demo.site``) through ``scrapy crawl forum``.
+"""The project's own demo forum (``tests.sitekit.site``) through ``scrapy crawl forum``.
 
 No profile knows it: posts are ``<article class="post"><h3>#N by NAME on DATE</h3><p>…``, with
 no author link, no post id, the thread title in an ``<h2>`` (the ``<h1>`` is the site's name)
@@ -12,7 +12,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.crawl import run_crawl
 
 POSTS_PER_PAGE = 6

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.learn.template import Template
 from crawler.frontier.cluster import Cluster
 from tests.helpers.nodes import COMMON

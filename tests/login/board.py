@@ -1,6 +1,6 @@
 """A members-only phpBB board on 127.0.0.1, for the login tests: a real HTTP server.
 
-The public pages are the phpBB fixture site's (crawler/demo/sites/phpbb); board 3 and its
+The public pages are the phpBB fixture site's (tests/fixtures/sites/phpbb); board 3 and its
 threads are members-only: a guest gets phpBB's login page with its "log in first" text (status
 ``denial_status``), a user logged in gets the page with a logout link. ``ucp.php?mode=login``
 serves the login form (hidden ``sid``, ``creation_time``, ``form_token``) and takes its POST as

@@ -8,7 +8,7 @@ import json
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.ops import (
     OPS_SETTINGS,
     cli,

@@ -26,7 +26,7 @@ import pytest
 import redis
 
 from crawler.addon import ClusterAddon
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.redis_server import REDIS_SERVER
 from tests.helpers import ROOT
 from tests.helpers.ops import EXTENSIONS, HEALTH_LINE, PIPELINES, cli, ready, wait_until

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawler.demo.server import LoopbackServer
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.scheduler.test_lifecycle import run_in_process
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.settings_defaults import DEFAULTS
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring

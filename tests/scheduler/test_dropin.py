@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.settings_defaults import DEFAULTS
 from tests.helpers.foreign import crawl, foreign_project, start
 

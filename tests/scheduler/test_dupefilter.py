@@ -9,7 +9,7 @@ from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter, fingerprint
 from scrapy.utils.test import get_crawler
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from crawler.frontier.bloom import BloomFilter
 from crawler.node.dupefilter import BloomDupeFilter
 from tests.helpers.nodes import COMMON, assert_each_page_once

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON, assert_each_page_once
 
 

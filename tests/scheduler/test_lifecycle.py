@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawler.demo.site import SiteServer
+from tests.sitekit.site import SiteServer
 
 if TYPE_CHECKING:
     from tests.helpers.redis_server import RedisServer

@@ -1,4 +1,4 @@
-"""Builders of the static fixture forums under ``crawler/demo/sites/<engine>/``.
+"""Builders of the static fixture forums under ``tests/fixtures/sites/<engine>/``.
 
 Every engine renders the same small forum (:mod:`.content`) in its own real markup, so that the
 end-to-end tests cover the same situations on every engine: two boards, a paginated thread list,

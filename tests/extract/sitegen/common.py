@@ -9,7 +9,7 @@ from html import escape
 from pathlib import Path
 
 from crawler.demo.fixture_server import route_key
-from crawler.demo.fixtures import SITES
+from tests.sitekit import SITES
 from tests.extract.sitegen.content import CODE, HTTP_DATE, FPost
 
 

@@ -2,7 +2,7 @@
 
 :class:`SiteServer` puts three parts together, each usable on its own:
 
-- the content, :class:`crawler.demo.content.GeneratedForum` (hosts, pages, link graph, the
+- the content, :class:`tests.sitekit.content.GeneratedForum` (hosts, pages, link graph, the
   expected URLs);
 - the server, :class:`crawler.demo.server.LoopbackServer` (one listening socket per host,
   latency, fault hooks, robots.txt);
@@ -12,7 +12,7 @@
 Tests assert on what the *server* saw. ``expected_urls()`` is the oracle for "every page was
 fetched": it comes from the generator's own link graph, not from crawling.
 
-Run ``python -m crawler.demo.site --hosts 4 --pages 30`` to serve until Ctrl-C.
+Run ``python -m tests.sitekit.site --hosts 4 --pages 30`` to serve until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
-from crawler.demo.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
+from tests.sitekit.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
 from crawler.demo.recorder import Recorder, RequestRecord
 from crawler.demo.server import Fault, LoopbackServer, RobotsConfig, RobotsSpec
 
