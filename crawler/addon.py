@@ -30,16 +30,14 @@ class ClusterAddon:
     """
 
     def update_settings(self, settings: BaseSettings) -> None:
+        from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
         from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware  # noqa: PLC0415
         from scrapy.spidermiddlewares.depth import DepthMiddleware  # noqa: PLC0415
         from scrapy.spidermiddlewares.urllength import UrlLengthMiddleware  # noqa: PLC0415
 
-        from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware  # noqa: PLC0415
-
         from crawler.fetch_policy import RedirectOffsiteMiddleware  # noqa: PLC0415
-        from crawler.node.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
-
         from crawler.netguard import offline_public_suffix_list  # noqa: PLC0415
+        from crawler.node.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
 
         offline_public_suffix_list()  # the PSL from tldextract's snapshot, not downloaded
         for name, value in DEFAULTS.items():

@@ -35,8 +35,8 @@ from crawler.redis import FAILED
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from crawler.ops.sink import RedisStreamSink
     from crawler.node.revisit import Revisits
+    from crawler.ops.sink import RedisStreamSink
 
 logger = logging.getLogger(__name__)
 

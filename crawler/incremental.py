@@ -41,8 +41,8 @@ from scrapy.exceptions import DropItem
 from crawler.durable import items_durable
 from crawler.frontier import codec
 from crawler.frontier.keys import host_of
-from crawler.node.revisit import digest, next_interval
 from crawler.node.api import node_of
+from crawler.node.revisit import digest, next_interval
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

@@ -24,8 +24,8 @@ from typing import Any, Self
 from urllib.parse import urlsplit
 
 from scrapy.resolver import CachingHostnameResolver
-from zope.interface import implementer
 from twisted.internet.interfaces import IHostnameResolver, IResolutionReceiver
+from zope.interface import implementer
 
 from crawler.config import value
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError, TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from crawler import embedded_redis
 from crawler.config import value

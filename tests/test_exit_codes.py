@@ -20,9 +20,9 @@ from crawler.commands.crawl import (
     EXIT_STOPPED,
     exit_status,
 )
-from tests.sitekit import FixtureSites
 from crawler.state import default_crawl_id
 from tests.helpers import ROOT
+from tests.sitekit import FixtureSites
 
 DEAD = "http://127.0.0.1:9/"  # the discard port: connection refused
 ALLOW = ["-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]

@@ -23,13 +23,13 @@ from scrapy import Request
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from tests.sitekit import SITES, FixtureSites
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
 from tests.helpers.crawl import run_crawl
 from tests.helpers.expected import load_expected, normalize
 from tests.helpers.nodes import COMMON
+from tests.sitekit import SITES, FixtureSites
 
 #: Two engines with a profile, one without (read with a learned template).
 FORUMS = ["phpbb", "discuz", "fluxbb"]

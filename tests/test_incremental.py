@@ -17,14 +17,13 @@ import pytest
 from itemadapter import ItemAdapter
 from scrapy.http import HtmlResponse
 
-from crawler.incremental import VOLATILE, item_digest
-from crawler.profiles import REGISTRY, PageCursor, PageKind
-from crawler.pipelines import ITEM_PIPELINES
 from crawler.demo.server import LoopbackServer
-from tests.helpers.crawl import CrawlResult, run_crawl
+from crawler.incremental import VOLATILE, item_digest
+from crawler.pipelines import ITEM_PIPELINES
+from crawler.profiles import REGISTRY, PageCursor, PageKind
 from tests.helpers.changing_blog import ChangingBlog
 from tests.helpers.changing_forum import ChangingForum
-
+from tests.helpers.crawl import CrawlResult, run_crawl
 
 FIXTURES = Path(__file__).parent / "fixtures" / "real"
 

@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from tests.sitekit import FixtureSites
 from tests.helpers import ROOT
+from tests.sitekit import FixtureSites
 
 ALLOW = ["-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]
 

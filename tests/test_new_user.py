@@ -20,11 +20,11 @@ import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from tests.sitekit import FixtureSites
 from crawler.ops.logs import QuietLogFormatter
 from crawler.spiders.follow import FollowSpider
 from crawler.state import default_crawl_id
 from tests.helpers import ROOT
+from tests.sitekit import FixtureSites
 
 DEAD = "http://127.0.0.1:9/"  # the discard port: connection refused
 FAST = ["-s", "CRAWLER_IDLE_CLOSE=1", "-s", "DOWNLOAD_DELAY=0", "-s", "CRAWLER_PROGRESS_INTERVAL=1",

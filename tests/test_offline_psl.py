@@ -67,6 +67,6 @@ def test_a_crawl_does_not_download_the_public_suffix_list(tmp_path):
     log = result.stderr
     assert result.returncode == 0, log[-3000:]
     assert "Received cookies from" in log  # the cookies middleware did process them
-    assert "NETWORK ATTEMPT" not in log, [l for l in log.splitlines() if "NETWORK" in l]
+    assert "NETWORK ATTEMPT" not in log, [line for line in log.splitlines() if "NETWORK" in line]
     assert "Traceback" not in log and "tldextract" not in log, log[-3000:]
     assert not (tmp_path / "psl-cache").exists() or not any((tmp_path / "psl-cache").rglob("*.json"))

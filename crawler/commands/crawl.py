@@ -25,11 +25,11 @@ from scrapy.utils.misc import load_object
 
 from crawler.addon import ClusterAddon
 from crawler.durable import ITEMS_ERROR_STAT
+from crawler.embedded_redis import mark_resumable
 from crawler.frontier.cluster import uses_frontier
 from crawler.login import LOGIN_FAILED_STAT
-from crawler.embedded_redis import mark_resumable
-from crawler.redis import RedisUnavailable, connect
 from crawler.node.scheduler import REFUSED_STAT
+from crawler.redis import RedisUnavailable, connect
 from crawler.state import (
     StateLocked,
     crawl_state_dir,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from weakref import WeakKeyDictionary
 from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 from scrapy.utils.misc import load_object
 from scrapy.utils.request import RequestFingerprinter

@@ -17,10 +17,10 @@ from redis.exceptions import NoScriptError
 
 from crawler.frontier import scripts
 from crawler.frontier.bloom import BloomFilter, create_or_read
+from crawler.frontier.errors import FrontierLost, RedisTooOld
 from crawler.frontier.ledger import Ledger
 from crawler.frontier.link import RedisLink, Sent
 from crawler.frontier.revisits import RevisitStore
-from crawler.frontier.errors import FrontierLost, RedisTooOld
 from crawler.frontier.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
 if TYPE_CHECKING:

@@ -13,10 +13,10 @@ import time
 from typing import TYPE_CHECKING, NamedTuple
 
 from crawler.frontier import codec
-from crawler.node.dispatch import HostBatch
 from crawler.frontier.frontier import DUPLICATE, OVER_HOST_LIMIT, QUEUED, LeaseAsk
-from crawler.node.outage import TRANSIENT
 from crawler.frontier.scripts import StaleEpoch
+from crawler.node.dispatch import HostBatch
+from crawler.node.outage import TRANSIENT
 from crawler.node.wakeup import ReplyWatch, Waker
 
 if TYPE_CHECKING:
@@ -25,11 +25,11 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from crawler.frontier.frontier import Ack, Frontier, Leased, Pending, Sending
+    from crawler.frontier.membership import Membership
     from crawler.node.dispatch import Dispatch
     from crawler.node.dupefilter import BloomDupeFilter
-    from crawler.frontier.frontier import Ack, Frontier, Leased, Pending, Sending
     from crawler.node.leases import AckQueue, LeaseBook
-    from crawler.frontier.membership import Membership
     from crawler.node.options import SchedulerOptions
     from crawler.node.outage import Outage
     from crawler.node.outcomes import Outcomes

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy import Request
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.spidermiddlewares.depth import DepthMiddleware
@@ -17,13 +17,17 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 
 from crawler.config import value
-from crawler.frontier.codec import LEASE_META
-from crawler.node.politeness import remember
 from crawler.fetch_policy import NotAPage
+from crawler.frontier.codec import LEASE_META
 from crawler.netguard import refused_host
-from crawler.node.outcomes import (PRIVATE_ADDRESS, ROBOTS_UNAVAILABLE, exception_outcome,
-                                        response_outcome)
 from crawler.node.api import node_of
+from crawler.node.outcomes import (
+    PRIVATE_ADDRESS,
+    ROBOTS_UNAVAILABLE,
+    exception_outcome,
+    response_outcome,
+)
+from crawler.node.politeness import remember
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator

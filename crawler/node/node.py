@@ -31,17 +31,16 @@ from scrapy import signals
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.durable import ItemDurability
-from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
 from crawler.frontier import codec
 from crawler.frontier.bloom import BloomLayoutError
+from crawler.frontier.frontier import Frontier, Pending
+from crawler.frontier.keys import Keys, queue_host
+from crawler.frontier.membership import Membership
 from crawler.node.api import NodeAPI, node_of
 from crawler.node.dispatch import Dispatch
 from crawler.node.dupefilter import BloomDupeFilter
 from crawler.node.exchange import Exchange
-from crawler.frontier.frontier import Frontier, Pending
-from crawler.frontier.keys import Keys, queue_host
 from crawler.node.leases import AckQueue, LeaseBook
-from crawler.frontier.membership import Membership
 from crawler.node.node_loop import NodeLoop
 from crawler.node.outage import TRANSIENT, Outage, RedisTooOld
 from crawler.node.outcomes import Outcomes
@@ -49,6 +48,7 @@ from crawler.node.overflow import Overflow
 from crawler.node.politeness import Politeness
 from crawler.node.revisit import Revisits, watch_argument
 from crawler.node.traps import strip_session_ids, strip_userinfo
+from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -8,20 +8,20 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.asyncio import create_looping_call
 
-from crawler.netguard import BLOCKED
 from crawler.embedded_redis import EmbeddedLost, Revival
-from crawler.redis import restart_watch
+from crawler.netguard import BLOCKED
 from crawler.node.outage import TRANSIENT, FrontierLost
+from crawler.redis import restart_watch
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from crawler.frontier.frontier import Beat, Frontier
+    from crawler.frontier.membership import Membership
     from crawler.node.dispatch import Dispatch
     from crawler.node.dupefilter import BloomDupeFilter
     from crawler.node.exchange import Exchange
-    from crawler.frontier.frontier import Beat, Frontier
     from crawler.node.leases import LeaseBook
-    from crawler.frontier.membership import Membership
     from crawler.node.options import SchedulerOptions
     from crawler.node.outage import Outage
     from crawler.node.outcomes import Outcomes

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from crawler import config
+from crawler.frontier.bloom import BloomLayoutError
+from crawler.frontier.cluster import RingUnstable
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
-from crawler.frontier.bloom import BloomLayoutError
-from crawler.frontier.cluster import RingUnstable
 
 if TYPE_CHECKING:
     from crawler.ops.connect import Target

@@ -17,14 +17,14 @@ from scrapy import Request
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler import config
-from crawler.ops.connect import CliError
 from crawler.embedded_redis import stop_embedded
+from crawler.ops.connect import CliError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from crawler.ops.connect import Target
     from crawler.frontier.cluster import SeedResult
+    from crawler.ops.connect import Target
 
 logger = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import is_asyncio_available
 
 from crawler.config import value
-from crawler.ops.metrics import registry_for, scheduler_health
 from crawler.ops.logs import disabled
+from crawler.ops.metrics import registry_for, scheduler_health
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -24,8 +24,8 @@ from crawler.items import Post
 from crawler.learn.profile_file import render_profile
 from crawler.learn.template import Template
 from crawler.netguard import refused_start_url
-from crawler.profiles.learned_store import store_for
 from crawler.node.options import SchedulerOptions
+from crawler.profiles.learned_store import store_for
 from crawler.spiders.forum import ForumSpider
 
 __all__ = ["learn_url", "main"]

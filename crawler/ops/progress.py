@@ -47,9 +47,9 @@ from scrapy.extensions.logstats import LogStats
 from scrapy.utils.asyncio import create_looping_call
 
 from crawler import config
+from crawler.frontier.cluster import Cluster
 from crawler.ops.metrics import scheduler_health
 from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
-from crawler.frontier.cluster import Cluster
 from crawler.state import crawl_state_dir
 
 if TYPE_CHECKING:

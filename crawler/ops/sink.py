@@ -15,10 +15,10 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 
 from crawler.config import value
 from crawler.durable import ITEMS_ERROR_STAT, NOT_WRITTEN_STAT
-from crawler.ops.logs import disabled
-from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.frontier.cluster import Cluster
 from crawler.node.api import node_name
+from crawler.ops.logs import disabled
+from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.state import state_root
 
 if TYPE_CHECKING:

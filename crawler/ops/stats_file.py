@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
 from scrapy import signals
+
 from crawler import config
 from crawler.ops.logs import disabled
 

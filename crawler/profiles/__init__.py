@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.html import HtmlForumProfile
 from crawler.profiles.jsonapi import JsonApiProfile
-from crawler.profiles.records import Follow, PageResult, PostRecord, ThreadPage, ThreadRecord, ThreadRef
+from crawler.profiles.records import (
+    Follow,
+    PageResult,
+    PostRecord,
+    ThreadPage,
+    ThreadRecord,
+    ThreadRef,
+)
 from crawler.profiles.registry import REGISTRY, ProfileRegistry
 
 if TYPE_CHECKING:

@@ -22,9 +22,16 @@ from urllib.parse import urlsplit
 from scrapy import Request, signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider
 
-from crawler.profiles.learned_store import MemoryTemplateStore, store_for
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
-from crawler.profiles.records import Follow, PageResult, PostRecord, ThreadPage, ThreadRecord, ThreadRef
+from crawler.profiles.learned_store import MemoryTemplateStore, store_for
+from crawler.profiles.records import (
+    Follow,
+    PageResult,
+    PostRecord,
+    ThreadPage,
+    ThreadRecord,
+    ThreadRef,
+)
 
 if TYPE_CHECKING:
     from scrapy import Spider

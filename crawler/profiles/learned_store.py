@@ -15,9 +15,9 @@ import logging
 from typing import TYPE_CHECKING, Protocol
 from weakref import WeakKeyDictionary
 
+from crawler.frontier.cluster import Cluster
 from crawler.learn.strategy import LearnedForum
 from crawler.learn.template import Template
-from crawler.frontier.cluster import Cluster
 from crawler.redis import FAILED
 
 if TYPE_CHECKING:

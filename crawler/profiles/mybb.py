@@ -13,8 +13,8 @@ from typing import Any
 from parsel import Selector
 from scrapy.http import TextResponse
 
-from crawler.profiles._utils import join_text, to_int
 from crawler.login.forms import LoginForm
+from crawler.profiles._utils import join_text, to_int
 from crawler.profiles.html import HtmlForumProfile
 from crawler.profiles.records import PostRecord, ThreadRef
 

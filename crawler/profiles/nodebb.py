@@ -15,8 +15,8 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from scrapy.http import Response, TextResponse
 
 from crawler.items import Author, Board
-from crawler.profiles._utils import str_or_none
 from crawler.login.forms import LoginForm
+from crawler.profiles._utils import str_or_none
 from crawler.profiles.base import PageCursor, PageKind
 from crawler.profiles.jsonapi import JsonApiProfile
 from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef

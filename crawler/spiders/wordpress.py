@@ -37,13 +37,13 @@ from w3lib.url import canonicalize_url
 
 from crawler.blogs.feeds import feed_links
 from crawler.blogs.wordpress import WordPress
+from crawler.frontier.keys import host_of
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
 from crawler.login.logins import Logins
-from crawler.frontier.keys import host_of
 from crawler.node.api import node_of
-from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
+from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.expected import ORIGIN, blog_sites, crawl_fixture, load_expected
 from tests.extract.sitegen import hugo
 from tests.extract.sitegen.blog import BPost, build_blog
+from tests.helpers.expected import ORIGIN, blog_sites, crawl_fixture, load_expected
 
 SITES = blog_sites()
 WORDPRESS = {"wordpress", "wordpress_html"}

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from crawler.demo.fixture_server import route_key
-from tests.helpers.expected import crawl_fixture, engines, load_expected, site_engine
 from tests.extract.sitegen.content import build
+from tests.helpers.expected import crawl_fixture, engines, load_expected, site_engine
 
 ENGINES = engines()
 

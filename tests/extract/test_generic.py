@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.expected import _sites, crawl_fixture, load_expected
 from tests.extract.sitegen.content import build
+from tests.helpers.expected import _sites, crawl_fixture, load_expected
 
 GENERIC = _sites("generic")
 STRATEGY = {"ips": "html", "fluxbb": "html"}

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from crawler.demo.fixture_server import FixtureServer, route_key
-from tests.helpers.crawl import CrawlResult, run_crawl
 from tests.extract.realsites import Capture, load_scorer, names
+from tests.helpers.crawl import CrawlResult, run_crawl
 
 SCORER = load_scorer()
 RUNS = [(name, spider) for name in names() for spider in Capture(name).manifest["spiders"]]

@@ -10,7 +10,6 @@ import pytest
 from crawler.demo.server import LoopbackServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
-from tests.helpers.ops import wait_until
 
 if TYPE_CHECKING:
     from tests.helpers.redis_server import RedisServer

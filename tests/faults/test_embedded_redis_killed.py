@@ -11,10 +11,10 @@ import time
 import psutil
 import pytest
 
-from tests.sitekit.site import SiteServer
 from crawler.embedded_redis import EMBEDDED_MAX_RESTARTS
 from tests.helpers.nodes import COMMON, embedded_servers
 from tests.helpers.ops import wait_until
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON, cluster_outcomes
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

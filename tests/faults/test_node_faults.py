@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.sitekit.site import SiteServer
-from crawler.frontier.keys import Keys
 from crawler.demo.server import LoopbackServer
+from crawler.frontier.keys import Keys
 from tests.helpers.crawl import run_crawl
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
+from tests.sitekit.site import SiteServer
 
 if TYPE_CHECKING:
     from tests.helpers.redis_server import RedisServer

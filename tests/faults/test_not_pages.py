@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

@@ -10,9 +10,9 @@ from collections import Counter
 
 import pytest
 
-from tests.sitekit.site import SiteServer
 from tests.helpers import ROOT
 from tests.helpers.nodes import COMMON, cluster_outcomes
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

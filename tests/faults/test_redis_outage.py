@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON, cluster_outcomes
 from tests.helpers.ops import wait_until
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,8 @@ from itertools import count
 
 import pytest
 
-from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

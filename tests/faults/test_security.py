@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from crawler.netguard import NOT_PUBLIC, is_public
 from crawler.demo.server import LoopbackServer
-from tests.helpers.graph_site import GraphSite, Page
+from crawler.netguard import NOT_PUBLIC, is_public
 from tests.helpers import ROOT
+from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.k8s import find, render
 from tests.helpers.nodes import COMMON
 

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from crawler.demo.server import LoopbackServer
 from crawler.frontier.cluster import Cluster
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
-from crawler.demo.server import LoopbackServer
 from tests.helpers.changing_forum import ChangingForum, version1
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from crawler.demo.fixture_server import FixtureServer
-from tests.sitekit import SITES
 from tests.helpers.crawl import CrawlResult, run_crawl
+from tests.sitekit import SITES
 
 #: Each fixture site's expected output (``<name>/expected.json``) and, for captured and lab
 #: sites, its database truth (``<name>/truth.json``); the sites themselves are :data:`SITES`.

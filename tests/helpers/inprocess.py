@@ -29,8 +29,8 @@ import attrs
 import psutil
 import scrapy
 from scrapy import signals
-from scrapy.exceptions import StopDownload
 from scrapy.crawler import CrawlerRunner
+from scrapy.exceptions import StopDownload
 from scrapy.linkextractors import LinkExtractor
 from scrapy.utils.log import configure_logging
 from scrapy.utils.reactor import install_reactor

@@ -9,13 +9,13 @@ import pytest
 from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter
 
-from crawler.ops.cli import main
 from crawler.frontier import codec
 from crawler.frontier.cluster import Cluster
 from crawler.frontier.frontier import Frontier, Pending
 from crawler.frontier.keys import Keys
 from crawler.frontier.membership import Membership
 from crawler.frontier.ring import Ring
+from crawler.ops.cli import main
 from tests.helpers.frontier import lease
 from tests.helpers.ops import cli
 

@@ -8,7 +8,6 @@ import json
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.sitekit.site import SiteServer
 from tests.helpers.ops import (
     OPS_SETTINGS,
     cli,
@@ -18,6 +17,7 @@ from tests.helpers.ops import (
     status_json,
     wait_until,
 )
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

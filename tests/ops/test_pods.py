@@ -26,11 +26,11 @@ import pytest
 import redis
 
 from crawler.addon import ClusterAddon
-from tests.sitekit.site import SiteServer
-from tests.helpers.redis_server import REDIS_SERVER
 from tests.helpers import ROOT
-from tests.helpers.ops import EXTENSIONS, HEALTH_LINE, PIPELINES, cli, ready, wait_until
 from tests.helpers.k8s import container, find, render
+from tests.helpers.ops import EXTENSIONS, HEALTH_LINE, PIPELINES, cli, ready, wait_until
+from tests.helpers.redis_server import REDIS_SERVER
+from tests.sitekit.site import SiteServer
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("kubectl") is None, reason="needs kubectl")]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from crawler.redis import redact
 from crawler.ops.health import readiness
 from crawler.ops.node import settings_from_env
 from crawler.ops.progress import RateEstimate, duration
+from crawler.redis import redact
 
 
 def test_environment_becomes_settings():

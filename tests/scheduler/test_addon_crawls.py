@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawler.demo.server import LoopbackServer
-from tests.sitekit.site import SiteServer
 from tests.helpers.graph_site import GraphSite, Page
 from tests.scheduler.test_lifecycle import run_in_process
+from tests.sitekit.site import SiteServer
 
 ADDON = {"ADDONS": {"crawler.addon.ClusterAddon": 0}, "CRAWLER_ALLOW_PRIVATE_ADDRESSES": True,
          "TELNETCONSOLE_ENABLED": False, "LOG_LEVEL": "INFO", "CRAWLER_PROGRESS_INTERVAL": 60,

@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.sitekit.site import SiteServer
-from crawler.settings_defaults import DEFAULTS
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring
+from crawler.settings_defaults import DEFAULTS
 from tests.helpers import ROOT
 from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite, embedded_servers
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 

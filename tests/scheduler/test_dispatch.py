@@ -8,8 +8,8 @@ from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
 from crawler.frontier.codec import LEASE_META
-from crawler.node.dispatch import Dispatch, HostBatch
 from crawler.frontier.frontier import HANDED_BACK
+from crawler.node.dispatch import Dispatch, HostBatch
 from crawler.node.leases import AckQueue, LeaseBook
 from crawler.node.outcomes import Outcomes
 

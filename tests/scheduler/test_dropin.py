@@ -9,9 +9,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.sitekit.site import SiteServer
 from crawler.settings_defaults import DEFAULTS
 from tests.helpers.foreign import crawl, foreign_project, start
+from tests.sitekit.site import SiteServer
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -9,10 +9,10 @@ from scrapy import Request
 from scrapy.utils.request import RequestFingerprinter, fingerprint
 from scrapy.utils.test import get_crawler
 
-from tests.sitekit.site import SiteServer
 from crawler.frontier.bloom import BloomFilter
 from crawler.node.dupefilter import BloomDupeFilter
 from tests.helpers.nodes import COMMON, assert_each_page_once
+from tests.sitekit.site import SiteServer
 
 
 class HeaderFingerprinter(RequestFingerprinter):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.sitekit.site import SiteServer
 from tests.helpers.nodes import COMMON, assert_each_page_once
+from tests.sitekit.site import SiteServer
 
 
 def test_acks_released_while_a_refill_is_on_the_wire_go_out_at_once(nodes) -> None:

@@ -5,8 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.frontier.frontier import (DUPLICATE, HANDED_BACK, OVER_HOST_LIMIT, QUEUED, Ack,
-                                       LeaseAsk, Pending, RedisTooOld, StaleEpoch, _group)
+from crawler.frontier.frontier import (
+    DUPLICATE,
+    HANDED_BACK,
+    OVER_HOST_LIMIT,
+    QUEUED,
+    Ack,
+    LeaseAsk,
+    Pending,
+    RedisTooOld,
+    StaleEpoch,
+    _group,
+)
 from tests.helpers.frontier import lease, make_frontier, ready_of
 
 FP = "ab" * 20

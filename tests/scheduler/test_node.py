@@ -12,8 +12,8 @@ from scrapy.core.scheduler import BaseScheduler
 from scrapy.dupefilters import BaseDupeFilter
 from scrapy.settings import Settings
 
-from crawler.node.dupefilter import BloomDupeFilter, dupefilter_class
 from crawler.node.api import NodeAPI, node_of
+from crawler.node.dupefilter import BloomDupeFilter, dupefilter_class
 from crawler.node.node import Node
 from crawler.node.scheduler import Scheduler
 from tests.helpers import ROOT

@@ -7,15 +7,15 @@ from scrapy import signals
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.incremental import RevisitPipeline
-from crawler.items import Post
 from crawler.durable import ItemDurability
-from crawler.ops.sink import RedisStreamSink
 from crawler.frontier.cluster import Cluster
 from crawler.frontier.membership import Membership
+from crawler.frontier.scripts import SPECS, StaleEpoch
+from crawler.incremental import RevisitPipeline
+from crawler.items import Post
 from crawler.node.outcomes import Outcomes
 from crawler.node.revisit import Revisits, next_interval
-from crawler.frontier.scripts import SPECS, StaleEpoch
+from crawler.ops.sink import RedisStreamSink
 from tests.helpers.frontier import make_frontier
 
 

@@ -25,9 +25,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
-from tests.sitekit.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
 from crawler.demo.recorder import Recorder, RequestRecord
 from crawler.demo.server import Fault, LoopbackServer, RobotsConfig, RobotsSpec
+from tests.sitekit.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
 
 logger = logging.getLogger(__name__)
 

@@ -9,9 +9,8 @@ from html import escape
 from pathlib import Path
 
 from crawler.demo.fixture_server import route_key
-from tests.sitekit import SITES
 from tests.extract.sitegen.content import CODE, HTTP_DATE, FPost
-
+from tests.sitekit import SITES
 
 
 @dataclass
