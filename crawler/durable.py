@@ -6,7 +6,8 @@ item scraped so far, in this order:
 
 1. the ``-o``/``FEEDS`` files: Python's buffer flushed and the file fsynced (local files;
    other storages, S3 or FTP, upload at the end of the crawl and are not covered);
-2. the Redis item stream (:class:`crawler.ops.sink.RedisStreamSink`): its buffer written;
+2. every output registered with :meth:`crawler.node.api.NodeAPI.add_ack_barrier` (the
+   Redis item stream, :class:`crawler.ops.sink.RedisStreamSink`: its buffer written);
 3. then the item digests of the incremental pass (:data:`items_durable`, which
    :class:`crawler.incremental.RevisitPipeline` waits for) and the rest of the revisit state
    (a thread's last known page, listing rows), so the state is never behind an ack.
@@ -33,10 +34,11 @@ from scrapy import signals
 from crawler.redis import FAILED
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from scrapy.crawler import Crawler
 
     from crawler.node.revisit import Revisits
-    from crawler.ops.sink import RedisStreamSink
 
 logger = logging.getLogger(__name__)
 
@@ -61,13 +63,11 @@ class ItemDurability:
         self._feeds: Any = None  # Scrapy's FeedExporter, if any
         self._feed_item_scraped: Any = None
         self._sizes: dict[int, int] = {}  # id(slot file) -> its size when last durable
-        self._sink: RedisStreamSink | None = None
+        self._outputs: list[Callable[[], bool]] = []  # True: what it holds is durable
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
 
     def spider_opened(self) -> None:
         from scrapy.extensions.feedexport import FeedExporter  # noqa: PLC0415
-
-        from crawler.ops.sink import RedisStreamSink  # noqa: PLC0415
 
         extensions = getattr(getattr(self.crawler, "extensions", None), "middlewares", ())
         self._feeds = next((e for e in extensions if isinstance(e, FeedExporter)), None)
@@ -78,11 +78,11 @@ class ItemDurability:
             self.crawler.signals.disconnect(self._feed_item_scraped, signal=signals.item_scraped)
             self.crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
             self._note_new_files()
-        try:
-            pipelines = self.crawler.engine.scraper.itemproc.middlewares
-        except (AttributeError, RuntimeError):
-            pipelines = ()
-        self._sink = next((p for p in pipelines if isinstance(p, RedisStreamSink)), None)
+
+    def add_output(self, durable: Callable[[], bool]) -> None:
+        """An output that must hold the items before their pages are acked: *durable*
+        writes what it buffers, and says whether it holds every item now."""
+        self._outputs.append(durable)
 
     # -- feeds -------------------------------------------------------------------------
 
@@ -176,7 +176,7 @@ class ItemDurability:
         whether the acks may go now."""
         if self.failed or not self._flush_feeds():
             return False
-        if self._sink is not None and not self._sink.flush():
+        if not all(durable() for durable in self._outputs):
             return False
         self.crawler.signals.send_catch_log(items_durable)
         try:

@@ -25,8 +25,9 @@ from crawler.config import value
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-__all__ = ["LOCK_FILE", "STATE_FILE", "StateLocked", "check_crawl_id", "crawl_state_dir", "default_crawl_id",
-           "is_crawl_state", "lock_state", "project_dir", "state_root", "unlock_state"]
+__all__ = ["LOCK_FILE", "STATE_FILE", "StateLocked", "check_crawl_id", "crawl_id",
+           "crawl_state_dir", "default_crawl_id", "is_crawl_state", "lock_state", "project_dir",
+           "state_root", "unlock_state"]
 
 #: The embedded server's data file inside a crawl's state folder.
 STATE_FILE = "frontier.rdb"

@@ -170,7 +170,8 @@ class BloomLayer:
         capacity = base_capacity * 2**index
         # later layers stop doubling at the Redis string limit (bits per URL hardly
         # change with the capacity: one or two tries)
-        while (bits := blocked_layout(capacity, error_rate, block_bits)[0] * block_bits) > _MAX_BITS:
+        while (bits := blocked_layout(capacity, error_rate, block_bits)[0] * block_bits) \
+                > _MAX_BITS:
             capacity = int(capacity * _MAX_BITS / bits * 0.999)
         return cls(index, capacity, error_rate, block_bits)
 

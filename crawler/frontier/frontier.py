@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from redis.exceptions import NoScriptError
 
@@ -19,7 +19,20 @@ from crawler.frontier import scripts
 from crawler.frontier.bloom import BloomFilter, create_or_read
 from crawler.frontier.errors import FrontierLost, RedisTooOld
 from crawler.frontier.ledger import Ledger
-from crawler.frontier.link import RedisLink, Sent
+from crawler.frontier.link import RedisLink
+from crawler.frontier.messages import (
+    DUPLICATE,
+    HANDED_BACK,
+    OVER_HOST_LIMIT,
+    QUEUED,
+    SWEEP_CHUNK,
+    Ack,
+    Beat,
+    LeaseAsk,
+    Leased,
+    Pending,
+    Sending,
+)
 from crawler.frontier.revisits import RevisitStore
 from crawler.frontier.scripts import SPECS, NodeAlive, StaleBloom, StaleEpoch
 
@@ -33,66 +46,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-DUPLICATE, QUEUED, OVER_HOST_LIMIT = 0, 1, 2
-HANDED_BACK = -1  # an Ack's done_ms for a request handed back unstarted (refill.lua)
-SWEEP_CHUNK = 5000  # hosts moved per sweep.lua call
-
 __all__ = ["DUPLICATE", "HANDED_BACK", "OVER_HOST_LIMIT", "QUEUED", "Ack", "Beat", "Frontier",
            "FrontierLost", "LeaseAsk", "Leased", "Pending", "RedisTooOld", "StaleEpoch"]
 
-
-class Pending(NamedTuple):
-    """A request waiting to be pushed. ``fingerprint`` is None for dont_filter."""
-
-    host: str
-    fingerprint: str | None
-    payload: bytes
-    url: str = ""
-    retry: bool = False  # continues a leased request: no dedup, no host budget
-    mark: bool = False  # dont_filter, yet marked seen (a fresh crawl's start request)
-
-
-class Ack(NamedTuple):
-    lease_id: str
-    host: str
-    done_ms: int  # when the response (or failure) came back; HANDED_BACK: not started
-    backoff_ms: int = 0  # put the host into backoff: ms to wait, or -1 (exponential)
-
-
-class Leased(NamedTuple):
-    lease_id: str
-    host: str
-    payload: bytes
-    stolen: bool = False  # from a host another node owns
-
-
-class Sending(NamedTuple):
-    """A :meth:`Frontier.send` whose reply is not read yet."""
-
-    sent: Sent
-    request: tuple  # send()'s arguments, to send again (NOSCRIPT, a new Bloom layer)
-    groups: list
-
-
-class Beat(NamedTuple):
-    alive: bool
-    epoch: int
-    dead: list[str]
-    queued: int
-    leased: int
-    orphans: int
-    control: dict[str, str]
-
-
-class LeaseAsk(NamedTuple):
-    """What a refill leases: up to *want* requests from due hosts. Short of due hosts of
-    its own, the node takes hosts that have waited over *steal_after_ms* past their due
-    time in the ready sets of *steal_from* (other nodes), most overdue first: their
-    owners are too busy for them."""
-
-    want: int
-    steal_from: tuple[str, ...] = ()
-    steal_after_ms: int = 0
 
 
 class Frontier:
@@ -327,7 +283,8 @@ class Frontier:
             entries = self.link.command("hgetall", self.keys.leases(node))
         else:
             ids = list(lease_ids)
-            entries = dict(zip(ids, self.link.command("hmget", self.keys.leases(node), ids))) if ids else {}
+            entries = dict(zip(ids, self.link.command("hmget", self.keys.leases(node), ids))) \
+                if ids else {}
         keys, args = SPECS["reclaim"].bind(
             dict(members=self.keys.members, weights=self.keys.weights, epoch=self.keys.epoch,
                  totals=self.keys.totals, ready=self.keys.ready(node),
@@ -365,7 +322,8 @@ class Frontier:
 
     def control(self) -> dict[str, str]:
         """The operator's switches (``paused``, ``drain:<node>``)."""
-        return {k.decode(): v.decode() for k, v in self.link.command("hgetall", self.keys.control).items()}
+        switches = self.link.command("hgetall", self.keys.control)
+        return {k.decode(): v.decode() for k, v in switches.items()}
 
     def lease_ids(self) -> list[str]:
         return [i.decode() for i in self.link.command("hkeys", self.keys.leases(self.node))]

@@ -30,7 +30,8 @@ class Ledger:
         """Record this node's outcome counters and new permanent failures."""
         def build(pipe: Pipeline) -> None:
             if outcomes:
-                pipe.hset(self.keys.outcomes, mapping={f"{run}/{k}": v for k, v in outcomes.items()})
+                pipe.hset(self.keys.outcomes,
+                          mapping={f"{run}/{k}": v for k, v in outcomes.items()})
             for url, reason in failures:
                 pipe.xadd(self.keys.failures, {"url": url, "reason": reason, "node": self.node},
                           maxlen=FAILURES_MAXLEN, approximate=True)
@@ -59,8 +60,9 @@ class Ledger:
 
     def record_rebalance(self, epoch: int, away: int, claimed: int) -> None:
         """Keep the last rebalances readable by ``python -m crawler status``."""
-        self.link.command("xadd", self.keys.events, {"epoch": epoch, "node": self.node, "away": away,
-                                              "claimed": claimed}, maxlen=100, approximate=True)
+        self.link.command("xadd", self.keys.events,
+                          {"epoch": epoch, "node": self.node, "away": away, "claimed": claimed},
+                          maxlen=100, approximate=True)
 
     def mark_finished(self, at_ms: int) -> None:
         """The crawl finished at *at_ms*: its next run is an incremental pass."""

@@ -93,7 +93,8 @@ SPECS = {spec.name: spec for spec in (
                            "dead_letters"),
                ("node", "now", "older_than", "remove", "max_attempts")),
     ScriptSpec("sweep", ("epoch", "source"), ("epoch",)),
-    ScriptSpec("revisit", ("epoch", "totals", "due", "ready"), ("epoch", "now", "horizon", "again")),
+    ScriptSpec("revisit", ("epoch", "totals", "due", "ready"),
+               ("epoch", "now", "horizon", "again")),
 )}
 
 

@@ -80,8 +80,9 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
         },
     }
 
-def _nodes(client: redis.Redis, keys: Keys, members: list, weights: dict[str, str], control: dict[str, str],
-           node_stats: dict[str, str], now_ms: int, node_timeout: float) -> list[dict]:
+def _nodes(client: redis.Redis, keys: Keys, members: list, weights: dict[str, str],
+           control: dict[str, str], node_stats: dict[str, str], now_ms: int,
+           node_timeout: float) -> list[dict]:
     names = [m.decode() for m, _ in members]
     pipe = client.pipeline(transaction=False)
     for name in names:

@@ -87,7 +87,6 @@ class Node:
         self.spider = crawler.spider  # the spider whose callbacks queued requests name
         self.options = options
         self.name = o.node
-        self.ack_barriers: list[Callable[[], bool]] = []  # all True: acks may go
         self.frontier = frontier
         self.dupefilter = dupefilter
         self.addon = addon  # the add-on's middlewares settle leases (else signals do)
@@ -102,15 +101,16 @@ class Node:
         self.politeness = Politeness(o.delay, self.leases, self.outcomes, max_delay=o.backoff_max,
                                      robots_user_agent=robots_user_agent, user_agent=user_agent,
                                      slots=crawler.settings.getdict("DOWNLOAD_SLOTS"))
+        # acks go only once their pages' items are written (all True), and the revisit state
+        ack_barriers: list[Callable[[], bool]] = []
         self.exchange = Exchange(crawler, o, frontier, self.membership, self.leases, self.acks,
                                  self.dispatch, self.politeness, dupefilter, self.outcomes,
-                                 self.outage, self.ack_barriers)
+                                 self.outage, ack_barriers)
         self.revisits = Revisits(frontier, self.membership, self.outcomes, watch=watch,
                                  min_interval=o.revisit_min_interval,
                                  max_interval=o.revisit_max_interval)
-        # acks go only once their pages' items are written, and the revisit state too
         self.durability = ItemDurability(crawler, self.revisits)
-        self.add_ack_barrier(self.durability.make_durable)
+        ack_barriers.append(self.durability.make_durable)
         self.loop = NodeLoop(crawler, o, frontier, self.membership, self.exchange, self.leases,
                              self.dispatch, dupefilter, self.outcomes, self.outage, self.revisits)
         self.overflow = Overflow(self.dispatch, self.outcomes)
@@ -311,7 +311,8 @@ class Node:
         self.politeness.longer_gap(host, gap)
 
     def add_ack_barrier(self, barrier: Callable[[], bool]) -> None:
-        self.ack_barriers.append(barrier)
+        # after the feeds, before the item digests and revisit state (crawler.durable)
+        self.durability.add_output(barrier)
 
     def health(self) -> dict[str, Any]:
         return self.loop.health()

@@ -224,7 +224,8 @@ class NodeLoop:
         last = self.last_beat_at
         if self.outage.down or last is None \
                 or now - last > 2 * self.options.heartbeat_interval + 1:
-            self._trust_deaths_after = max(self._trust_deaths_after, now + self.options.node_timeout)
+            self._trust_deaths_after = max(self._trust_deaths_after,
+                                           now + self.options.node_timeout)
         return now >= self._trust_deaths_after
 
     def _watch_for_stop(self) -> None:

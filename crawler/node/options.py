@@ -98,7 +98,8 @@ class SchedulerOptions:
         check(self.weight >= 0, "CRAWLER_NODE_WEIGHT", self.weight, ">= 0")
         check(self.delay >= 0, "DOWNLOAD_DELAY", self.delay, ">= 0")
         check(self.max_inflight >= 1, "CRAWLER_HOST_MAX_INFLIGHT", self.max_inflight, ">= 1")
-        check(self.host_limit >= 0, "CRAWLER_HOST_PAGE_LIMIT", self.host_limit, ">= 0 (0: no limit)")
+        check(self.host_limit >= 0, "CRAWLER_HOST_PAGE_LIMIT", self.host_limit,
+              ">= 0 (0: no limit)")
         check(self.flush_size >= 1, "CRAWLER_FLUSH_SIZE", self.flush_size, ">= 1")
         check(self.prefetch >= 1, "CRAWLER_PREFETCH", self.prefetch, ">= 1")
         check(self.idle_close >= 0, "CRAWLER_IDLE_CLOSE", self.idle_close, ">= 0")

@@ -180,7 +180,8 @@ class Revisits:
         """Keep listing *fingerprint* of *host* (*payload*: its request) for revisits."""
         self.set(host, "p" + fingerprint, payload)
         # a run-again pass revisits what was fetched before it began: not this
-        due = fetched_ms + interval * 1000 if self.watch else max(fetched_ms, (self.pass_start or 0) + 1)
+        due = fetched_ms + interval * 1000 if self.watch \
+            else max(fetched_ms, (self.pass_start or 0) + 1)
         self._due.setdefault(host, {})[fingerprint] = due
         self.listed.add(fingerprint)
         self._dropped.get(host, set()).discard(fingerprint)
@@ -217,7 +218,8 @@ class Revisits:
         hosts = [h for h in hosts if self.membership.ready_key(h) == mine]
         if not hosts:
             return 0
-        promoted = self.membership.with_ring(lambda epoch: self._promote(hosts, epoch, now, horizon))
+        promoted = self.membership.with_ring(
+            lambda epoch: self._promote(hosts, epoch, now, horizon))
         return int(promoted or 0)
 
     def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> int:

@@ -16,7 +16,7 @@ from scrapy.utils.serialize import ScrapyJSONEncoder
 from crawler.config import value
 from crawler.durable import ITEMS_ERROR_STAT, NOT_WRITTEN_STAT
 from crawler.frontier.cluster import Cluster
-from crawler.node.api import node_name
+from crawler.node.api import node_name, node_of
 from crawler.ops.logs import disabled
 from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.state import state_root
@@ -80,6 +80,8 @@ class RedisStreamSink:
         self._crawl = crawl_id(self.crawler)
         self._cluster = Cluster(client_from_crawler(self.crawler), self._crawl)
         self._node = node_name(self.crawler)
+        if (node := node_of(self.crawler)) is not None:
+            node.add_ack_barrier(self.flush)  # no ack before the page's items are in the stream
         self._ticker = create_looping_call(self.flush)
         self._ticker.start(_FLUSH_INTERVAL, now=False)
 
