@@ -9,6 +9,11 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy import signals as scrapy_signals
 from scrapy.core.scheduler import BaseScheduler
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import load_object
+
+from crawler.ops.gc_tuning import GcTuning
 
 from crawler.scheduler.dupefilter import build_dupefilter
 from crawler.scheduler.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
@@ -69,6 +74,7 @@ class Scheduler(BaseScheduler):
         self.df = dupefilter
         self.stats = stats
         self.signals = signals
+        self.gc_tuning: GcTuning | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -78,7 +84,9 @@ class Scheduler(BaseScheduler):
             node: Node | Refused = Node.from_crawler(crawler, options, dupefilter)
         except REFUSALS as exc:  # Redis took the connection but refuses the crawl's state
             node = Refused(crawler.stats, refusal(exc))
-        return cls(node, dupefilter, crawler.stats, crawler.signals)
+        scheduler = cls(node, dupefilter, crawler.stats, crawler.signals)
+        scheduler.gc_tuning = _tune_gc(crawler)  # kept: signals hold their receivers weakly
+        return scheduler
 
     def open(self, spider: Spider) -> None:
         if self.signals is not None:
@@ -105,6 +113,20 @@ class Scheduler(BaseScheduler):
 
     def next_request(self) -> Request | None:
         return self.node.next_request()
+
+
+def _tune_gc(crawler: Crawler) -> GcTuning | None:
+    """The collector tuned for the crawl (:mod:`crawler.ops.gc_tuning`,
+    :setting:`CRAWLER_GC_THRESHOLD`) without the add-on too: the frontier's requests, leases
+    and batches are what it would scan, so it belongs to the scheduler as much as to the
+    add-on's extension, which does it when it is enabled (and then this does not)."""
+    if any(load_object(c) is GcTuning
+           for c in build_component_list(crawler.settings.getwithbase("EXTENSIONS"))):
+        return None
+    try:
+        return GcTuning.from_crawler(crawler)  # connects itself to spider_opened and _closed
+    except NotConfigured:  # CRAWLER_GC_THRESHOLD = 0: Python's own settings
+        return None
 
 
 def _hold_scheduler_empty(signals: SignalManager, scheduler: Scheduler) -> None:
