@@ -187,11 +187,12 @@ def main() -> None:
                 print(f"round {i + 1} {name}: {r['pages']} pages, {r['pages_per_s']:.0f} pages/s"
                       + (f", {cmds:.2f} Redis commands/page" if cmds is not None else ""),
                       flush=True)
-    data = {"hosts": args.hosts, "pages": args.pages, "runs": args.runs,
-            "site_pages": sum(manifest["pages"][:args.hosts]), "note": args.note,
-            "minutes": (time.monotonic() - started) / 60,
-            "configs": summarize(results), "raw": results}
-    save(args.name, data)
+            # saved after every round: a run cut short keeps its whole rounds
+            data = {"hosts": args.hosts, "pages": args.pages, "runs": i + 1,
+                    "site_pages": sum(manifest["pages"][:args.hosts]), "note": args.note,
+                    "minutes": (time.monotonic() - started) / 60,
+                    "configs": summarize(results), "raw": results}
+            save(args.name, data)
     data["commit"] = json.loads((RESULTS / f"{args.name}.json").read_text())["commit"]
     for name, c in data["configs"].items():
         cmds = c["redis_commands_per_page"]

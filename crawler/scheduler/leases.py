@@ -151,6 +151,9 @@ class LeaseBook:
         self.now_ms = now_ms  # Redis' clock: acks are compared with other nodes' times
         self.acks = acks  # where a settled lease's ack goes
         self.leased: dict[str, Lease] = {}
+        # those handed to the engine: what settle_finished checks at every next_request
+        # (a node holds up to CRAWLER_PREFETCH x CRAWLER_HOST_BATCH leases, most waiting)
+        self.handed_out: dict[str, Lease] = {}
 
     def __len__(self) -> int:
         return len(self.leased)
@@ -167,6 +170,7 @@ class LeaseBook:
     def clear(self) -> None:
         """Every lease went back to Redis with this node's leave: none is held here."""
         self.leased.clear()
+        self.handed_out.clear()
 
     def add(self, lease_id: str, request: Request, batch: HostBatch) -> None:
         request.meta[LEASE_META] = lease_id
@@ -179,6 +183,7 @@ class LeaseBook:
         if (lease := self.get(request)) is None:
             return False
         lease.handed = lease.running = True
+        self.handed_out[request.meta[LEASE_META]] = lease
         return True
 
     def get(self, request: Request) -> Lease | None:
@@ -187,6 +192,7 @@ class LeaseBook:
     def forget(self, lease_ids: Iterable[str]) -> None:
         """Drop leases handed back to Redis (drain, declared dead)."""
         for lease_id in lease_ids:
+            self.handed_out.pop(lease_id, None)
             if (lease := self.leased.pop(lease_id, None)) is not None:
                 self.acks.batch_settled(lease.batch, [])
 
@@ -202,6 +208,7 @@ class LeaseBook:
         lease = self.leased.pop(lease_id, None)
         if lease is None:
             return
+        self.handed_out.pop(lease_id, None)
         lease.free_slot()
         done = lease.done_ms or self.now_ms()
         self.acks.hold(Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request,
@@ -220,6 +227,7 @@ class LeaseBook:
         handed = 0
         for request in requests:
             lease_id = request.meta[LEASE_META]
+            self.handed_out.pop(lease_id, None)
             if (lease := self.leased.pop(lease_id, None)) is not None:
                 self.acks.batch_settled(lease.batch,
                                         [Ack(lease_id, lease.host, HANDED_BACK)])
@@ -282,9 +290,8 @@ class LeaseBook:
         reason of a download error. A retry or a redirect has replaced its lease
         (:meth:`continue_lease`) before the engine lets go of the request.
         """
-        for lease_id, lease in list(self.leased.items()):
-            if lease.handed and lease.request not in inprogress \
-                    and lease.request not in scraping:
+        for lease_id, lease in list(self.handed_out.items()):
+            if lease.request not in inprogress and lease.request not in scraping:
                 self._settle(lease_id, lease.outcome or "failed/download_error")
 
     def back_off(self, request: Request, backoff_ms: int) -> str | None:
