@@ -66,6 +66,9 @@ class AckQueue:
         self.queued: list[Ack] = []  # to send with the next flush
         # batches with settled acks waiting for the rest of the batch (insertion-ordered)
         self.partial: dict[HostBatch, None] = {}
+        # the latest response time of the acks a batch sent early (release_partial): Redis
+        # counts those off the host and no more, so its last acks carry it (the host's gap)
+        self.partial_done: dict[HostBatch, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.held or self.queued)
@@ -94,6 +97,10 @@ class AckQueue:
         batch.acks += acks
         batch.unsettled -= 1
         if batch.unsettled == 0:
+            done = self.partial_done.pop(batch, None)
+            if done is not None:  # not a hand-back's (-1): it has no response
+                batch.acks = [a._replace(done_ms=max(a.done_ms, done)) if a.done_ms >= 0 else a
+                              for a in batch.acks]
             self.queued += batch.acks
             batch.acks = []
             self.partial.pop(batch, None)
@@ -106,6 +113,8 @@ class AckQueue:
         SIGKILL loses at most a heartbeat's worth of settled pages. How many were queued."""
         before = len(self.queued)
         for batch in self.partial:
+            self.partial_done[batch] = max(self.partial_done.get(batch, 0),
+                                           *(ack.done_ms for ack in batch.acks))
             self.queued += batch.acks
             batch.acks = []
         self.partial.clear()

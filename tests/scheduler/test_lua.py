@@ -546,9 +546,9 @@ def test_a_host_batch_is_leased_whole_and_parked_until_all_of_it_is_acked(r):
     assert r.hget(f.keys.totals, "queued") == b"1" and r.hget(f.keys.totals, "leased") == b"0"
 
 
-def test_a_partial_ack_writes_the_host_once_and_a_dead_node_s_rest_comes_back(r):
-    """The heartbeat's acks of a batch still running cost the host's state only (no
-    queue length, no ready-set move); what is still out comes back whole on a death."""
+def test_a_partial_ack_counts_the_host_down_only_and_a_dead_node_s_rest_comes_back(r):
+    """The heartbeat's acks of a batch still running cost one HINCRBY of the host (no
+    state read, no queue length, no ready-set move); the rest comes back on a death."""
     f = make_frontier(r, host_batch=3)
     epoch = f.join(1)
     _queue(f, r, "a.test", b"p1", b"p2", b"p3", b"p4", epoch=epoch)
@@ -558,6 +558,7 @@ def test_a_partial_ack_writes_the_host_once_and_a_dead_node_s_rest_comes_back(r)
     f.flush([], [Ack(batch[0].lease_id, "a.test", f.now_ms())], epoch, ready_of("n1"))
     calls = {k.removeprefix("cmdstat_"): v["calls"] for k, v in r.info("commandstats").items()}
     assert "llen" not in calls and "zadd" not in calls and "zrem" not in calls, calls
+    assert calls["hmget"] == 1 and "hset" not in calls, calls  # the leases' HMGET only
     assert r.hget(f.keys.host("a.test"), "n") == b"2"
     assert r.zscore(f.keys.ready("n1"), "a.test") == parked
     assert lease(f, 10, epoch)[0] == []  # still parked

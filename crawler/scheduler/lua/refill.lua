@@ -30,6 +30,10 @@
   2^(b-1) capped at MAX where b counts consecutive backoffs; a normal outcome resets
   b. The state lives with the host, so it survives the host moving to another node.
   An idle host's state expires after a week, so hosts seen once do not stay for ever.
+  With host batches, the heartbeat's acks of a batch still running (its settled pages,
+  sent so a killed node refetches little) only count the host down (one HINCRBY) while
+  the rest of the batch is out: the host stays parked where its lease put it, and the
+  batch's last ack, carrying the batch's latest response time, re-arms it.
 
   Lease. The next request of each due host, within the politeness gate: at most
   max in flight per host, starts at least the host's delay apart. The script picks
@@ -399,31 +403,54 @@ local function ack()
   for n, j in ipairs(settled) do gone[n] = ids[j] end
   call_chunked('HDEL', LEASES, gone)  -- first: see the header on maxmemory
   settled_count = #settled
+  -- A host whose acks here are all plain (a response, no backoff) first only counts
+  -- them off its in-flight count: if it stays at its limit, its batch is still out and
+  -- the host parked, and that is all (the heartbeat's acks of a batch's settled pages;
+  -- its last ack, which the node gives the batch's latest response time, re-arms it).
+  local count, plain, key_of, left = {}, {}, {}, {}
+  for _, j in ipairs(settled) do
+    local i = first_arg + 4 * (j - 1)
+    local host = ARGV[i + 1]
+    count[host], key_of[host] = (count[host] or 0) + 1, key_of[host] or first_key + 3 * (j - 1)
+    plain[host] = plain[host] ~= false and tonumber(ARGV[i + 2]) >= 0 and ARGV[i + 3] == '0'
+  end
+  for host, n in pairs(count) do  -- (one request per lease: every ack is a batch's last)
+    if plain[host] and host_batch > 1 then
+      left[host] = call('HINCRBY', KEYS[key_of[host]], 'n', int(-n))
+    end
+  end
   local base, cap = tonumber(ARGV[14]), tonumber(ARGV[15])
   for _, j in ipairs(settled) do
     local i, k = first_arg + 4 * (j - 1), first_key + 3 * (j - 1)
     local host = ARGV[i + 1]
     local h = acked[host]
-    if not h then
+    if not h and left[host] and left[host] >= open_below then
+      h = {partial = true}  -- counted off above: nothing more
+      acked[host] = h
+    elseif not h then
       local s = call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e', 'P')
+      -- n as it was before this call's acks, which count it down below
+      local n = left[host] and left[host] + count[host] or number(s[1], 1)
       h = {state = KEYS[k], queue = KEYS[k + 1], ready = KEYS[k + 2], host = host,
-           n = number(s[1], 1), t = number(s[2], 0), d = number(s[3], 0),
+           n = n, t = number(s[2], 0), d = number(s[3], 0),
            b = number(s[4], 0), e = s[5], P = s[6] or ''}  -- h.length: see queued_of
       acked[host], acked_order[#acked_order + 1] = h, h
     end
-    local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-    h.n = max(0, h.n - 1)
-    if done < 0 then  -- handed back unstarted (the rest of a batch): no response
-      h.back = h.back or {}
-      h.back[#h.back + 1] = sub(held[j], #host + 2)  -- the entry is host \n payload
-    elseif backoff ~= 0 then
-      h.b = h.b + 1
-      local wait = backoff
-      if backoff < 0 then wait = min(cap, base * 2 ^ (h.b - 1)) end
-      h.t = max(h.t, done + max(delay, h.d), done + wait)
-    else
-      h.t = max(h.t, done + max(delay, h.d))
-      h.b = 0
+    if not h.partial then
+      local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+      h.n = max(0, h.n - 1)
+      if done < 0 then  -- handed back unstarted (the rest of a batch): no response
+        h.back = h.back or {}
+        h.back[#h.back + 1] = sub(held[j], #host + 2)  -- the entry is host \n payload
+      elseif backoff ~= 0 then
+        h.b = h.b + 1
+        local wait = backoff
+        if backoff < 0 then wait = min(cap, base * 2 ^ (h.b - 1)) end
+        h.t = max(h.t, done + max(delay, h.d), done + wait)
+      else
+        h.t = max(h.t, done + max(delay, h.d))
+        h.b = 0
+      end
     end
   end
   for _, h in ipairs(acked_order) do
