@@ -25,8 +25,20 @@ import sys
 import time
 from dataclasses import dataclass
 
-from common import (BENCH, CODE_ROOT, RESULTS, WORK, ExternalRedis, LogWindow, Nginx, ensure_site,
-                    median, pages_per_s, reap_embedded, save)
+from common import (
+    BENCH,
+    CODE_ROOT,
+    RESULTS,
+    WORK,
+    ExternalRedis,
+    LogWindow,
+    Nginx,
+    ensure_site,
+    median,
+    pages_per_s,
+    reap_embedded,
+    save,
+)
 
 SITE = WORK / "site-foreign"
 SECTION = "foreign"
@@ -66,12 +78,12 @@ class ForeignCrawl:
                    "-s", f"BENCH_STATS_FILE={stats_file}", "-s", f"CRAWLER_STATE_DIR={state}",
                    *self.flags]
         with (logs / f"{tag}.log").open("w") as log:
-            code = subprocess.run(command, cwd=WORK, env=env, stdout=log,
+            code = subprocess.run(command, cwd=WORK, env=env, stdout=log, check=False,
                                   stderr=subprocess.STDOUT, timeout=900).returncode
-        reap_embedded([state])
+        embedded_cpu = reap_embedded([state])
         if code:
             raise RuntimeError(f"{tag} exited with {code}: see {logs / tag}.log")
-        return json.loads(stats_file.read_text())
+        return {**json.loads(stats_file.read_text()), "embedded_cpu": embedded_cpu}
 
 
 def redis_calls(redis: ExternalRedis) -> dict[str, int]:
@@ -83,22 +95,28 @@ def run_one(nginx: Nginx, name: str, hosts: int, tag: str) -> dict:
     window = LogWindow(nginx.log)
     redis = ExternalRedis(tag) if external else None
     calls: dict[str, int] = {}
+    redis_cpu = 0.0
     if redis:
         redis.__enter__()
         flags = [*flags, "-s", f"REDIS_URL={redis.url}"]
     try:
         before = redis_calls(redis) if redis else {}
+        cpu_before = redis.snapshot()["cpu"] if redis else 0.0
         stats = ForeignCrawl(nginx.base_urls(hosts), flags).run(tag)
         if redis:
             after = redis_calls(redis)
             calls = {k: v - before.get(k, 0) for k, v in after.items()
                      if v - before.get(k, 0) > 0}
+            redis_cpu = redis.snapshot()["cpu"] - cpu_before
     finally:
         if redis:
             redis.__exit__()
     hits = window.hits()
     pages = len(hits)
-    return {"pages": pages, "pages_per_s": pages_per_s(hits),
+    # CPU per page: on a shared machine a crawl's pages/s follows the others' load, its
+    # CPU much less (the node's own, its redis-server's, embedded or external)
+    cpu = stats["cpu_self"] + stats["embedded_cpu"] + redis_cpu
+    return {"pages": pages, "pages_per_s": pages_per_s(hits), "cpu_ms_per_page": 1000 * cpu / pages,
             "items": stats["stats"].get("item_scraped_count", 0),
             "redis_commands_per_page": sum(calls.values()) / pages if redis else None,
             "commands_per_page": {k: v / pages for k, v in sorted(calls.items())}}
@@ -115,6 +133,8 @@ def summarize(results: dict[str, list[dict]]) -> dict:
         for key in {k for r in runs for k in r["commands_per_page"]}:
             by_command[key] = median(r["commands_per_page"].get(key, 0) for r in runs)
         out[name] = {"pages": median(r["pages"] for r in runs),
+                     "cpu_ms_per_page": median(r.get("cpu_ms_per_page", float("nan"))
+                                               for r in runs),
                      "pages_per_s": median(r["pages_per_s"] for r in runs),
                      "ratio": median(ratios), "ratios": sorted(ratios),
                      "redis_commands_per_page": median(commands) if commands else None,
@@ -124,28 +144,32 @@ def summarize(results: dict[str, list[dict]]) -> dict:
 
 
 def render(d: dict) -> list[str]:
-    lines = ["## Foreign spider (issue 42)", "",
-             f"`bench/run foreign` (`bench/foreign.py`) at {d['commit']}: `follow_all`, a "
-             "CrawlSpider with one Rule in a plain project (`CONCURRENT_REQUESTS=64`, 1 per host, "
-             f"no delay, no robots), {d['hosts']} hosts of the site `--pages {d['pages']}` "
+    intro = (f"`bench/run foreign` (`bench/foreign.py`) at {d['commit']}: `follow_all`, a "
+             "CrawlSpider with one Rule in a plain project (`CONCURRENT_REQUESTS=64`, 1 per "
+             f"host, no delay, no robots), {d['hosts']} hosts of the site `--pages {d['pages']}` "
              f"({d['site_pages']} pages), {d['runs']} rounds, every other one backwards. Ratio: "
              "median of the per-round ratios to Scrapy's scheduler (`DEPTH_PRIORITY=1`, FIFO "
-             "memory queues), with the spread. Commands per page: all of INFO commandstats' "
-             "calls at the external Redis (Lua's included), per page served. "
-             f"{d.get('note', '')}", "",
-             "| configuration | pages | pages/s | vs Scrapy (spread) | Redis commands / page |",
-             "|---|---|---|---|---|"]
+             "memory queues), with the spread. CPU: the node's, with its redis-server's "
+             "(embedded or external), per page served. Commands per page: all of INFO "
+             "commandstats' calls at the external Redis (Lua's included), per page served.")
+    base_cpu = d["configs"][BASE]["cpu_ms_per_page"]
+    lines = ["## 11. A spider we did not write (issue 42)", "", intro, "",
+             ("| configuration | pages | pages/s | vs Scrapy, per round (spread) | "
+              "CPU ms / page (vs Scrapy) | Redis commands / page |"),
+             "|---|---|---|---|---|---|"]
     for name, c in d["configs"].items():
         spread = ", ".join(f"{r:.2f}" for r in c["ratios"])
-        cmds = "-" if c["redis_commands_per_page"] is None else f"{c['redis_commands_per_page']:.2f}"
+        cmds = c["redis_commands_per_page"]
+        cpu = c["cpu_ms_per_page"]
         lines.append(f"| {name} | {c['pages']:.0f} | {c['pages_per_s']:.0f} | "
-                     f"**{c['ratio']:.2f}x** ({spread}) | {cmds} |")
+                     f"**{c['ratio']:.2f}x** ({spread}) | {cpu:.2f} ({base_cpu / cpu:.2f}x) | "
+                     f"{'-' if cmds is None else f'{cmds:.2f}'} |")
     lines += ["", "Redis commands per page by command (median of the rounds):", ""]
     for name, c in d["configs"].items():
         if c["redis_commands_per_page"] is not None:
             top = ", ".join(f"{k} {v:.2f}" for k, v in c["commands_per_page"].items() if v >= 0.01)
             lines.append(f"- {name}: {top}")
-    return lines
+    return [*lines, "", d["note"]] if d.get("note") else lines
 
 
 def write_section(d: dict) -> None:
@@ -155,8 +179,13 @@ def write_section(d: dict) -> None:
     block = "\n".join([start, *render(d), end])
     if start in text and end in text:
         text = text[:text.index(start)] + block + text[text.index(end) + len(end):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    else:  # after the numbered sections (report.py keeps it as one), before the analysis
+        first = (BENCH / "ANALYSIS.md").read_text().splitlines()[0]
+        if ("\n" + first + "\n") in text:
+            i = text.index("\n" + first + "\n") + 1
+            text = text[:i] + block + "\n\n" + text[i:]
+        else:
+            text = text.rstrip("\n") + "\n\n" + block + "\n"
     results.write_text(text)
 
 
@@ -170,8 +199,9 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a sentence for RESULTS.md (the machine)")
     parser.add_argument("--render", action="store_true")
     args = parser.parse_args()
-    if args.render:
-        write_section(json.loads((RESULTS / f"{args.name}.json").read_text()))
+    if args.render:  # --note replaces the run's note
+        data = json.loads((RESULTS / f"{args.name}.json").read_text())
+        write_section({**data, "note": args.note or data.get("note", "")})
         return
     names = [BASE, *[n for n in args.configs.split(",") if n and n != BASE]]  # no commas in names
     manifest = ensure_site(200, args.pages, SITE)

@@ -14,7 +14,6 @@ from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
 from crawler.ops.gc_tuning import GcTuning
-
 from crawler.scheduler.dupefilter import build_dupefilter
 from crawler.scheduler.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
 from crawler.scheduler.options import SchedulerOptions
