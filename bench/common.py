@@ -48,8 +48,8 @@ COMMON = ["-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_ITEMS=8", "-s", "DOW
 NO_ADDON = ["-s", "ADDONS={}"]
 
 
-def ensure_site(hosts: int = 200, pages: int = 205) -> dict:
-    return generate(SITE, hosts, pages)
+def ensure_site(hosts: int = 200, pages: int = 205, out: Path = SITE) -> dict:
+    return {**generate(out, hosts, pages), "root": str(out)}
 
 
 def save(name: str, data: dict) -> None:
@@ -97,7 +97,7 @@ http {{
   default_type text/html;
   server {{
 {listens}
-    root {SITE}/$server_addr;
+    root {self.manifest.get("root", SITE)}/$server_addr;
     location = /robots.txt {{ return 200 "User-agent: *\\nAllow: /\\n"; }}
   }}
 }}

@@ -212,7 +212,8 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_GC_THRESHOLD", "int", 10_000, "`crawler.ops.gc_tuning`",
       "Net allocations between two young collections of Python's garbage collector while the "
       "spider is open (Python's default: 700, which costs a crawl 8-10% of its CPU); the "
-      "objects alive at start are frozen out of full collections. `0`: Python's own "
+      "objects alive at start are frozen out of full collections. Applied by the add-on's "
+      "extension, or by the scheduler when that is off (the drop-in). `0`: Python's own "
       "settings.", low=0, high=10_000_000),
     # Dedup
     S("CRAWLER_BLOOM_CAPACITY", "int", 1_000_000, "scheduler",

@@ -1,8 +1,9 @@
 """Bloom filter layers: blocked (one block of bits per URL), bits in Redis.
 
 Each layer is a *blocked* Bloom filter (Putze, Sanders, Singler 2007): a URL's k bits
-all lie in one block of :data:`BLOCK_BITS` bits, so ``refill.lua`` reads a URL's bits with
-one GETRANGE and sets them with one SETRANGE, not k bit operations. The block comes
+all lie in one block of :data:`BLOCK_BITS` bits. ``refill.lua`` checks and sets a whole
+batch's URLs with one BITFIELD per layer (k one-bit operations per URL in it; issue 42:
+a GETRANGE and a SETRANGE of the block per URL cost Redis two commands each). The block comes
 from a 64-bit hash of the fingerprint, the k positions in it from pybloom-live's
 ``make_hashfuncs(k, BLOCK_BITS)``.
 
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 # 128 bytes. Bits per URL at 5e-5 (a first layer at p = 1e-4): 24.1 at 512 (over 3 bytes),
-# 22.4 at 1024, 21.5 at 2048, 20.6 classic; a new URL's SETRANGE writes its whole block
-# to the AOF and replicas, so the smaller block that meets 3 bytes per URL.
+# 22.4 at 1024, 21.5 at 2048, 20.6 classic: the smaller block that meets 3 bytes per URL
+# (chosen when a new URL's block was written whole, by SETRANGE; kept: it is the layout).
 BLOCK_BITS = 1024
 _MAX_BITS = 2**32 - 2**20  # a Redis string holds at most 2**32 bits
 

@@ -66,6 +66,9 @@ class AckQueue:
         self.queued: list[Ack] = []  # to send with the next flush
         # batches with settled acks waiting for the rest of the batch (insertion-ordered)
         self.partial: dict[HostBatch, None] = {}
+        # the latest response time of the acks a batch sent early (release_partial): Redis
+        # counts those off the host and no more, so its last acks carry it (the host's gap)
+        self.partial_done: dict[HostBatch, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.held or self.queued)
@@ -94,6 +97,10 @@ class AckQueue:
         batch.acks += acks
         batch.unsettled -= 1
         if batch.unsettled == 0:
+            done = self.partial_done.pop(batch, None)
+            if done is not None:  # not a hand-back's (-1): it has no response
+                batch.acks = [a._replace(done_ms=max(a.done_ms, done)) if a.done_ms >= 0 else a
+                              for a in batch.acks]
             self.queued += batch.acks
             batch.acks = []
             self.partial.pop(batch, None)
@@ -106,6 +113,8 @@ class AckQueue:
         SIGKILL loses at most a heartbeat's worth of settled pages. How many were queued."""
         before = len(self.queued)
         for batch in self.partial:
+            self.partial_done[batch] = max(self.partial_done.get(batch, 0),
+                                           *(ack.done_ms for ack in batch.acks))
             self.queued += batch.acks
             batch.acks = []
         self.partial.clear()
@@ -151,6 +160,9 @@ class LeaseBook:
         self.now_ms = now_ms  # Redis' clock: acks are compared with other nodes' times
         self.acks = acks  # where a settled lease's ack goes
         self.leased: dict[str, Lease] = {}
+        # those handed to the engine: what settle_finished checks at every next_request
+        # (a node holds up to CRAWLER_PREFETCH x CRAWLER_HOST_BATCH leases, most waiting)
+        self.handed_out: dict[str, Lease] = {}
 
     def __len__(self) -> int:
         return len(self.leased)
@@ -167,6 +179,7 @@ class LeaseBook:
     def clear(self) -> None:
         """Every lease went back to Redis with this node's leave: none is held here."""
         self.leased.clear()
+        self.handed_out.clear()
 
     def add(self, lease_id: str, request: Request, batch: HostBatch) -> None:
         request.meta[LEASE_META] = lease_id
@@ -179,6 +192,7 @@ class LeaseBook:
         if (lease := self.get(request)) is None:
             return False
         lease.handed = lease.running = True
+        self.handed_out[request.meta[LEASE_META]] = lease
         return True
 
     def get(self, request: Request) -> Lease | None:
@@ -187,6 +201,7 @@ class LeaseBook:
     def forget(self, lease_ids: Iterable[str]) -> None:
         """Drop leases handed back to Redis (drain, declared dead)."""
         for lease_id in lease_ids:
+            self.handed_out.pop(lease_id, None)
             if (lease := self.leased.pop(lease_id, None)) is not None:
                 self.acks.batch_settled(lease.batch, [])
 
@@ -202,6 +217,7 @@ class LeaseBook:
         lease = self.leased.pop(lease_id, None)
         if lease is None:
             return
+        self.handed_out.pop(lease_id, None)
         lease.free_slot()
         done = lease.done_ms or self.now_ms()
         self.acks.hold(Ack(lease_id, lease.host, done, lease.backoff_ms), lease.request,
@@ -220,6 +236,7 @@ class LeaseBook:
         handed = 0
         for request in requests:
             lease_id = request.meta[LEASE_META]
+            self.handed_out.pop(lease_id, None)
             if (lease := self.leased.pop(lease_id, None)) is not None:
                 self.acks.batch_settled(lease.batch,
                                         [Ack(lease_id, lease.host, HANDED_BACK)])
@@ -282,9 +299,8 @@ class LeaseBook:
         reason of a download error. A retry or a redirect has replaced its lease
         (:meth:`continue_lease`) before the engine lets go of the request.
         """
-        for lease_id, lease in list(self.leased.items()):
-            if lease.handed and lease.request not in inprogress \
-                    and lease.request not in scraping:
+        for lease_id, lease in list(self.handed_out.items()):
+            if lease.request not in inprogress and lease.request not in scraping:
                 self._settle(lease_id, lease.outcome or "failed/download_error")
 
     def back_off(self, request: Request, backoff_ms: int) -> str | None:

@@ -365,8 +365,7 @@ def _say_what_the_addon_adds(spider: Spider) -> None:
         "each download error, host backoff on 429/503 and connection errors, polite "
         "robots.txt (RFC 9309), binary responses stopped at their headers, depth and URL "
         "length counted as outcomes, DOWNLOAD_DELAY held by the cluster-wide gate only, "
-        "the item stream, health endpoints and progress lines, repeated links dropped "
-        "before Scrapy's spider middlewares, and Python's garbage collector tuned for "
-        "crawling. "
+        "the item stream, health endpoints and progress lines, and repeated links dropped "
+        "before Scrapy's spider middlewares. "
         "Add ADDONS = {\"crawler.addon.ClusterAddon\": 0} to get them.",
         extra={"spider": spider})

@@ -9,11 +9,15 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy import signals as scrapy_signals
 from scrapy.core.scheduler import BaseScheduler
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.conf import build_component_list
+from scrapy.utils.misc import load_object
 
 from crawler.frontier.cluster import UsesFrontier
 from crawler.node.dupefilter import build_dupefilter
 from crawler.node.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
 from crawler.node.options import SchedulerOptions
+from crawler.ops.gc_tuning import GcTuning
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -70,6 +74,7 @@ class Scheduler(BaseScheduler, UsesFrontier):
         self.df = dupefilter
         self.stats = stats
         self.signals = signals
+        self.gc_tuning: GcTuning | None = None
 
     @property
     def node(self) -> Node | None:
@@ -84,7 +89,9 @@ class Scheduler(BaseScheduler, UsesFrontier):
             node: Node | Refused = Node.from_crawler(crawler, options, dupefilter)
         except REFUSALS as exc:  # Redis took the connection but refuses the crawl's state
             node = Refused(crawler.stats, refusal(exc))
-        return cls(node, dupefilter, crawler.stats, crawler.signals)
+        scheduler = cls(node, dupefilter, crawler.stats, crawler.signals)
+        scheduler.gc_tuning = _tune_gc(crawler)  # kept: signals hold their receivers weakly
+        return scheduler
 
     def open(self, spider: Spider) -> None:
         if self.signals is not None:
@@ -111,6 +118,20 @@ class Scheduler(BaseScheduler, UsesFrontier):
 
     def next_request(self) -> Request | None:
         return self.runtime.next_request()
+
+
+def _tune_gc(crawler: Crawler) -> GcTuning | None:
+    """The collector tuned for the crawl (:mod:`crawler.ops.gc_tuning`,
+    :setting:`CRAWLER_GC_THRESHOLD`) without the add-on too: the frontier's requests, leases
+    and batches are what it would scan, so it belongs to the scheduler as much as to the
+    add-on's extension, which does it when it is enabled (and then this does not)."""
+    if any(load_object(c) is GcTuning
+           for c in build_component_list(crawler.settings.getwithbase("EXTENSIONS"))):
+        return None
+    try:
+        return GcTuning.from_crawler(crawler)  # connects itself to spider_opened and _closed
+    except NotConfigured:  # CRAWLER_GC_THRESHOLD = 0: Python's own settings
+        return None
 
 
 def _hold_scheduler_empty(signals: SignalManager, scheduler: Scheduler) -> None:

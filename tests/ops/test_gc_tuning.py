@@ -36,3 +36,12 @@ def test_young_collections_are_spaced_and_startup_objects_frozen_while_open(coll
 def test_zero_leaves_pythons_collector_alone(collector) -> None:
     with pytest.raises(NotConfigured):
         GcTuning.from_crawler(get_crawler(settings_dict={"CRAWLER_GC_THRESHOLD": 0}))
+
+
+def test_the_scheduler_tunes_the_collector_unless_the_addon_s_extension_does() -> None:
+    from crawler.scheduler.scheduler import _tune_gc  # noqa: PLC0415
+
+    assert isinstance(_tune_gc(get_crawler()), GcTuning)  # SCHEDULER alone
+    with_extension = {"EXTENSIONS": {"crawler.ops.gc_tuning.GcTuning": 500}}
+    assert _tune_gc(get_crawler(settings_dict=with_extension)) is None
+    assert _tune_gc(get_crawler(settings_dict={"CRAWLER_GC_THRESHOLD": 0})) is None

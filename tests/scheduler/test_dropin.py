@@ -80,6 +80,7 @@ def test_a_foreign_project_with_three_settings_crawls_every_page_once(
     final = json.loads(stats.read_text())
     assert final["finish_reason"] == "finished"
     assert final.get("frontier/lease_leaked", 0) == 0  # settled by the scheduler's signals
+    assert final["gc/frozen_objects"] > 0  # the scheduler tuned the collector itself
     assert final["outcomes/fetched"] == len(counts)
     # the node says once what the add-on would add
     assert result.stderr.count("without crawler.addon.ClusterAddon") == 1

@@ -556,6 +556,27 @@ def test_a_host_batch_is_leased_whole_and_parked_until_all_of_it_is_acked(r):
     assert r.hget(f.keys.totals, "queued") == b"1" and r.hget(f.keys.totals, "leased") == b"0"
 
 
+def test_a_partial_ack_counts_the_host_down_only_and_a_dead_node_s_rest_comes_back(r):
+    """The heartbeat's acks of a batch still running cost one HINCRBY of the host (no
+    state read, no queue length, no ready-set move); the rest comes back on a death."""
+    f = make_frontier(r, host_batch=3)
+    epoch = f.join(1)
+    _queue(f, r, "a.test", b"p1", b"p2", b"p3", b"p4", epoch=epoch)
+    batch, _ = lease(f, 10, epoch)
+    parked = r.zscore(f.keys.ready("n1"), "a.test")
+    r.config_resetstat()
+    f.flush([], [Ack(batch[0].lease_id, "a.test", f.now_ms())], epoch, ready_of("n1"))
+    calls = {k.removeprefix("cmdstat_"): v["calls"] for k, v in r.info("commandstats").items()}
+    assert "llen" not in calls and "zadd" not in calls and "zrem" not in calls, calls
+    assert calls["hmget"] == 1 and "hset" not in calls, calls  # the leases' HMGET only
+    assert r.hget(f.keys.host("a.test"), "n") == b"2"
+    assert r.zscore(f.keys.ready("n1"), "a.test") == parked
+    assert lease(f, 10, epoch)[0] == []  # still parked
+    assert f.reclaim("n1", dead_before_ms=None, remove=True) == 2
+    assert sorted(r.lrange(f.keys.queue("a.test"), 0, -1)) == [b"p2", b"p3", b"p4"]
+    assert r.hget(f.keys.host("a.test"), "n") == b"0"
+
+
 def test_requests_handed_back_go_to_the_head_of_their_queue_in_order(r):
     f = make_frontier(r, host_batch=4)
     epoch = f.join(1)

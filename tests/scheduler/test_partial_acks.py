@@ -36,3 +36,18 @@ def test_handed_back_requests_are_acked_as_such_with_their_batch():
     finish(leases, started)
     assert [ack.lease_id for ack in leases.acks.take()] == ["a.test-0"]
     assert not leases.busy()
+
+
+def test_a_batch_s_last_acks_carry_the_latest_response_of_those_sent_before_it():
+    """Redis counts a heartbeat's acks of a running batch off its host and no more
+    (refill.lua), so the host's gap after the batch runs from the batch's latest response."""
+    leases = book(max_inflight=2)
+    times = iter([5000, 3000])  # the first page's response came last
+    leases.now_ms = lambda: next(times)
+    lease_batch(leases, "a.test", 2)
+    first, second = hand(leases, 0.0), hand(leases, 0.0)
+    finish(leases, first)
+    assert leases.acks.release_partial() == 1
+    assert [a.done_ms for a in leases.acks.take()] == [5000]
+    finish(leases, second)
+    assert [(a.lease_id, a.done_ms) for a in leases.acks.take()] == [("a.test-1", 5000)]

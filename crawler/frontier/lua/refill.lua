@@ -12,7 +12,9 @@
   push log, and a retry of the same batch (its reply was lost to a Redis stall)
   gets the same codes back, so no URL is counted both queued and duplicate. A URL's
   bits in a filter lie in one block of bits (a blocked Bloom filter, see bloom.py):
-  one GETRANGE reads them, one SETRANGE per new URL writes them. A host whose queue
+  one BITFIELD per filter checks a batch's URLs: GETs in the older filters, SETs in
+  the newest, which return the bits' old values (a URL whose bits were all set is a
+  duplicate). A host whose queue
   was not empty is in a ready set already (or the orphans): only a host whose queue
   was empty is read and announced, unless it is in flight to its limit (the ack of
   a request in flight re-arms it). Numbers go to Redis as %d strings: a Lua number
@@ -28,6 +30,10 @@
   2^(b-1) capped at MAX where b counts consecutive backoffs; a normal outcome resets
   b. The state lives with the host, so it survives the host moving to another node.
   An idle host's state expires after a week, so hosts seen once do not stay for ever.
+  With host batches, the heartbeat's acks of a batch still running (its settled pages,
+  sent so a killed node refetches little) only count the host down (one HINCRBY) while
+  the rest of the batch is out: the host stays parked where its lease put it, and the
+  batch's last ack, carrying the batch's latest response time, re-arms it.
 
   Lease. The next request of each due host, within the politeness gate: at most
   max in flight per host, starts at least the host's delay apart. The script picks
@@ -100,6 +106,8 @@
 local call, tonumber, ipairs, unpack = redis.call, tonumber, ipairs, unpack
 local byte, char, format, sub = string.byte, string.char, string.format, string.sub
 local max, min = math.max, math.min
+-- a bit's mask in its byte -> its place in the byte as BITFIELD counts (0: the high bit)
+local BIT_OF_MASK = {[128] = 0, [64] = 1, [32] = 2, [16] = 3, [8] = 4, [4] = 5, [2] = 6, [1] = 7}
 local function int(x) return format('%d', x) end
 -- small counts (in flight, backoffs) to strings and back by lookup: printf and strtod
 -- cost more than the command they are for
@@ -171,53 +179,79 @@ local codes = {0}  -- status, then one code per push
 
 -- -- push ---------------------------------------------------------------------
 
-local function bloom_check(block_bytes)
-  -- Is the URL whose filter-f bits are packed in s at p in filter f? In filter F a
-  -- new URL's bits are set. Returns that, and where filter f+1's bits start.
-  local function in_filter(f, s, p)
-    local b1, b2, b3, b4, touched = byte(s, p, p + 4)
-    local offset, size = b1 + 256 * (b2 + 256 * (b3 + 256 * b4)), block_bytes[f]
-    local start = int(offset)
-    local block = call('GETRANGE', KEYS[6 + f], start, int(offset + size - 1))
-    if #block < size then block = block .. string.rep('\0', size - #block) end
-    local last, found, bytes = f == F, true, nil  -- bytes: the block's, to write back
-    local bits = {byte(s, p + 5, p + 4 + 2 * touched)}  -- byte (from 0), mask
-    for j = 1, #bits, 2 do
-      local i, mask = bits[j] + 1, bits[j + 1]
-      local old = bytes and bytes[i] or byte(block, i)
-      if old % (mask + mask) < mask then  -- the mask's one bit is clear
-        found = false
-        if not last then break end
-        -- a byte table, then string.char(unpack()): cheaper than joining string.sub
-        -- pieces around the changed bytes (measured)
-        bytes = bytes or {byte(block, 1, size)}
-        bytes[i] = old + mask
-      end
-    end
-    if bytes then call('SETRANGE', KEYS[6 + F], start, char(unpack(bytes))) end
-    return found, p + 5 + 2 * touched
-  end
+-- BITFIELD with many operations, in calls of at most this many arguments (unpack()'s
+-- stack limit)
+local BITFIELD_ARGS = 4000
 
-  -- URL by URL in the batch's order: a URL twice in one batch is a duplicate, as
-  -- it would be in the next (its block is written before the next URL reads it)
-  local seen, a, u = {}, 19 + F, 0  -- seen[u]: the u-th checked URL is a duplicate
+local function bloom_check()
+  -- The batch's URLs against every filter in one BITFIELD per filter (not a command or
+  -- two per URL): GETs of their bits in the older filters, then, for the URLs none of
+  -- those holds, SETs in filter F, which return each bit's old value: a URL whose bits
+  -- were all set already is a duplicate. In the batch's order: a URL twice in one batch
+  -- is a duplicate, as it would be in the next (its SETs come before the second's).
+  local urls = {}  -- per checked URL: its packed bits (one part per filter, oldest first)
+  local a = 19 + F
   for _ = 1, groups do
     local count = tonumber(ARGV[a + 1])
     a = a + 2
     for _ = 1, count do
       if ARGV[a] == '1' or ARGV[a] == '3' then
-        u = u + 1
-        local packed, p, found = ARGV[a + 2], 1, false
-        for f = 1, F do
-          found, p = in_filter(f, packed, p)
-          if found then break end
-        end
-        seen[u] = found
+        urls[#urls + 1] = ARGV[a + 2]
         a = a + 3
       else
         a = a + 2
       end
     end
+  end
+  local seen, at = {}, {}  -- seen[u]: the u-th checked URL is a duplicate; at[u]: its part
+  for u = 1, #urls do seen[u], at[u] = false, 1 end
+
+  -- one filter: each pending URL's bit offsets as BITFIELD operations; per URL how many
+  local function operations(f, pending, op, value)
+    local args, per_url = {}, {}
+    for n, u in ipairs(pending) do
+      local s, p = urls[u], at[u]
+      local b1, b2, b3, b4, touched = byte(s, p, p + 4)
+      local base = 8 * (b1 + 256 * (b2 + 256 * (b3 + 256 * b4)))
+      local bits = {byte(s, p + 5, p + 4 + 2 * touched)}  -- byte (from 0), mask
+      for j = 1, #bits, 2 do
+        args[#args + 1], args[#args + 2] = op, 'u1'
+        args[#args + 1] = int(base + 8 * bits[j] + BIT_OF_MASK[bits[j + 1]])
+        if value then args[#args + 1] = value end
+      end
+      per_url[n], at[u] = touched, p + 5 + 2 * touched
+    end
+    local olds, step = {}, value and 4 or 3
+    local chunk = BITFIELD_ARGS - BITFIELD_ARGS % step  -- whole operations per call
+    for first = 1, #args, chunk do
+      local last = min(#args, first + chunk - 1)
+      for _, old in ipairs(call('BITFIELD', KEYS[6 + f], unpack(args, first, last))) do
+        olds[#olds + 1] = old
+      end
+    end
+    return olds, per_url
+  end
+  -- all of a URL's bits set?
+  local function all_set(olds, per_url)
+    local found, i = {}, 0
+    for n, touched in ipairs(per_url) do
+      local all = true
+      for j = i + 1, i + touched do if olds[j] == 0 then all = false end end
+      found[n], i = all, i + touched
+    end
+    return found
+  end
+
+  local pending = {}
+  for u = 1, #urls do pending[u] = u end
+  for f = 1, F do
+    if #pending == 0 then break end
+    local found = all_set(operations(f, pending, f == F and 'SET' or 'GET', f == F and '1'))
+    local left = {}
+    for n, u in ipairs(pending) do
+      if found[n] then seen[u] = true else left[#left + 1] = u end
+    end
+    pending = left
   end
   return seen
 end
@@ -231,9 +265,7 @@ local function push()
     end
     call('HSET', KEYS[3], 'm' .. int(F - 1), '1')
   end
-  local block_bytes = {}
-  for f = 1, F do block_bytes[f] = tonumber(ARGV[18 + f]) end
-  local seen = bloom_check(block_bytes)
+  local seen = bloom_check()
 
   local logged_codes, added, u = {'0'}, 0, 0
   local CODE = {[0] = '0', '1', '2'}
@@ -331,6 +363,18 @@ end
 
 local acked, acked_order = {}, {}
 
+-- the requests an acked host has queued, read when first needed: not for a batch only
+-- partly acked (see write_acked), the ack most hosts get at each heartbeat
+local function queued_of(h)
+  if h.length == nil then
+    h.length = call('LLEN', h.queue)
+    for level in string.gmatch(h.P, '-?%d+') do
+      h.length = h.length + call('LLEN', level_queue(h.host, level))
+    end
+  end
+  return h.length
+end
+
 -- unpack() has a stack limit: long argument lists go in chunks
 local function call_chunked(command, key, args)
   local out = {}
@@ -359,34 +403,54 @@ local function ack()
   for n, j in ipairs(settled) do gone[n] = ids[j] end
   call_chunked('HDEL', LEASES, gone)  -- first: see the header on maxmemory
   settled_count = #settled
+  -- A host whose acks here are all plain (a response, no backoff) first only counts
+  -- them off its in-flight count: if it stays at its limit, its batch is still out and
+  -- the host parked, and that is all (the heartbeat's acks of a batch's settled pages;
+  -- its last ack, which the node gives the batch's latest response time, re-arms it).
+  local count, plain, key_of, left = {}, {}, {}, {}
+  for _, j in ipairs(settled) do
+    local i = first_arg + 4 * (j - 1)
+    local host = ARGV[i + 1]
+    count[host], key_of[host] = (count[host] or 0) + 1, key_of[host] or first_key + 3 * (j - 1)
+    plain[host] = plain[host] ~= false and tonumber(ARGV[i + 2]) >= 0 and ARGV[i + 3] == '0'
+  end
+  for host, n in pairs(count) do  -- (one request per lease: every ack is a batch's last)
+    if plain[host] and host_batch > 1 then
+      left[host] = call('HINCRBY', KEYS[key_of[host]], 'n', int(-n))
+    end
+  end
   local base, cap = tonumber(ARGV[14]), tonumber(ARGV[15])
   for _, j in ipairs(settled) do
     local i, k = first_arg + 4 * (j - 1), first_key + 3 * (j - 1)
     local host = ARGV[i + 1]
     local h = acked[host]
-    if not h then
+    if not h and left[host] and left[host] >= open_below then
+      h = {partial = true}  -- counted off above: nothing more
+      acked[host] = h
+    elseif not h then
       local s = call('HMGET', KEYS[k], 'n', 't', 'd', 'b', 'e', 'P')
+      -- n as it was before this call's acks, which count it down below
+      local n = left[host] and left[host] + count[host] or number(s[1], 1)
       h = {state = KEYS[k], queue = KEYS[k + 1], ready = KEYS[k + 2], host = host,
-           n = number(s[1], 1), t = number(s[2], 0), d = number(s[3], 0),
-           b = number(s[4], 0), e = s[5], P = s[6] or '', length = call('LLEN', KEYS[k + 1])}
-      for level in string.gmatch(h.P, '-?%d+') do
-        h.length = h.length + call('LLEN', level_queue(host, level))
-      end
+           n = n, t = number(s[2], 0), d = number(s[3], 0),
+           b = number(s[4], 0), e = s[5], P = s[6] or ''}  -- h.length: see queued_of
       acked[host], acked_order[#acked_order + 1] = h, h
     end
-    local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
-    h.n = max(0, h.n - 1)
-    if done < 0 then  -- handed back unstarted (the rest of a batch): no response
-      h.back = h.back or {}
-      h.back[#h.back + 1] = sub(held[j], #host + 2)  -- the entry is host \n payload
-    elseif backoff ~= 0 then
-      h.b = h.b + 1
-      local wait = backoff
-      if backoff < 0 then wait = min(cap, base * 2 ^ (h.b - 1)) end
-      h.t = max(h.t, done + max(delay, h.d), done + wait)
-    else
-      h.t = max(h.t, done + max(delay, h.d))
-      h.b = 0
+    if not h.partial then
+      local done, backoff = tonumber(ARGV[i + 2]), tonumber(ARGV[i + 3])
+      h.n = max(0, h.n - 1)
+      if done < 0 then  -- handed back unstarted (the rest of a batch): no response
+        h.back = h.back or {}
+        h.back[#h.back + 1] = sub(held[j], #host + 2)  -- the entry is host \n payload
+      elseif backoff ~= 0 then
+        h.b = h.b + 1
+        local wait = backoff
+        if backoff < 0 then wait = min(cap, base * 2 ^ (h.b - 1)) end
+        h.t = max(h.t, done + max(delay, h.d), done + wait)
+      else
+        h.t = max(h.t, done + max(delay, h.d))
+        h.b = 0
+      end
     end
   end
   for _, h in ipairs(acked_order) do
@@ -408,7 +472,7 @@ local function ack()
         end
       end
       if set then h.P, h.P_changed = level_string(set), true end
-      h.length, returned = h.length + #h.back, returned + #h.back
+      h.length, returned = queued_of(h) + #h.back, returned + #h.back
     end
   end
 end
@@ -417,8 +481,14 @@ end
 -- the lease put it; else its due time)
 local function write_acked(h)
   local n, t, b = count_string(h.n), int(h.t), count_string(h.b)
+  if h.length == nil and h.n >= open_below then
+    -- a batch partly acked (the heartbeat's acks of its settled pages): the rest of it
+    -- is still out and the host parked where its lease put it; the last ack re-arms it
+    call('HSET', h.state, 'n', n, 't', t, 'b', b)
+    return
+  end
   if h.P_changed then call('HSET', h.state, 'P', h.P) end
-  if h.length > 0 then
+  if queued_of(h) > 0 then
     if h.e == '1' then  -- 'e' = '1' while the state has an expiry: only then PERSIST
       call('HSET', h.state, 'n', n, 't', t, 'b', b, 'e', '0')
       call('PERSIST', h.state)
@@ -454,7 +524,9 @@ local function pick()
     if score <= now and not acked[head[j]] then due[#due + 1] = {score, head[j], READY} end
   end
   for _, h in ipairs(acked_order) do
-    if h.ready == READY and h.length > 0 and h.t <= now then due[#due + 1] = {h.t, h.host, READY} end
+    if h.ready == READY and h.t <= now and h.n < open_below and queued_of(h) > 0 then
+      due[#due + 1] = {h.t, h.host, READY}
+    end
   end
   table.sort(due, function(x, y) return x[1] < y[1] end)
   local hosts, ready_of = {}, {}
@@ -524,7 +596,7 @@ local function lease_host(host, ready, h)
     if h.n >= open_below then h.score = PARKED; return nil end
     local payloads, P = pop(queue, host, h.P)
     if P and P ~= h.P then h.P, h.P_changed = P, true end
-    h.n, h.t, h.length = h.n + #payloads, now + max(delay, h.d), h.length - #payloads
+    h.n, h.t, h.length = h.n + #payloads, now + max(delay, h.d), queued_of(h) - #payloads
     if h.n >= open_below then h.score = PARKED end
     return payloads
   end
