@@ -39,7 +39,7 @@ def test_zero_leaves_pythons_collector_alone(collector) -> None:
 
 
 def test_the_scheduler_tunes_the_collector_unless_the_addon_s_extension_does() -> None:
-    from crawler.scheduler.scheduler import _tune_gc  # noqa: PLC0415
+    from crawler.node.scheduler import _tune_gc  # noqa: PLC0415
 
     assert isinstance(_tune_gc(get_crawler()), GcTuning)  # SCHEDULER alone
     with_extension = {"EXTENSIONS": {"crawler.ops.gc_tuning.GcTuning": 500}}
