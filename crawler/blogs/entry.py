@@ -32,6 +32,7 @@ from lxml import etree, html
 from w3lib.url import canonicalize_url
 
 from crawler import jsonld
+from crawler.blogs.byline import find_byline
 from crawler.learn.dom import element_text, has_class_xpath, inner_html
 from crawler.learn.when import parse_date
 
@@ -45,6 +46,8 @@ _META = re.compile(
     r"tags-links|cat-links|entry-tags|post-tags|related|page-links",
     re.IGNORECASE,
 )
+_DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
+_SECTIONS = {"section", "div", "aside", "ol", "ul", "nav"}
 _DATE_TEXT = re.compile(r"\d{4}|\d{1,2}:\d{2}")
 
 
@@ -249,20 +252,32 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         return Entry("article", listing=True) if len(articles) > 1 else None
     article = articles[0]
     heading = article.xpath(".//h1 | .//h2")
-    date = article.xpath(".//time")
-    raw = (date[0].get("datetime") or element_text(date[0])) if date else _text_date(article)
-    if not heading or not raw:
+    if not heading:
         return None
-    byline = article.xpath(".//*[@rel='author'] | .//*[contains(@class, 'author')]")
+    # Documentation layouts put the date and the author in a sidebar beside the article.
+    raw = _time(article) or _text_date(article) or _only_time(root)
+    if not raw:
+        return None
     return Entry(
         "article",
         title=element_text(heading[0]),
-        author=element_text(byline[0]) if byline and len(element_text(byline[0])) <= 60 else None,
+        author=find_byline(article) or find_byline(root),
         published=raw,
         tags=_links(article, "tag"),
         categories=_links(article, "category"),
-        body_html=_body(article, drop=("header", "footer", "h1")),
+        body_html=_body(article, drop=("header", "footer", "h1", "nav")),
     )
+
+
+def _time(scope: etree._Element) -> str | None:
+    date = scope.xpath(".//time")
+    return (date[0].get("datetime") or element_text(date[0])) if date else None
+
+
+def _only_time(root: etree._Element) -> str | None:
+    """The page's date when it shows exactly one (a post page's sidebar)."""
+    dates = root.xpath("//time[@datetime][not(ancestor::*[contains(@class, 'comment')])]")
+    return dates[0].get("datetime") if len(dates) == 1 else None
 
 
 def _text_date(scope: etree._Element) -> str | None:
@@ -285,10 +300,15 @@ def _body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) ->
         if not isinstance(junk.tag, str) or junk is node:
             continue
         label = (junk.get("class") or "") + " " + (junk.get("id") or "")
-        if junk.tag in drop or _META.search(label):
+        if junk.tag in drop or _META.search(label) or _discussion(junk, label):
             _drop(junk)
     markup = inner_html(node)
     return markup or None
+
+
+def _discussion(node: etree._Element, label: str) -> bool:
+    """A comment or trackback section that the theme put inside the article."""
+    return node.tag in _SECTIONS and bool(_DISCUSSION.search(label))
 
 
 def _drop(node: etree._Element) -> None:

@@ -21,7 +21,6 @@ from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.http import Response, TextResponse
-from w3lib.url import canonicalize_url
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.incremental import LISTING, row_meta
@@ -30,6 +29,7 @@ from crawler.learn import when
 from crawler.profiles._utils import join_text, to_int
 from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
+from crawler.blogs.urls import canonical
 from crawler.blogs.wordpress import WordPress
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
@@ -128,7 +128,7 @@ class BlogSpider(scrapy.Spider):
         if page.is_article():
             yield from self._article(page, response)
             return
-        url = canonicalize_url(response.url)
+        url = canonical(response.url)
         if url in self.feed_articles:
             yield from self._feed_article(url, response)
             return
@@ -143,9 +143,10 @@ class BlogSpider(scrapy.Spider):
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
+        # rel=next is a hint (some themes point it at a category): every index page is followed.
         nxt = page.next_page()
-        if nxt:
-            yield scrapy.Request(nxt, callback=self.parse_listing, meta=LISTING)
+        for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links()):
+            yield scrapy.Request(index, callback=self.parse_listing, meta=LISTING)
 
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()
