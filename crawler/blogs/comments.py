@@ -30,6 +30,7 @@ from crawler.learn.dom import element_text, inner_html, parse
 from crawler.learn.fields import learn_fields
 from crawler.learn.generalize import eval_first
 from crawler.learn.records import mine_records
+from crawler.learn.when import find_date
 
 __all__ = ["comment_blocks"]
 
@@ -63,7 +64,7 @@ def comment_blocks(text: str, url: str, article_url: str) -> list[dict[str, Any]
 
 # -- one block per date --------------------------------------------------------------------------
 def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, Any]]:
-    dates = section.xpath(".//time[@datetime][not(ancestor::form)]")
+    dates = section.xpath(".//time[@datetime][not(ancestor::form)]") or _text_dates(section)
     blocks = [_block(d, section, dates) for d in dates]
     comments: list[dict[str, Any]] = []
     ids: dict[int, str] = {}
@@ -77,16 +78,32 @@ def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, A
     return comments
 
 
+def _text_dates(section: etree._Element) -> list[etree._Element]:
+    """Innermost elements whose short text holds a date, for themes without ``<time>``."""
+    found = []
+    for node in section.iter():
+        if not isinstance(node.tag, str) or node.tag in ("script", "style", "form", "textarea"):
+            continue
+        text = element_text(node)
+        if len(text) <= 120 and find_date(text) and not any(_inside(node, f) for f in found):
+            found = [f for f in found if not _inside(f, node)] + [node]
+    return found
+
+
+def _date_of(date: etree._Element) -> str | None:
+    return date.get("datetime") or find_date(element_text(date))
+
+
 def _block(date: etree._Element, section: etree._Element, dates: list[etree._Element]) -> etree._Element:
-    """The largest ancestor of *date* below *section* that holds no other date."""
+    """The largest ancestor of *date* below *section* that holds no other date; a list item is
+    one comment whole (its nested list holds the replies)."""
     block = date
-    while True:
+    while block.tag != "li":
         parent = block.getparent()
-        if parent is None or parent is section:
-            return block
-        if sum(1 for d in dates if d is not date and _inside(d, parent)) > 0:
+        if parent is None or parent is section or any(d is not date and _inside(d, parent) for d in dates):
             return block
         block = parent
+    return block
 
 
 def _inside(node: etree._Element, container: etree._Element) -> bool:
@@ -97,9 +114,11 @@ def _record(block: etree._Element, date: etree._Element, article_url: str) -> di
     body = _body(block, date)
     if body is None or not element_text(body):
         return None
-    author = _author(block, date)
-    created = date.get("datetime")
-    own_id = block.get("id") or (block.getparent().get("id") if block.getparent() is not None else None)
+    author = _author(block, date, body)
+    created = _date_of(date)
+    chain = [date, *date.iterancestors()]
+    own = chain[: chain.index(block) + 2] if block in chain else chain[:1]
+    own_id = next((n.get("id") for n in own if n.get("id")), None)
     digest = hashlib.sha1(f"{author}\x1f{created}\x1f{element_text(body)}".encode()).hexdigest()[:16]
     return {
         "article_url": article_url,
@@ -110,30 +129,37 @@ def _record(block: etree._Element, date: etree._Element, article_url: str) -> di
     }
 
 
-def _author(block: etree._Element, date: etree._Element) -> str | None:
+def _author(block: etree._Element, date: etree._Element, body: etree._Element | None) -> str | None:
     for node in block.xpath(_AUTHOR):
-        if node.xpath("ancestor-or-self::*[contains(@class, 'body') or contains(@class, 'content')]"):
-            continue
+        if body is not None and (node is body or _inside(node, body)):
+            continue  # a name quoted in the text is not its author
         name = author_name(element_text(node) or " ".join(node.xpath(".//img/@alt")))
         if name:
             return name
-    # The heading that carries the date: "Dave Reader on <time>…</time>:".
-    holder = date.getparent()
-    if holder is not None and holder is not block:
-        return author_name(_text_without(holder, date))
-    return None
+    # The line that carries the date: "Dave Reader on <time>…</time>:", "On 5 May, 10:00 by
+    # <a>Carol</a>": the commenter's link, else the line less its date.
+    holder = date.getparent() if date.tag == "time" else date
+    if holder is None or not (holder is block or _inside(holder, block)):
+        return None
+    for link in holder.xpath(".//a[@href][not(starts-with(@href, '#'))]"):
+        name = author_name(element_text(link))
+        if name and not find_date(name):
+            return name
+    return author_name(_text_without(holder, date)) if date.tag == "time" else None
 
 
 def _text_without(node: etree._Element, drop: etree._Element) -> str:
+    """*node*'s text less the date and the comment's own number ("1.", a link to ``#c1``)."""
     clone = copy.deepcopy(node)
-    for twin in clone.iter(drop.tag):
-        if twin.get("datetime") == drop.get("datetime"):
-            twin.getparent().remove(twin)  # its tail (": ") goes too; author_name trims the rest
-            break
+    for junk in clone.xpath(".//a[starts-with(@href, '#')] | .//time"):
+        junk.drop_tree()  # keeps its tail: "<a>1</a> From Erin Li - <time>"
     return element_text(clone)
 
 
 def _body(block: etree._Element, date: etree._Element) -> etree._Element | None:
+    if block.tag == "dt":  # <dt>byline</dt><dd>comment</dd>
+        following = block.getnext()
+        return following if following is not None and following.tag == "dd" else None
     found = [n for n in block.xpath(_BODY) if not _inside(date, n) and n is not date]
     if found:
         return max(found, key=lambda n: len(element_text(n)))
@@ -145,13 +171,14 @@ def _body(block: etree._Element, date: etree._Element) -> etree._Element | None:
 
 
 def _parent(block: etree._Element, blocks: list[etree._Element], ids: dict[int, str]) -> str | None:
-    """The nearest earlier comment whose block's wrapper encloses *block* (a nested reply list),
-    else the nearest earlier one a level up where blocks state their level."""
+    """The nearest earlier comment whose block is alone in an element enclosing *block* (a
+    reply list nested in the comment's item), else one a level up where blocks state levels."""
     earlier = [b for b in reversed(blocks[: blocks.index(block)]) if id(b) in ids]
     for other in earlier:
         wrapper = other.getparent()
-        if wrapper is not None and wrapper is not block.getparent() and _inside(block, wrapper):
-            return ids[id(other)]
+        if wrapper is not None and _inside(block, wrapper):
+            if sum(1 for b in blocks if b.getparent() is wrapper) == 1:
+                return ids[id(other)]
     level = _level(block)
     for other in earlier if level else []:
         if _level(other) == level - 1:
