@@ -26,7 +26,8 @@ _PREFIX = re.compile(
 )
 #: Where the name ends: a comma, a separator, or a word that starts the date ("on", "le", "am").
 _SUFFIX = re.compile(
-    r"\s*(?:[,;|·•—–]|\s-\s|\s(?:on|at|in|le|am|il|el|op|em|den)(?:\s|$)|\bposted\b|\bwrote\b|\bsays?\b"
+    r"\s*(?:[,;|·•—–]|\s-\s|\s(?:on|at|in|le|am|il|el|op|em|den)(?:\s|$)"
+    r"|\bposted\b|\bwrote\b|\bsays?\b"
     r"|\bsaid\b|于|於|发表于|發表於|说|說).*$",
     re.IGNORECASE,
 )

@@ -94,13 +94,16 @@ def _date_of(date: etree._Element) -> str | None:
     return date.get("datetime") or find_date(element_text(date))
 
 
-def _block(date: etree._Element, section: etree._Element, dates: list[etree._Element]) -> etree._Element:
+def _block(date: etree._Element, section: etree._Element,
+           dates: list[etree._Element]) -> etree._Element:
     """The largest ancestor of *date* below *section* that holds no other date; a list item is
     one comment whole (its nested list holds the replies)."""
     block = date
     while block.tag != "li":
         parent = block.getparent()
-        if parent is None or parent is section or any(d is not date and _inside(d, parent) for d in dates):
+        if parent is None or parent is section:
+            return block
+        if any(d is not date and _inside(d, parent) for d in dates):
             return block
         block = parent
     return block
@@ -119,10 +122,9 @@ def _record(block: etree._Element, date: etree._Element, article_url: str) -> di
     chain = [date, *date.iterancestors()]
     own = chain[: chain.index(block) + 2] if block in chain else chain[:1]
     own_id = next((n.get("id") for n in own if n.get("id")), None)
-    digest = hashlib.sha1(f"{author}\x1f{created}\x1f{element_text(body)}".encode()).hexdigest()[:16]
     return {
         "article_url": article_url,
-        "comment_id": own_id or digest,
+        "comment_id": own_id or _digest(author, created, body),
         "author": author,
         "created_raw": created,
         "body_html": inner_html(body),
@@ -176,9 +178,9 @@ def _parent(block: etree._Element, blocks: list[etree._Element], ids: dict[int, 
     earlier = [b for b in reversed(blocks[: blocks.index(block)]) if id(b) in ids]
     for other in earlier:
         wrapper = other.getparent()
-        if wrapper is not None and _inside(block, wrapper):
-            if sum(1 for b in blocks if b.getparent() is wrapper) == 1:
-                return ids[id(other)]
+        alone = wrapper is not None and sum(1 for b in blocks if b.getparent() is wrapper) == 1
+        if alone and _inside(block, wrapper):
+            return ids[id(other)]
     level = _level(block)
     for other in earlier if level else []:
         if _level(other) == level - 1:
@@ -211,7 +213,12 @@ def _mined(section: etree._Element, article_url: str) -> list[dict[str, Any]]:
         author = author_name(read_field(rules.get("author"), record))  # type: ignore[arg-type]
         created = read_field(rules.get("date"), record)  # type: ignore[arg-type]
         own_id = read_field(rules.get("post_id"), record)  # type: ignore[arg-type]
-        digest = hashlib.sha1(f"{author}\x1f{created}\x1f{element_text(body)}".encode()).hexdigest()[:16]
-        comments.append({"article_url": article_url, "comment_id": own_id or digest,
+        comments.append({"article_url": article_url,
+                         "comment_id": own_id or _digest(author, created, body),
                          "author": author, "created_raw": created, "body_html": body_html})
     return comments
+
+
+def _digest(author: str | None, created: str | None, body: etree._Element) -> str:
+    data = f"{author}\x1f{created}\x1f{element_text(body)}"
+    return hashlib.sha1(data.encode()).hexdigest()[:16]

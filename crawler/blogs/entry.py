@@ -25,7 +25,6 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
-
 from urllib.parse import urljoin
 
 from lxml import etree, html

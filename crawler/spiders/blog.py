@@ -23,16 +23,16 @@ import scrapy
 from scrapy.http import Response, TextResponse
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from crawler.incremental import LISTING, row_meta
-from crawler.items import Article, Comment
-from crawler.learn import when
-from crawler.profiles._utils import join_text, to_int
 from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
 from crawler.blogs.wordpress import WordPress
-from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
+from crawler.incremental import LISTING, row_meta
+from crawler.items import Article, Comment
+from crawler.learn import when
+from crawler.profiles._utils import join_text, to_int
 from crawler.spiders.arguments import one_site
+from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)
 

@@ -52,7 +52,8 @@ def _same_date(value: str | None, want: str) -> bool:
 
 @pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if "article" in p[2]],
                          ids=lambda v: v if isinstance(v, str) else "")
-def test_article_page_reads_as_the_engine_shows_it(site: str, name: str, spec: dict[str, Any]) -> None:
+def test_article_page_reads_as_the_engine_shows_it(site: str, name: str,
+                                                   spec: dict[str, Any]) -> None:
     page = _page(site, name, spec["url"])
     want = spec["article"]
     assert page.is_article()
@@ -66,17 +67,19 @@ def test_article_page_reads_as_the_engine_shows_it(site: str, name: str, spec: d
 
 @pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if "comments" in p[2]],
                          ids=lambda v: v if isinstance(v, str) else "")
-def test_comments_are_whole_records_with_parents(site: str, name: str, spec: dict[str, Any]) -> None:
+def test_comments_are_whole_records_with_parents(site: str, name: str,
+                                                 spec: dict[str, Any]) -> None:
     # comment_blocks, not BlogPage.comments: WordPress' own list reader would come first
     html = (FIXTURES / site / name).read_text()
     got = comment_blocks(html, spec["url"], spec["url"])
     rows = [
-        {"comment_id": c["comment_id"], "author": c["author"], "created": SCORER.instant(c["created_raw"]),
-         "parent_id": c.get("parent_id"), "body_text": _text(c["body_html"])}
+        {"comment_id": c["comment_id"], "author": c["author"],
+         "created": SCORER.instant(c["created_raw"]), "parent_id": c.get("parent_id"),
+         "body_text": _text(c["body_html"])}
         for c in got
     ]
-    want = [{**c, "created": SCORER.instant(c["created"]), "body_text": SCORER.normalise(c["body_text"])}
-            for c in spec["comments"]]
+    want = [{**c, "created": SCORER.instant(c["created"]),
+             "body_text": SCORER.normalise(c["body_text"])} for c in spec["comments"]]
     assert rows == want
 
 
@@ -108,7 +111,8 @@ def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) ->
 
 @pytest.mark.parametrize(("url", "identity"), [
     # a query that is a path in disguise stays one (canonicalizing it as key= breaks the link)
-    ("http://h/index.php?/archives/1-Post-01.html#c10", "http://h/index.php?/archives/1-Post-01.html"),
+    ("http://h/index.php?/archives/1-Post-01.html#c10",
+     "http://h/index.php?/archives/1-Post-01.html"),
     ("http://h/a?b=1&a=2", "http://h/a?a=2&b=1"),
     ("http://h/index.php/post/2024/01/05/Post-01%3A-Notes-%E7%88%AC",
      "http://h/index.php/post/2024/01/05/Post-01:-Notes-%E7%88%AC"),
