@@ -1,12 +1,12 @@
 """``scrapy crawl blog -a start_url=https://blog.example/``: any blog, no profile needed.
 
 Discovery, all at once and deduplicated by the scheduler: the RSS/Atom feeds named in the start
-page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the listing
-pages reached through ``rel=next`` pagination. Each candidate page becomes an Article when its
+page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the index
+pages (``rel=next``, a hint only, and the pagers, categories, tags and archives they link). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
-``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read where the markup is
-WordPress' core comment list (most WordPress-derived themes); JavaScript comment widgets
-(Disqus, Waline, giscus) are not in the HTML and are not collected.
+``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read from WordPress' core comment
+list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`);
+JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``.
 For WordPress sites prefer ``scrapy crawl wordpress``, which reads the REST API.
