@@ -54,16 +54,17 @@ def author_name(text: str | None) -> str | None:
     return name if name and len(name) <= 60 and len(name.split()) <= 6 else None
 
 
-def find_byline(scope: etree._Element) -> str | None:
+def find_byline(scope: etree._Element, beside: bool = False) -> str | None:
     """The author *scope* names: its ``rel=author`` or ``itemprop=author``, else its innermost
-    author/byline element."""
+    author/byline element. *beside*: the scope is the page around a post (a sidebar's byline
+    counts, the site's header and footer do not)."""
     for node in scope.xpath(".//a[contains(concat(' ', @rel, ' '), ' author ')] | "
                             ".//*[@itemprop='author']"):
         name = author_name(_itemprop_name(node) or element_text(node))
         if name:
             return name
     for node in scope.xpath(_INNERMOST):
-        if _in_comments(node):
+        if _in_comments(node) or (beside and node.xpath("ancestor::header | ancestor::footer")):
             continue
         name = author_name(_named_in(node))
         if name:

@@ -261,7 +261,7 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     return Entry(
         "article",
         title=element_text(heading[0]),
-        author=find_byline(article) or find_byline(root),
+        author=find_byline(article) or find_byline(root, beside=True),
         published=raw,
         tags=_links(article, "tag"),
         categories=_links(article, "category"),
