@@ -43,7 +43,7 @@ __all__ = ["Entry", "find_entry"]
 ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report", "SocialMediaPosting"}
 _META = re.compile(
     r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|jp-relatedposts|"
-    r"tags-links|cat-links|entry-tags|post-tags|related|page-links",
+    r"tags-links|cat-links|entry-tags|post-tags|related|page-links|nextprev|prev-next|post-nav",
     re.IGNORECASE,
 )
 _DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
@@ -248,9 +248,11 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
 # -- a lone <article> ----------------------------------------------------------------------------
 def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     articles = root.xpath("//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]")
-    if len(articles) != 1:
-        return Entry("article", listing=True) if len(articles) > 1 else None
-    article = articles[0]
+    if len(articles) > 1:
+        return Entry("article", listing=True)
+    article = articles[0] if articles else _main_post(root)
+    if article is None:
+        return None
     heading = article.xpath(".//h1 | .//h2")
     if not heading:
         return None
@@ -267,6 +269,15 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         categories=_links(article, "category"),
         body_html=_body(article, drop=("header", "footer", "h1", "nav")),
     )
+
+
+def _main_post(root: etree._Element) -> etree._Element | None:
+    """Without ``<article>``: the page's ``<main>`` when it holds one post, one ``<h1>`` and one
+    date (a listing shows several dates)."""
+    mains = root.xpath("//main | //*[@role='main']")
+    if len(mains) != 1 or len(mains[0].xpath(".//h1")) != 1 or len(mains[0].xpath(".//time")) != 1:
+        return None
+    return mains[0]
 
 
 def _time(scope: etree._Element) -> str | None:

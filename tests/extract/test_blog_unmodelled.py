@@ -1,11 +1,13 @@
 """Blogs no reader models, read page by page: pages captured from real engines (MkDocs
-Material's blog plugin, Serendipity) against what each engine's own source says they show.
+Material's blog plugin, Eleventy's base blog, Serendipity, WordPress) against what each
+engine's own source says they show.
 
 The MkDocs post is an ``<article>`` in a documentation layout: its date and author sit in a
 sidebar, a site-wide ``<meta name="author">`` names someone else, and ``rel=next`` leads to a
-category page. The WordPress post (twentytwentyone) has replies nested in the parent's list
-item. The Serendipity post has comments of several paragraphs, threaded by level
-classes, its author in a "Posted by … on" byline, and a ``index.php?/archives/…`` URL.
+category page. The Eleventy post has no ``<article>`` at all. The WordPress post
+(twentytwentyone) has replies nested in the parent's list item. The Serendipity post has
+comments of several paragraphs, threaded by level classes, its author in a "Posted by … on"
+byline, and a ``index.php?/archives/…`` URL.
 """
 
 from __future__ import annotations
