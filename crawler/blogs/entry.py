@@ -253,6 +253,8 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     article = articles[0] if articles else _main_post(root)
     if article is None:
         return None
+    if _lists_posts(article, root.base_url or ""):
+        return Entry("article", listing=True)
     heading = article.xpath(".//h1 | .//h2")
     if not heading:
         return None
@@ -269,6 +271,19 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         categories=_links(article, "category"),
         body_html=_body(article, drop=("header", "footer", "h1", "nav")),
     )
+
+
+def _lists_posts(scope: etree._Element, url: str) -> bool:
+    """Two or more dates each beside a link to another page: a list of posts (an archive or
+    category page in one ``<article>``), not a post."""
+    here = canonicalize_url(url)
+    listed = 0
+    for date in scope.xpath(".//time[not(ancestor::*[contains(@class, 'comment') or "
+                            "contains(@id, 'comment')])]"):
+        parent = date.getparent()
+        links = parent.xpath(".//a/@href") if parent is not None and parent.tag != "a" else []
+        listed += any(canonicalize_url(urljoin(url, h)) != here for h in links if h.strip("#"))
+    return listed >= 2
 
 
 def _main_post(root: etree._Element) -> etree._Element | None:

@@ -121,3 +121,12 @@ def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) ->
 ])
 def test_canonical_keeps_path_like_queries(url: str, identity: str) -> None:
     assert canonical(url) == identity
+
+
+@pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if p[2].get("listing")],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_a_list_of_dated_posts_in_one_article_is_a_listing(site: str, name: str,
+                                                          spec: dict[str, Any]) -> None:
+    page = _page(site, name, spec["url"])
+    assert not page.is_article()
+    assert page.article_links()
