@@ -39,6 +39,8 @@ _NOT_ARTICLE = re.compile(
 
 #: Listing pages of a blog (followed as listings, not as article candidates).
 _LISTING_PAGE = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index\d*\.html?$", re.IGNORECASE)
+#: A pager's numbered pages.
+_PAGER = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index-?\d+\.html?$", re.IGNORECASE)
 #: Index pages that list posts: pagers, categories, tags, archives (by month or year).
 _INDEX_PAGE = re.compile(
     r"/(?:page|categor(?:y|ies)|tags?|label)/|/(?:page|categor(?:y|ies)|tags?|archives?)"
@@ -117,17 +119,19 @@ class BlogPage:
         return list(dict.fromkeys(links))
 
     def index_links(self) -> list[str]:
-        """Same-site index pages (pagers, categories, tags, archives): each lists posts, and
-        together they reach every post even where ``rel=next`` leads elsewhere."""
+        """Same-site index pages: the pager's pages, else (a site without a pager) its
+        categories, tags and archives; together they reach every post even where ``rel=next``
+        leads elsewhere."""
         host = urlsplit(self.response.url).netloc
-        links = []
+        pagers, others = [], []
         for href in self.response.css("a[href]::attr(href)").getall():
             url = canonical(self.response.urljoin(href))
             parts = urlsplit(url)
             where = parts.path + ("?" + parts.query if parts.query else "")
-            if parts.netloc == host and _INDEX_PAGE.search(where) and not _FEED.search(where):
-                links.append(url)
-        return list(dict.fromkeys(links))
+            if parts.netloc != host or not _INDEX_PAGE.search(where) or _FEED.search(where):
+                continue
+            (pagers if _PAGER.search(where) else others).append(url)
+        return list(dict.fromkeys(pagers or others))
 
     # -- article -------------------------------------------------------------------------------
     def platform(self) -> str:
