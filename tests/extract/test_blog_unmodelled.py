@@ -131,3 +131,21 @@ def test_a_list_of_dated_posts_in_one_article_is_a_listing(site: str, name: str,
     page = _page(site, name, spec["url"])
     assert not page.is_article()
     assert page.article_links()
+
+
+def test_comments_without_time_elements_read_from_definition_lists() -> None:
+    # Themes with no <time>: the date is text in the <dt> byline, the comment its <dd>.
+    when.prepare()
+    html = """<html><body><div id="comments"><h3>Comments</h3><dl>
+      <dt id="c1"><a href="#c1">1.</a> On Friday 5 January 2024, 10:00 by
+        <a href="http://dave.example/">Dave Reader</a></dt>
+      <dd><p>First para.</p><p>Second para.</p></dd>
+      <dt id="c2"><a href="#c2">2.</a> On Saturday 6 January 2024, 11:00 by
+        <a href="http://erin.example/">Erin Li</a></dt>
+      <dd><p>Other.</p><p>More.</p></dd></dl></div></body></html>"""
+    got = comment_blocks(html, "http://h/post/", "http://h/post/")
+    assert [(c["comment_id"], c["author"], c["created_raw"], _text(c["body_html"]))
+            for c in got] == [
+        ("c1", "Dave Reader", "Friday 5 January 2024, 10:00", "First para. Second para."),
+        ("c2", "Erin Li", "Saturday 6 January 2024, 11:00", "Other. More."),
+    ]
