@@ -2,7 +2,8 @@
 
 Discovery, all at once and deduplicated by the scheduler: the RSS/Atom feeds named in the start
 page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the index
-pages (``rel=next``, a hint only, and the pagers, categories, tags and archives they link). Each candidate page becomes an Article when its
+pages (``rel=next``, a hint only, and the pager's numbered pages, else categories, tags and
+archives). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
 ``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read from WordPress' core comment
 list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`);
@@ -143,7 +144,7 @@ class BlogSpider(scrapy.Spider):
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
-        # rel=next is a hint (some themes point it at a category): every index page is followed.
+        # rel=next is a hint (some themes point it at a category): the pager is followed too.
         nxt = page.next_page()
         for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links()):
             yield scrapy.Request(index, callback=self.parse_listing, meta=LISTING)
