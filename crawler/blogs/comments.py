@@ -1,24 +1,36 @@
 """Comments of a blog page from repeated comment blocks, for themes no reader knows.
 
-The comment section is the outermost element whose id or class says ``comment``; inside it the
-comments are mined as repeated records with an author, a date and text, and their fields are
-learned the way forum posts are (:mod:`crawler.learn.records`, :mod:`crawler.learn.fields`):
-the same problem at a smaller scale. WordPress' core list (``ol.comment-list``) and h-entry
-``comment`` properties are read before this (:mod:`crawler.blogs.wordpress`,
-:mod:`crawler.blogs.entry`); comment widgets loaded by JavaScript (Disqus, giscus) are not in
-the page and are not found.
+The comment section is the outermost element whose id or class says ``comment`` (the first of
+them that holds comments). A comment is the block holding one date: from each date the block
+grows up to the largest ancestor that holds no other date, so the paragraphs of a comment stay
+in its body. In that block the author is its byline (an ``author``/``fn``/``cite`` element, else
+its heading less the date and the words around the name), the body its ``body``/``content``/
+``text`` element (else the block less heading, footer and date). The parent is the comment whose
+block encloses it (nested lists), else the nearest earlier one a level up where blocks state
+their level in a class (``depth-2``, ``commentlevel-1``).
+
+Sections where no block holds a date fall back on mining repeated records
+(:mod:`crawler.learn.records`). WordPress' core list and h-entry ``comment`` properties are read
+before this (:mod:`crawler.blogs.wordpress`, :mod:`crawler.blogs.entry`); comment widgets loaded
+by JavaScript (Disqus, giscus) are not in the page and are not found.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import re
 from typing import Any
 
+from lxml import etree
+
+from crawler.blogs.byline import author_name
 from crawler.learn.apply import read_field
 from crawler.learn.dom import element_text, inner_html, parse
 from crawler.learn.fields import learn_fields
 from crawler.learn.generalize import eval_first
 from crawler.learn.records import mine_records
+from crawler.learn.when import find_date
 
 __all__ = ["comment_blocks"]
 
@@ -28,36 +40,185 @@ _SECTION = (
     "[not(ancestor::*[contains(translate(@id, 'COMENT', 'coment'), 'comment') or "
     "contains(translate(@class, 'COMENT', 'coment'), 'comment')])]"
 )
+_LEVEL = re.compile(r"(?:level|depth)-?(\d+)$", re.IGNORECASE)
+_AUTHOR = (
+    ".//*[contains(@class, 'author') or contains(@class, 'fn') or @itemprop='author' or "
+    "self::cite or contains(@class, 'name')][not(self::time)]"
+)
+_BODY = (
+    ".//*[contains(@class, 'body') or contains(@class, 'content') or contains(@class, 'text') "
+    "or @itemprop='text'][not(ancestor::footer)]"
+)
 
 
 def comment_blocks(text: str, url: str, article_url: str) -> list[dict[str, Any]]:
     root = parse(text, url)
-    comments: list[dict[str, Any]] = []
     for section in root.xpath(_SECTION):
-        groups = mine_records(section)
-        if not groups:
+        if section.tag == "form" or section.xpath("self::*[.//textarea][not(.//time)]"):
             continue
-        records = [group.rows(m) for m in groups[0].members for group in groups[:1]]
-        rules = learn_fields(records)
-        body_rule = rules.get("body")
-        for record in records:
-            body = eval_first(record[body_rule.row], body_rule.xpath) if body_rule is not None else None
-            body_html = inner_html(body) if body is not None else None
-            if not body_html:
-                continue
-            author = read_field(rules.get("author"), record)  # type: ignore[arg-type]
-            created = read_field(rules.get("date"), record)  # type: ignore[arg-type]
-            own_id = read_field(rules.get("post_id"), record)  # type: ignore[arg-type]
-            digest = hashlib.sha1(f"{author}\x1f{created}\x1f{element_text(body)}".encode()).hexdigest()[:16]
-            comments.append(
-                {
-                    "article_url": article_url,
-                    "comment_id": own_id or digest,
-                    "author": author,
-                    "created_raw": created,
-                    "body_html": body_html,
-                }
-            )
+        comments = _dated_blocks(section, article_url) or _mined(section, article_url)
         if comments:
-            break
+            return comments
+    return []
+
+
+# -- one block per date --------------------------------------------------------------------------
+def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, Any]]:
+    dates = section.xpath(".//time[@datetime][not(ancestor::form)]") or _text_dates(section)
+    blocks = [_block(d, section, dates) for d in dates]
+    comments: list[dict[str, Any]] = []
+    ids: dict[int, str] = {}
+    for date, block in zip(dates, blocks):
+        record = _record(block, date, article_url)
+        if record is None:
+            continue
+        record["parent_id"] = _parent(block, blocks, ids)
+        ids[id(block)] = record["comment_id"]
+        comments.append(record)
     return comments
+
+
+def _text_dates(section: etree._Element) -> list[etree._Element]:
+    """Innermost elements whose short text holds a date, for themes without ``<time>``."""
+    found = []
+    for node in section.iter():
+        if not isinstance(node.tag, str) or node.tag in ("script", "style", "form", "textarea"):
+            continue
+        text = element_text(node)
+        if len(text) <= 120 and find_date(text) and not any(_inside(node, f) for f in found):
+            found = [f for f in found if not _inside(f, node)] + [node]
+    return found
+
+
+def _date_of(date: etree._Element) -> str | None:
+    return date.get("datetime") or find_date(element_text(date))
+
+
+def _block(date: etree._Element, section: etree._Element,
+           dates: list[etree._Element]) -> etree._Element:
+    """The largest ancestor of *date* below *section* that holds no other date; a list item is
+    one comment whole (its nested list holds the replies)."""
+    block = date
+    while block.tag != "li":
+        parent = block.getparent()
+        if parent is None or parent is section:
+            return block
+        if any(d is not date and _inside(d, parent) for d in dates):
+            return block
+        block = parent
+    return block
+
+
+def _inside(node: etree._Element, container: etree._Element) -> bool:
+    return any(a is container for a in node.iterancestors())
+
+
+def _record(block: etree._Element, date: etree._Element, article_url: str) -> dict[str, Any] | None:
+    body = _body(block, date)
+    if body is None or not element_text(body):
+        return None
+    author = _author(block, date, body)
+    created = _date_of(date)
+    chain = [date, *date.iterancestors()]
+    own = chain[: chain.index(block) + 2] if block in chain else chain[:1]
+    own_id = next((n.get("id") for n in own if n.get("id")), None)
+    return {
+        "article_url": article_url,
+        "comment_id": own_id or _digest(author, created, body),
+        "author": author,
+        "created_raw": created,
+        "body_html": inner_html(body),
+    }
+
+
+def _author(block: etree._Element, date: etree._Element, body: etree._Element | None) -> str | None:
+    for node in block.xpath(_AUTHOR):
+        if body is not None and (node is body or _inside(node, body)):
+            continue  # a name quoted in the text is not its author
+        name = author_name(element_text(node) or " ".join(node.xpath(".//img/@alt")))
+        if name:
+            return name
+    # The line that carries the date: "Dave Reader on <time>…</time>:", "On 5 May, 10:00 by
+    # <a>Carol</a>": the commenter's link, else the line less its date.
+    holder = date.getparent() if date.tag == "time" else date
+    if holder is None or not (holder is block or _inside(holder, block)):
+        return None
+    for link in holder.xpath(".//a[@href][not(starts-with(@href, '#'))]"):
+        name = author_name(element_text(link))
+        if name and not find_date(name):
+            return name
+    return author_name(_text_without(holder, date)) if date.tag == "time" else None
+
+
+def _text_without(node: etree._Element, drop: etree._Element) -> str:
+    """*node*'s text less the date and the comment's own number ("1.", a link to ``#c1``)."""
+    clone = copy.deepcopy(node)
+    for junk in clone.xpath(".//a[starts-with(@href, '#')] | .//time"):
+        junk.drop_tree()  # keeps its tail: "<a>1</a> From Erin Li - <time>"
+    return element_text(clone)
+
+
+def _body(block: etree._Element, date: etree._Element) -> etree._Element | None:
+    if block.tag == "dt":  # <dt>byline</dt><dd>comment</dd>
+        following = block.getnext()
+        return following if following is not None and following.tag == "dd" else None
+    found = [n for n in block.xpath(_BODY) if not _inside(date, n) and n is not date]
+    if found:
+        return max(found, key=lambda n: len(element_text(n)))
+    clone = copy.deepcopy(block)
+    for junk in clone.xpath(".//header | .//footer | .//time | .//h1 | .//h2 | .//h3 | .//h4 | "
+                            ".//h5 | .//h6 | .//form | .//script | .//style"):
+        junk.getparent().remove(junk)
+    return clone
+
+
+def _parent(block: etree._Element, blocks: list[etree._Element], ids: dict[int, str]) -> str | None:
+    """The nearest earlier comment whose block is alone in an element enclosing *block* (a
+    reply list nested in the comment's item), else one a level up where blocks state levels."""
+    earlier = [b for b in reversed(blocks[: blocks.index(block)]) if id(b) in ids]
+    for other in earlier:
+        wrapper = other.getparent()
+        alone = wrapper is not None and sum(1 for b in blocks if b.getparent() is wrapper) == 1
+        if alone and _inside(block, wrapper):
+            return ids[id(other)]
+    level = _level(block)
+    for other in earlier if level else []:
+        if _level(other) == level - 1:
+            return ids[id(other)]
+    return None
+
+
+def _level(block: etree._Element) -> int | None:
+    for token in (block.get("class") or "").split():
+        match = _LEVEL.search(token)
+        if match:
+            return int(match.group(1))
+    return None
+
+
+# -- mined records (no dates in the markup) --------------------------------------------------------
+def _mined(section: etree._Element, article_url: str) -> list[dict[str, Any]]:
+    groups = mine_records(section)
+    if not groups:
+        return []
+    records = [groups[0].rows(m) for m in groups[0].members]
+    rules = learn_fields(records)
+    body_rule = rules.get("body")
+    comments = []
+    for record in records:
+        body = eval_first(record[body_rule.row], body_rule.xpath) if body_rule is not None else None
+        body_html = inner_html(body) if body is not None else None
+        if not body_html:
+            continue
+        author = author_name(read_field(rules.get("author"), record))  # type: ignore[arg-type]
+        created = read_field(rules.get("date"), record)  # type: ignore[arg-type]
+        own_id = read_field(rules.get("post_id"), record)  # type: ignore[arg-type]
+        comments.append({"article_url": article_url,
+                         "comment_id": own_id or _digest(author, created, body),
+                         "author": author, "created_raw": created, "body_html": body_html})
+    return comments
+
+
+def _digest(author: str | None, created: str | None, body: etree._Element) -> str:
+    data = f"{author}\x1f{created}\x1f{element_text(body)}"
+    return hashlib.sha1(data.encode()).hexdigest()[:16]

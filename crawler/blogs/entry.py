@@ -10,7 +10,8 @@ schema.org, or a lone ``<article>``.
    one ``.entry-content``, ``.published`` (``abbr[title]``, ``time[datetime]``), ``.vcard.author
    .fn``, ``rel=tag`` / ``/tag/`` links;
 3. **schema.org** ``BlogPosting``/``Article`` in JSON-LD or microdata (``articleBody``);
-4. a single **``<article>``** holding a heading and a date.
+4. a single **``<article>``** holding a heading and a date, or beside the page's only date
+   (documentation layouts put the date and the author in a sidebar).
 
 Two or more entries on a page make it a listing (:attr:`Entry.listing`), not an article. The body
 is the declared content element less the metadata some themes put inside it (Pelican's
@@ -31,6 +32,7 @@ from lxml import etree, html
 from w3lib.url import canonicalize_url
 
 from crawler import jsonld
+from crawler.blogs.byline import find_byline
 from crawler.learn.dom import element_text, has_class_xpath, inner_html
 from crawler.learn.when import parse_date
 
@@ -41,9 +43,11 @@ __all__ = ["Entry", "find_entry"]
 ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report", "SocialMediaPosting"}
 _META = re.compile(
     r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|jp-relatedposts|"
-    r"tags-links|cat-links|entry-tags|post-tags|related|page-links",
+    r"tags-links|cat-links|entry-tags|post-tags|related|page-links|nextprev|prev-next|post-nav",
     re.IGNORECASE,
 )
+_DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
+_SECTIONS = {"section", "div", "aside", "ol", "ul", "nav"}
 _DATE_TEXT = re.compile(r"\d{4}|\d{1,2}:\d{2}")
 
 
@@ -244,24 +248,62 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
 # -- a lone <article> ----------------------------------------------------------------------------
 def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     articles = root.xpath("//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]")
-    if len(articles) != 1:
-        return Entry("article", listing=True) if len(articles) > 1 else None
-    article = articles[0]
-    heading = article.xpath(".//h1 | .//h2")
-    date = article.xpath(".//time")
-    raw = (date[0].get("datetime") or element_text(date[0])) if date else _text_date(article)
-    if not heading or not raw:
+    if len(articles) > 1:
+        return Entry("article", listing=True)
+    article = articles[0] if articles else _main_post(root)
+    if article is None:
         return None
-    byline = article.xpath(".//*[@rel='author'] | .//*[contains(@class, 'author')]")
+    if _lists_posts(article, root.base_url or ""):
+        return Entry("article", listing=True)
+    heading = article.xpath(".//h1 | .//h2")
+    if not heading:
+        return None
+    # Documentation layouts put the date and the author in a sidebar beside the article.
+    raw = _time(article) or _text_date(article) or _only_time(root)
+    if not raw:
+        return None
     return Entry(
         "article",
         title=element_text(heading[0]),
-        author=element_text(byline[0]) if byline and len(element_text(byline[0])) <= 60 else None,
+        author=find_byline(article) or find_byline(root, beside=True),
         published=raw,
         tags=_links(article, "tag"),
         categories=_links(article, "category"),
-        body_html=_body(article, drop=("header", "footer", "h1")),
+        body_html=_body(article, drop=("header", "footer", "h1", "nav")),
     )
+
+
+def _lists_posts(scope: etree._Element, url: str) -> bool:
+    """Two or more dates each beside a link to another page: a list of posts (an archive or
+    category page in one ``<article>``), not a post."""
+    here = canonicalize_url(url)
+    listed = 0
+    for date in scope.xpath(".//time[not(ancestor::*[contains(@class, 'comment') or "
+                            "contains(@id, 'comment')])]"):
+        parent = date.getparent()
+        links = parent.xpath(".//a/@href") if parent is not None and parent.tag != "a" else []
+        listed += any(canonicalize_url(urljoin(url, h)) != here for h in links if h.strip("#"))
+    return listed >= 2
+
+
+def _main_post(root: etree._Element) -> etree._Element | None:
+    """Without ``<article>``: the page's ``<main>`` when it holds one post, one ``<h1>`` and one
+    date (a listing shows several dates)."""
+    mains = root.xpath("//main | //*[@role='main']")
+    if len(mains) != 1 or len(mains[0].xpath(".//h1")) != 1 or len(mains[0].xpath(".//time")) != 1:
+        return None
+    return mains[0]
+
+
+def _time(scope: etree._Element) -> str | None:
+    date = scope.xpath(".//time")
+    return (date[0].get("datetime") or element_text(date[0])) if date else None
+
+
+def _only_time(root: etree._Element) -> str | None:
+    """The page's date when it shows exactly one (a post page's sidebar)."""
+    dates = root.xpath("//time[@datetime][not(ancestor::*[contains(@class, 'comment')])]")
+    return dates[0].get("datetime") if len(dates) == 1 else None
 
 
 def _text_date(scope: etree._Element) -> str | None:
@@ -284,10 +326,15 @@ def _body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) ->
         if not isinstance(junk.tag, str) or junk is node:
             continue
         label = (junk.get("class") or "") + " " + (junk.get("id") or "")
-        if junk.tag in drop or _META.search(label):
+        if junk.tag in drop or _META.search(label) or _discussion(junk, label):
             _drop(junk)
     markup = inner_html(node)
     return markup or None
+
+
+def _discussion(node: etree._Element, label: str) -> bool:
+    """A comment or trackback section that the theme put inside the article."""
+    return node.tag in _SECTIONS and bool(_DISCUSSION.search(label))
 
 
 def _drop(node: etree._Element) -> None:

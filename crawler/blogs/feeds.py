@@ -13,7 +13,9 @@ from time import strftime
 from typing import Any
 
 import feedparser
-from w3lib.url import canonicalize_url
+
+from crawler.blogs.byline import author_name
+from crawler.blogs.urls import canonical
 
 __all__ = ["feed_entries", "feed_links"]
 
@@ -42,10 +44,10 @@ def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
         html = max(contents, key=lambda c: len(c["value"]))["value"]
         published = entry.get("published") or entry.get("updated")
         parsed_date = entry.get("published_parsed") or entry.get("updated_parsed")
-        found[canonicalize_url(link)] = {
-            "url": canonicalize_url(link),
+        found[canonical(link)] = {
+            "url": canonical(link),
             "title": entry.get("title"),
-            "author": entry.get("author"),
+            "author": author_name(entry.get("author")),
             # feedparser keeps the feed's own text; its parsed form is UTC.
             "published_raw": strftime("%Y-%m-%dT%H:%M:%S+00:00", parsed_date) if parsed_date else published,
             "updated_raw": entry.get("updated") if entry.get("updated") != published else None,

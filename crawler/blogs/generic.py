@@ -17,11 +17,12 @@ from urllib.parse import urlsplit
 
 import trafilatura
 from scrapy.http import TextResponse
-from w3lib.url import canonicalize_url
 
 from crawler import jsonld
+from crawler.blogs.byline import author_name
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
+from crawler.blogs.urls import canonical
 from crawler.profiles._utils import first_css, join_text
 
 logger = logging.getLogger(__name__)
@@ -38,11 +39,23 @@ _NOT_ARTICLE = re.compile(
 
 #: Listing pages of a blog (followed as listings, not as article candidates).
 _LISTING_PAGE = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index\d*\.html?$", re.IGNORECASE)
+#: A pager's numbered pages.
+_PAGER = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index-?\d+\.html?$", re.IGNORECASE)
+#: Index pages that list posts: pagers, categories, tags, archives (by month or year).
+_INDEX_PAGE = re.compile(
+    r"/(?:page|categor(?:y|ies)|tags?|label)/|/(?:page|categor(?:y|ies)|tags?|archives?)"
+    r"(?:\.html?)?/?$|/archives?/(?:\d{4}(?:/\d{1,2})?(?:\.html?)?/?)?$|/\d{4}/(?:\d{1,2}/)?$"
+    r"|[?&](?:page|paged)=\d+|/index-?\d+\.html?$",
+    re.IGNORECASE,
+)
 _NEXT_WORDS = re.compile(
     r"^(?:next|next page|older|older posts|older entries|earlier posts|more posts|»|›|⟩|〉|>>|→|next »|older »|"
     r"« older(?: posts| entries)?|← older(?: posts| entries)?|下一页|下一頁|下页|后一页|更早的文章)$",
     re.IGNORECASE,
 )
+
+
+_FEED = re.compile(r"/feed/?$|\.(?:xml|rss|atom|rdf)$|/(?:wp-)?(?:login|admin)", re.IGNORECASE)
 
 
 class BlogPage:
@@ -82,16 +95,16 @@ class BlogPage:
     def article_links(self) -> list[str]:
         """Same-site links that look like article permalinks (not tags, pages, feeds…)."""
         host = urlsplit(self.response.url).netloc
-        here = canonicalize_url(self.response.url)
+        here = canonical(self.response.url)
         nxt = self.next_page()
-        skip = {canonicalize_url(nxt)} if nxt else set()
+        skip = {canonical(nxt)} if nxt else set()
         links = []
         for href in (
             self.response.css("main a[href], article a[href], #content a[href], body a[href]")
             .xpath("@href")
             .getall()
         ):
-            url = canonicalize_url(self.response.urljoin(href))
+            url = canonical(self.response.urljoin(href))
             parts = urlsplit(url)
             if (
                 parts.netloc != host
@@ -104,6 +117,21 @@ class BlogPage:
                 continue
             links.append(url)
         return list(dict.fromkeys(links))
+
+    def index_links(self) -> list[str]:
+        """Same-site index pages: the pager's pages, else (a site without a pager) its
+        categories, tags and archives; together they reach every post even where ``rel=next``
+        leads elsewhere."""
+        host = urlsplit(self.response.url).netloc
+        pagers, others = [], []
+        for href in self.response.css("a[href]::attr(href)").getall():
+            url = canonical(self.response.urljoin(href))
+            parts = urlsplit(url)
+            where = parts.path + ("?" + parts.query if parts.query else "")
+            if parts.netloc != host or not _INDEX_PAGE.search(where) or _FEED.search(where):
+                continue
+            (pagers if _PAGER.search(where) else others).append(url)
+        return list(dict.fromkeys(pagers or others))
 
     # -- article -------------------------------------------------------------------------------
     def platform(self) -> str:
@@ -135,9 +163,9 @@ class BlogPage:
             return False
         # A listing page with a single entry looks the same, except that the entry's heading
         # links to the entry's own page.
-        here = canonicalize_url(self.response.url)
+        here = canonical(self.response.url)
         heading_links = main.css("h1 a::attr(href), h2 a::attr(href)").getall()
-        return not any(canonicalize_url(self.response.urljoin(h)) != here for h in heading_links)
+        return not any(canonical(self.response.urljoin(h)) != here for h in heading_links)
 
     def article(self) -> dict[str, Any]:
         """Article fields: the page's declared entry first (h-entry, hAtom, schema.org, a lone
@@ -146,8 +174,8 @@ class BlogPage:
         if entry is not None and not entry.listing:
             declared = _declared(entry)
             if declared.get("body_html") and declared.get("title") and declared.get("published_raw"):
-                return {**self._article_from_metadata(with_body=False), **declared}
-        return self._article_from_metadata(with_body=True)
+                return _named({**self._article_from_metadata(with_body=False), **declared})
+        return _named(self._article_from_metadata(with_body=True))
 
     def _article_from_metadata(self, with_body: bool) -> dict[str, Any]:
         response = self.response
@@ -165,9 +193,9 @@ class BlogPage:
             favor_precision=True,
         ) if with_body else None
         ld = next((item for item in self.json_ld() if jsonld.types(item) & ARTICLE_TYPES), {})
-        canonical = response.css('link[rel="canonical"]::attr(href)').get()
+        declared_url = response.css('link[rel="canonical"]::attr(href)').get()
         return {
-            "url": canonicalize_url(response.urljoin(canonical or response.url)),
+            "url": canonical(response.urljoin(declared_url or response.url)),
             "title": first_css(response, 'meta[property="og:title"]::attr(content)')
             or ld.get("headline")
             or meta_dict.get("title")
@@ -190,10 +218,10 @@ class BlogPage:
 
     def continuation_pages(self) -> list[str]:
         """Later pages of a post split over several (``/post/2/``, ``?page=2``), in order."""
-        here = canonicalize_url(self.response.url).rstrip("/")
+        here = canonical(self.response.url).rstrip("/")
         found: dict[int, str] = {}
         for href in self.response.css("a[href]::attr(href)").getall():
-            url = canonicalize_url(self.response.urljoin(href))
+            url = canonical(self.response.urljoin(href))
             match = re.fullmatch(re.escape(here) + r"/(\d+)/?", url) or re.fullmatch(
                 re.escape(here) + r"/?\?(?:.*&)?page=(\d+)", url
             )
@@ -228,6 +256,11 @@ _UNSET = object()
 def _digest(comment: dict[str, Any]) -> str:
     data = f"{comment.get('author')}\x1f{comment.get('created_raw')}\x1f{comment.get('body_html')}"
     return hashlib.sha1(data.encode()).hexdigest()[:16]
+
+
+def _named(fields: dict[str, Any]) -> dict[str, Any]:
+    """The author's name without its byline's words ("By Carol Zhang," is "Carol Zhang")."""
+    return {**fields, "author": author_name(fields.get("author"))}
 
 
 def _declared(entry: Entry) -> dict[str, Any]:

@@ -1,12 +1,13 @@
 """``scrapy crawl blog -a start_url=https://blog.example/``: any blog, no profile needed.
 
 Discovery, all at once and deduplicated by the scheduler: the RSS/Atom feeds named in the start
-page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the listing
-pages reached through ``rel=next`` pagination. Each candidate page becomes an Article when its
+page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the index
+pages (``rel=next``, a hint only, and the pager's numbered pages, else categories, tags and
+archives). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
-``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read where the markup is
-WordPress' core comment list (most WordPress-derived themes); JavaScript comment widgets
-(Disqus, Waline, giscus) are not in the HTML and are not collected.
+``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read from WordPress' core comment
+list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`);
+JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``.
 For WordPress sites prefer ``scrapy crawl wordpress``, which reads the REST API.
@@ -21,18 +22,18 @@ from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.http import Response, TextResponse
-from w3lib.url import canonicalize_url
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
+from crawler.blogs.feeds import feed_entries, feed_links
+from crawler.blogs.generic import BlogPage
+from crawler.blogs.urls import canonical
+from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article, Comment
 from crawler.learn import when
 from crawler.profiles._utils import join_text, to_int
-from crawler.blogs.feeds import feed_entries, feed_links
-from crawler.blogs.generic import BlogPage
-from crawler.blogs.wordpress import WordPress
-from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 from crawler.spiders.arguments import one_site
+from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ class BlogSpider(scrapy.Spider):
         if page.is_article():
             yield from self._article(page, response)
             return
-        url = canonicalize_url(response.url)
+        url = canonical(response.url)
         if url in self.feed_articles:
             yield from self._feed_article(url, response)
             return
@@ -143,9 +144,10 @@ class BlogSpider(scrapy.Spider):
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
+        # rel=next is a hint (some themes point it at a category): the pager is followed too.
         nxt = page.next_page()
-        if nxt:
-            yield scrapy.Request(nxt, callback=self.parse_listing, meta=LISTING)
+        for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links()):
+            yield scrapy.Request(index, callback=self.parse_listing, meta=LISTING)
 
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()

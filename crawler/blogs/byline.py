@@ -1,0 +1,93 @@
+"""Who wrote a post or a comment, from its byline: the name, without the words around it.
+
+Bylines wrap the name in words and punctuation in the site's language ("By Carol Zhang,",
+"Posted by Alice on", "Par Jean :", "作者：李雷"). :func:`author_name` keeps the name;
+:func:`find_byline` finds it in a post: a ``rel=author`` link, an ``itemprop=author``, or the
+innermost element whose class says ``author`` or ``byline`` (its link to an author page if it has
+one, else its text, else an avatar's ``alt``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree
+
+from crawler.learn.dom import element_text
+
+__all__ = ["author_name", "find_byline"]
+
+#: Words that introduce a name, in the languages blogs are written in.
+_PREFIX = re.compile(
+    r"^(?:(?:posted|written|published|authored|submitted|words|photos?)\s+by|by|from|author|"
+    r"autor|auteur|autore|par|von|por|door|di|da|av|af|przez|написал|автор|作者|文|发布者|發表者|"
+    r"发表者|投稿者|作成者|글쓴이|작성자)\s*[:：]?\s+|^(?:author|autor|auteur|作者|发布者|作成者)\s*[:：]\s*",
+    re.IGNORECASE,
+)
+#: Where the name ends: a comma, a separator, or a word that starts the date ("on", "le", "am").
+_SUFFIX = re.compile(
+    r"\s*(?:[,;|·•—–]|\s-\s|\s(?:on|at|in|le|am|il|el|op|em|den)(?:\s|$)"
+    r"|\bposted\b|\bwrote\b|\bsays?\b"
+    r"|\bsaid\b|于|於|发表于|發表於|说|說).*$",
+    re.IGNORECASE,
+)
+_MAILBOX = re.compile(r"\S+@\S+\s+\((.+)\)")
+_EDGES = "\"'“”‘’«»()[]{}:：,，;；.。·•|-–—@ \t\r\n"
+_AUTHOR_PAGE = re.compile(r"/authors?/|[?&/]author=|/users?/|/members?/|/profile", re.IGNORECASE)
+_INNERMOST = (
+    ".//*[contains(@class, 'author') or contains(@class, 'byline')]"
+    "[not(.//*[contains(@class, 'author') or contains(@class, 'byline')])]"
+)
+
+
+def author_name(text: str | None) -> str | None:
+    """*text* less the words and punctuation around the name; None when nothing is left."""
+    if not text:
+        return None
+    name = " ".join(text.split())
+    mailbox = _MAILBOX.fullmatch(name)
+    if mailbox:
+        name = mailbox.group(1)  # RSS "mail@example.org (Name)"
+    for _ in range(2):  # "Posted by: by ..." themes stack them
+        name = _PREFIX.sub("", name).strip(_EDGES)
+    name = _SUFFIX.sub("", name).strip(_EDGES)
+    return name if name and len(name) <= 60 and len(name.split()) <= 6 else None
+
+
+def find_byline(scope: etree._Element, beside: bool = False) -> str | None:
+    """The author *scope* names: its ``rel=author`` or ``itemprop=author``, else its innermost
+    author/byline element. *beside*: the scope is the page around a post (a sidebar's byline
+    counts, the site's header and footer do not)."""
+    for node in scope.xpath(".//a[contains(concat(' ', @rel, ' '), ' author ')] | "
+                            ".//*[@itemprop='author']"):
+        name = author_name(_itemprop_name(node) or element_text(node))
+        if name:
+            return name
+    for node in scope.xpath(_INNERMOST):
+        if _in_comments(node) or (beside and node.xpath("ancestor::header | ancestor::footer")):
+            continue
+        name = author_name(_named_in(node))
+        if name:
+            return name
+    return None
+
+
+def _itemprop_name(node: etree._Element) -> str | None:
+    named = node.xpath(".//*[@itemprop='name']")
+    return element_text(named[0]) if named else None
+
+
+def _named_in(node: etree._Element) -> str | None:
+    """A byline's link to the author's page, else the node's text, else an avatar's alt."""
+    for link in node.xpath("ancestor-or-self::*[position() <= 2]//a[@href]"):
+        if _AUTHOR_PAGE.search(link.get("href") or "") and element_text(link):
+            return element_text(link)
+    text = element_text(node)
+    if text:
+        return text
+    alts = node.xpath(".//img/@alt")
+    return str(alts[0]) if alts else None
+
+
+def _in_comments(node: etree._Element) -> bool:
+    return bool(node.xpath("ancestor::*[contains(@class, 'comment') or contains(@id, 'comment')]"))
