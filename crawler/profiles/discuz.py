@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.attachments.links import ENGINE_PATTERNS
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
@@ -76,6 +77,7 @@ class Discuz(HtmlForumProfile):
     _post_time = ("em[id^=authorposton] span::attr(title)", "em[id^=authorposton]::text")
     _post_floor = "a[id^=postnum] em::text"
     _post_body = "td.t_f[id^=postmessage_]"
+    attachment_url = ENGINE_PATTERNS["discuz"]
     _post_quote_ids = "div.quote blockquote a[href*='goto=findpost']::attr(href)"
     _quote_id_regex = re.compile(r"\bpid=(\d+)")
     _post_edited = "i.pstatus"
