@@ -33,6 +33,9 @@ class FileStore:
         self.root = Path(root)
         self.partial = self.root / _PARTIAL
         self.partial.mkdir(parents=True, exist_ok=True)
+        umask = os.umask(0)
+        os.umask(umask)
+        self.mode = 0o666 & ~umask  # what open() would give; mkstemp's is 0o600
         for stray in self.partial.iterdir():  # a kill's leftovers: never a stored file
             stray.unlink(missing_ok=True)
 
@@ -55,6 +58,7 @@ class FileStore:
         fd, temporary = tempfile.mkstemp(dir=self.partial)
         try:
             with os.fdopen(fd, "wb") as f:
+                os.fchmod(fd, self.mode)
                 f.write(body)
                 f.flush()
                 os.fsync(f.fileno())

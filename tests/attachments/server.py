@@ -41,7 +41,8 @@ FILES = {
 }
 DENIED = "6"
 ROUTES = {  # engine -> (thread pages, attachment URL, denied page, its status)
-    "phpbb": ({"/viewtopic.php?t=2": "phpbb-thread.html"},
+    "phpbb": ({"/viewtopic.php?t=2": "phpbb-thread.html",
+               "/viewforum.php?f=2&start=3": "phpbb-board.html"},
               re.compile(r"^/download/file\.php\?id=(\d+)"), "phpbb-denied.html", 403),
     "mybb": ({"/showthread.php?tid=1": "mybb-thread.html",
               "/showthread.php?tid=3": "mybb-thread3.html"},
@@ -67,6 +68,9 @@ class LabServer:
     stall: bool = False
     log: list[Hit] = field(default_factory=list)
     stalled: threading.Event = field(default_factory=threading.Event)
+    #: set once ``after_stall`` more requests came in after a file answer stalled
+    moved_on: threading.Event = field(default_factory=threading.Event)
+    after_stall: int = 5
     release: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
@@ -76,6 +80,11 @@ class LabServer:
         self._http.owner = self  # type: ignore[attr-defined]
         self.origin = "http://127.0.0.1:%d" % self._http.server_address[1]
         self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+
+    @property
+    def board_url(self) -> str:
+        """phpBB's board page linking the thread: a start that leaves it a discovered link."""
+        return self.origin + "/viewforum.php?f=2&start=3"
 
     @property
     def start_url(self) -> str:
@@ -127,6 +136,10 @@ class _Handler(BaseHTTPRequestHandler):
         hit = Hit(self.command, self.path, 404)
         with owner.lock:
             owner.log.append(hit)
+            if owner.stalled.is_set():
+                owner.after_stall -= 1
+                if owner.after_stall <= 0:
+                    owner.moved_on.set()
         found = files.match(self.path)
         if self.path in pages:
             hit.status = 200
