@@ -20,7 +20,7 @@ from crawler.items import Attachment
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-__all__ = ["ENGINE_PATTERNS", "body_attachments", "find_attachments", "listed_size"]
+__all__ = ["CREDITS", "ENGINE_PATTERNS", "body_attachments", "find_attachments", "listed_size"]
 
 #: The attachment URLs of the engines the profiles know (``aid``: the attachment id).
 ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
@@ -32,6 +32,9 @@ ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
                             r"|filedata/fetch\?(?:[^#]*&)?id=(?P<aid5>\d+)"),
     "xenforo": re.compile(r"/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
 }
+
+#: A link to an attachment the forum charges credits for (Discuz!'s purchase page).
+CREDITS = re.compile(r"[?&]action=attachpay&(?:[^#]*&)?aid=(?P<aid>\d+)")
 
 #: Session and cache parameters dropped from an attachment's URL (the rest may be a token).
 _VOLATILE = ("sid", "s", "PHPSESSID", "t")
@@ -70,8 +73,9 @@ def find_attachments(post: Selector, base_url: str, pattern: re.Pattern[str],
         if known is None:
             found[aid] = Attachment(id=aid, url=clean_url(urljoin(base_url, url)), name=name,
                                     size=_size_near(element))
-        elif not known.name and name:
-            known.name = name
+        else:  # an image and its link: the link has the name, its row the size
+            known.name = known.name or name
+            known.size = known.size if known.size is not None else _size_near(element)
     return list(found.values())
 
 

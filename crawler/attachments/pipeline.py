@@ -33,12 +33,12 @@ import json
 from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, signals
-from scrapy.exceptions import NotConfigured, StopDownload
+from scrapy.exceptions import IgnoreRequest, NotConfigured, StopDownload
 from scrapy.pipelines.media import MediaPipeline
 from scrapy.utils.datatypes import SequenceExclude
 
 from crawler import config
-from crawler.attachments.links import body_attachments
+from crawler.attachments.links import CREDITS, body_attachments
 from crawler.attachments.store import FileStore
 from crawler.frontier.cluster import Cluster
 from crawler.items import Attachment, Post
@@ -118,8 +118,9 @@ class AttachmentsPipeline(MediaPipeline):
         if known is not None and (known["status"] != "stored" or self.store.has(known["path"])):
             self.stats.inc_value("attachments/known")
             return known
-        if request.meta.get("crawler_attachment_price") and not self.spend_credits:
-            return {"status": "denied"}
+        if CREDITS.search(request.url) and not self.spend_credits:
+            self.stats.inc_value("attachments/credits")
+            return {"status": "denied"}  # not indexed: the setting may allow it next time
         size = attachment.size
         if size is None:
             size = await self._head_size(request)
@@ -144,14 +145,18 @@ class AttachmentsPipeline(MediaPipeline):
             "content_type": content_type.decode("latin-1") or None})
 
     def media_failed(self, failure: Failure, request: Request, info: Any, *,
-                     item: Any = None) -> dict[str, Any]:
-        return {"status": "failed"}
+                     item: Any = None) -> None:
+        # MediaPipeline returns None for a failure whatever this returns: the verdict goes
+        # on the attachment itself. robots.txt, offsite, the netguard: not ours to take
+        request.meta[META].status = "denied" if failure.check(IgnoreRequest) else "failed"
 
     def item_completed(self, results: list[tuple[bool, Any]], item: Post, info: Any) -> Post:
         for attachment, (ok, outcome) in zip(item.attachments, results, strict=True):
-            outcome = outcome if ok and isinstance(outcome, dict) else {"status": "failed"}
-            for name, value in outcome.items():
-                setattr(attachment, name, value)
+            if ok and isinstance(outcome, dict):
+                for name, value in outcome.items():
+                    setattr(attachment, name, value)
+            elif attachment.status is None:
+                attachment.status = "failed"
             self.stats.inc_value(f"attachments/{attachment.status}")
         return item
 

@@ -61,3 +61,33 @@ def test_the_learned_reader_finds_engine_attachment_links_in_a_body() -> None:
         ("7", "http://forum.example/attachment.php?aid=7", "log.txt"),
         ("9", "http://forum.example/t/index.php?action=dlattach;topic=3.0;attach=9;image",
          "shot.png")]
+
+
+def test_smf_attachments_below_the_post_and_a_link_in_the_body() -> None:
+    base = "http://127.0.0.1:18088/index.php?action=dlattach;attach="
+    posts = _posts("smf", "smf-thread.html", "http://127.0.0.1:18088/index.php?topic=2.0")
+    assert posts["2"] == [("1", base + "1;image", "screenshot.png", 6318),
+                          ("2", base + "2", "manual.pdf", 461)]
+    assert posts["3"] == [("3", base + "3", "logs.zip", 1065),
+                          ("4", base + "4", "manual-copy.pdf", 461)]
+    assert posts["4"] == [("5", base + "5", "big-dump.zip", 3 * 1024 * 1024)]
+    assert posts["5"] == [("6", base + "6", "members-only.zip", None)]
+
+
+def test_discuz_tokenised_links_priced_ones_and_images_in_place() -> None:
+    url = "http://127.0.0.1:18089/forum.php?mod=viewthread&tid=1"
+    for page in ("discuz-thread.html", "discuz-thread-robot.html"):
+        posts = _posts("discuz", page, url)
+        ids = {pid: [(aid, name, size) for aid, _, name, size in found]
+               for pid, found in posts.items()}
+        assert ids["2"] == [("3", "logs.zip", 1065), ("4", "manual-copy.pdf", 464)]
+        assert ids["3"] == [("5", "big-dump.zip", 3 * 1024 * 1024)]
+        assert ids["4"] == [("6", "members-only.zip", None)]
+        assert posts["4"][0][1].endswith("action=attachpay&aid=6&tid=1")
+        assert all("mod=attachment&aid=" in u for pid in "23" for _, u, _, _ in posts[pid])
+    # the image: its aid for browsers, its stored path for robots (which get no aid)
+    browser = _posts("discuz", "discuz-thread.html", url)["1"]
+    robot = _posts("discuz", "discuz-thread-robot.html", url)["1"]
+    assert [a[0] for a in browser] == ["1", "2"]
+    assert [a[0] for a in robot] == ["2", "202403/01/6c44948c7187aea9.png"]
+    assert robot[1][1] == "http://127.0.0.1:18089/data/attachment/forum/202403/01/6c44948c7187aea9.png"
