@@ -72,3 +72,19 @@ def test_a_file_larger_than_listed_is_cut_off_near_the_cap(chunked: bool, tmp_pa
     assert found["3"]["path"] is None
     assert len(hits) == 1 and hits[0].sent < 1.2 * CAP, hits
     assert found["1"]["status"] == "stored"
+
+
+def test_with_a_warc_dir_the_files_also_go_into_the_archive(tmp_path: Path) -> None:
+    from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - only this test
+
+    with LabServer("phpbb") as server:
+        found = _crawl(server, tmp_path, "first", CRAWLER_WARC_DIR=str(tmp_path / "warc"))
+    archived = {}
+    for path in (tmp_path / "warc").glob("*.warc.gz"):
+        with path.open("rb") as stream:
+            for record in ArchiveIterator(stream):
+                uri = record.rec_headers.get_header("WARC-Target-URI")
+                if record.rec_type == "response" and "file.php" in uri:
+                    archived[uri] = record.content_stream().read()
+    for aid in "1234":
+        assert archived[found[aid]["url"]] == FILES[aid][0]
