@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Article", "Author", "Board", "Comment", "Post", "Thread"]
+__all__ = ["Article", "Attachment", "Author", "Board", "Comment", "Post", "Thread"]
 
 
 @dataclass(kw_only=True)
@@ -33,6 +33,29 @@ class Board:
 class Author:
     name: str | None = None
     id: str | None = None
+
+
+@dataclass(kw_only=True)
+class Attachment:
+    """A file the forum hosts for a post (an attachment, an inline image it serves itself).
+
+    The profile fills ``id``, ``url``, ``name`` and the listed ``size``;
+    :class:`crawler.attachments.pipeline.AttachmentsPipeline` the rest, with ``FILES_STORE`` set.
+    """
+
+    #: the engine's attachment id, as a string
+    id: str
+    url: str
+    #: the file name the forum shows
+    name: str | None = None
+    #: bytes: the forum's listed size (rounded) until the file is stored, then the exact size
+    size: int | None = None
+    sha256: str | None = None
+    content_type: str | None = None
+    #: relative to ``FILES_STORE``: ``<sha256[:2]>/<sha256>[.ext]``
+    path: str | None = None
+    #: ``stored``, ``denied``, ``too_large`` or ``failed``; None when nothing was downloaded
+    status: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -81,6 +104,8 @@ class Post:
     body_text: str | None = None
     quoted_post_ids: list[str] = field(default_factory=list)
     edited: bool = False
+    #: files attached to the post and images the forum hosts in it (see :class:`Attachment`)
+    attachments: list[Attachment] = field(default_factory=list)
     crawled_at: str | None = None
 
     def key(self) -> tuple[str, ...]:

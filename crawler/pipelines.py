@@ -217,4 +217,6 @@ ITEM_PIPELINES = {
     "crawler.pipelines.DedupPipeline": 200,
     "crawler.pipelines.NormalizeDatesPipeline": 300,
     "crawler.pipelines.TextCleanupPipeline": 400,
+    # off unless FILES_STORE; before the incremental pass's digests (450) see the item
+    "crawler.attachments.pipeline.AttachmentsPipeline": 420,
 }

@@ -235,6 +235,15 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_WARC_MAX_SIZE", "int", 1_000_000_000, "`crawler.archive.middleware`",
       "Bytes (compressed) after which a node closes its WARC file and starts the next.",
       low=100_000),
+    # Attachments (crawler/attachments/): on when Scrapy's FILES_STORE names a folder
+    S("CRAWLER_ATTACHMENT_MAXSIZE", "int", 20 * 1024 * 1024, "`crawler.attachments`",
+      "Largest attachment stored, in bytes. A larger one is `too_large` and never transferred "
+      "in full: the forum's listed size, else `Content-Length` (of a HEAD request when the "
+      "forum lists none) decides before the body is read, and a body without a length is cut "
+      "off at the cap.", low=1),
+    S("CRAWLER_ATTACHMENT_SPEND_CREDITS", "bool", False, "`crawler.attachments`",
+      "Download attachments the forum charges for (Discuz! credits, a price in its points): "
+      "`False` leaves them `denied` without a request."),
     # Members-only boards
     S("CRAWLER_LOGIN", "str", None, "`crawler.login`",
       "Credentials per site, a JSON object `{\"bbs.example.org\": {\"username\": \"alice\", "

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = ["Cluster", "RingUnstable", "SeedResult", "UsesFrontier", "sum_outcomes",
+__all__ = ["AttachmentOutcomes", "Cluster", "RingUnstable", "SeedResult", "UsesFrontier", "sum_outcomes",
            "uses_frontier"]
 
 _OPS_NODE = "ops-cli"  # never joins the ring; names the Frontier's own (unused) keys
@@ -107,6 +107,22 @@ class SiteTemplates:
         return sorted(h.decode() for h in self.client.hkeys(self.key))
 
 
+class AttachmentOutcomes:
+    """What became of each attachment (a JSON object per ``site|engine|id``), so a later
+    pass asks nothing of attachments already stored, denied or too large."""
+
+    def __init__(self, client: redis.Redis, key: str) -> None:
+        self.client = client
+        self.key = key
+
+    def get(self, name: str) -> str | None:
+        value = self.client.hget(self.key, name)
+        return None if value is None else value.decode()
+
+    def put(self, name: str, outcome: str) -> None:
+        self.client.hset(self.key, name, outcome)
+
+
 def _decode(mapping: dict[bytes, bytes]) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in mapping.items()}
 
@@ -117,6 +133,7 @@ class Cluster:
     def __init__(self, client: redis.Redis, crawl: str) -> None:
         self.client = client
         self.keys = Keys(crawl)
+        self.attachments = AttachmentOutcomes(client, self.keys.attachments)
 
     @classmethod
     def of(cls, crawler: Crawler) -> Cluster | None:

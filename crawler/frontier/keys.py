@@ -110,7 +110,7 @@ _CRAWL_KEYS = {"members": "members", "weights": "weights", "epoch": "epoch", "to
                "items": "items", "node_stats": "nodestats", "templates": "templates",
                "events": "events", "control": "control", "bloom": "bloom",
                "revisit_due": "revisit:due", "revisit_pass": "revisit:pass",
-               "warc_digests": "warc:digests"}
+               "warc_digests": "warc:digests", "attachments": "attachments"}
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,8 @@ class Keys:
     revisit_due: str = field(init=False)
     revisit_pass: str = field(init=False)
     warc_digests: str = field(init=False)
+    #: site|engine|attachment id -> the outcome of its download (crawler/attachments/)
+    attachments: str = field(init=False)
 
     def __post_init__(self) -> None:
         prefix = f"crawler:{{{self.crawl}}}"

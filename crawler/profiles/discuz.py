@@ -8,10 +8,19 @@ date) over the relative display text.
 
 from __future__ import annotations
 
+import base64
 import re
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urljoin
 
+from crawler.attachments.links import CREDITS, ENGINE_PATTERNS, find_attachments
+from crawler.items import Attachment
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
+
+if TYPE_CHECKING:
+    from parsel import Selector
+    from scrapy.http import TextResponse
 
 
 class Discuz(HtmlForumProfile):
@@ -76,10 +85,41 @@ class Discuz(HtmlForumProfile):
     _post_time = ("em[id^=authorposton] span::attr(title)", "em[id^=authorposton]::text")
     _post_floor = "a[id^=postnum] em::text"
     _post_body = "td.t_f[id^=postmessage_]"
+    attachment_url = ENGINE_PATTERNS["discuz"]
     _post_quote_ids = "div.quote blockquote a[href*='goto=findpost']::attr(href)"
     _quote_id_regex = re.compile(r"\bpid=(\d+)")
     _post_edited = "i.pstatus"
     text_strip = ("i.pstatus", "div.blockcode em", "div.locked", "ignore_js_op", "div.attach_nopermission")
+
+    def attachments(self, sel: Selector, response: TextResponse) -> list[Attachment]:
+        found = super().attachments(sel, response)
+        # a priced attachment: guests and members who have not paid get the purchase link
+        paid = find_attachments(sel, response.url, CREDITS)
+        found += [a for a in paid if a.id not in {f.id for f in found}]
+        return found + [a for a in self._images(sel, response) if a.id not in {f.id for f in found}]
+
+    @staticmethod
+    def _images(sel: Selector, response: TextResponse) -> list[Attachment]:
+        """Image attachments shown in place: the file's own path (``data/attachment/forum/``);
+        robots get them without the ``aid`` attribute, so the path stands for the id."""
+        images = []
+        for img in sel.xpath(".//img[contains(@src, '/attachment/forum/') or @zoomfile]"):
+            path = img.attrib.get("zoomfile") or img.attrib.get("file") or img.attrib["src"]
+            if "/attachment/forum/" not in path:
+                continue
+            aid = img.attrib.get("aid") or path.rsplit("/attachment/forum/", 1)[1]
+            images.append(Attachment(id=aid, url=urljoin(response.url, path),
+                                     name=img.attrib.get("alt") or img.attrib.get("title")))
+        return images
+
+    def attachment_id(self, raw: str) -> str | None:
+        """``aid=MnwzOWQx...`` is base64 of ``aid|hash|time|uid|tid``: the id is its head."""
+        try:
+            decoded = base64.b64decode(unquote(raw), validate=False).decode("ascii")
+        except (ValueError, UnicodeDecodeError):
+            return raw if raw.isdigit() else None
+        head = decoded.split("|", 1)[0]
+        return head if head.isdigit() else None
 
     def thread_page_one(self, url: str) -> str:
         url = re.sub(r"&page=\d+", "", self.canonicalize(url))

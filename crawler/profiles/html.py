@@ -13,7 +13,8 @@ import re
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urljoin
 
-from crawler.items import Author, Board
+from crawler.attachments.links import find_attachments
+from crawler.items import Attachment, Author, Board
 from crawler.profiles._utils import first_css, join_text, regex_group, to_int
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.records import PostRecord, ThreadPage, ThreadRecord, ThreadRef
@@ -65,6 +66,8 @@ class HtmlForumProfile(ForumProfile):
     _post_quote_ids: ClassVar[str | None] = None  # strings with a quoted post id in them
     _quote_id_regex: ClassVar[re.Pattern[str]] = _DIGITS
     _post_edited: ClassVar[str | None] = None  # present when the post was edited
+    #: An attachment's URL, group ``aid`` its id (:data:`crawler.attachments.links.ENGINE_PATTERNS`)
+    attachment_url: ClassVar[re.Pattern[str] | None] = None
 
     def is_soft_404(self, response: TextResponse) -> bool:
         if any(response.css(sel) for sel in self.soft_404_selectors):
@@ -219,7 +222,18 @@ class HtmlForumProfile(ForumProfile):
             body_html=_inner_html(body),
             quoted_post_ids=_unique(regex_group(self._quote_id_regex, q) for q in quotes),
             edited=bool(self._post_edited and sel.css(self._post_edited)),
+            attachments=self.attachments(sel, response),
         )
+
+    def attachments(self, sel: Selector, response: TextResponse) -> list[Attachment]:
+        """The files attached to the post *sel* and the images the forum hosts in it."""
+        if self.attachment_url is None:
+            return []
+        return find_attachments(sel, response.url, self.attachment_url, self.attachment_id)
+
+    def attachment_id(self, raw: str) -> str | None:
+        """The engine's attachment id from what ``attachment_url`` matched."""
+        return raw
 
     def permalink(self, response: TextResponse, post_id: str, thread_id: str) -> str:
         if not self.post_permalink:

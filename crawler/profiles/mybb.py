@@ -13,8 +13,10 @@ from typing import Any
 from parsel import Selector
 from scrapy.http import TextResponse
 
+from crawler.attachments.links import ENGINE_PATTERNS, listed_size
+from crawler.items import Attachment
 from crawler.login.forms import LoginForm
-from crawler.profiles._utils import join_text, to_int
+from crawler.profiles._utils import join_text, regex_group, to_int
 from crawler.profiles.html import HtmlForumProfile
 from crawler.profiles.records import PostRecord, ThreadRef
 
@@ -23,6 +25,8 @@ _REPLIES_CELL = (
     "./td[a[contains(@href, 'action=whoposted') or contains(@onclick, 'whoPosted')"
     " or contains(@href, 'whoPosted')]]"
 )
+#: An image attachment's tooltip: ``Filename: x.png&#13;Size: 6.17 KB&#13;<date>``.
+_IMAGE_TITLE = re.compile(r"^\s*[^:\r\n]+:\s*(?P<name>[^\r\n]+?)\s*[\r\n]")
 _CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AP]M)?", re.IGNORECASE)
 
 
@@ -88,6 +92,7 @@ class MyBB(HtmlForumProfile):
     _post_author_id = "div.author_information span.largetext a::attr(href)"
     _post_floor = "div.post_head div.float_right strong a::text"
     _post_body = "div.post_body"
+    attachment_url = ENGINE_PATTERNS["mybb"]
     _post_quote_ids = "blockquote.mycode_quote cite a.quick_jump::attr(href)"
     _quote_id_regex = re.compile(r"pid=(\d+)")
     _post_edited = "span.post_edit span.edited_post"
@@ -97,6 +102,18 @@ class MyBB(HtmlForumProfile):
         record = super().post(sel, response, thread_id)
         record.created_raw = self._date(sel.css("div.post_head span.post_date"))
         return record
+
+    def attachments(self, sel: Selector, response: TextResponse) -> list[Attachment]:
+        found = super().attachments(sel, response)
+        for image in sel.css("img.attachment[title]"):
+            title = image.attrib["title"]
+            aid = regex_group(self.attachment_url, image.attrib.get("src", ""), "aid")
+            named = _IMAGE_TITLE.match(title)
+            for attachment in found:
+                if attachment.id == aid and named:
+                    attachment.name = named.group("name")
+                    attachment.size = listed_size(title)
+        return found
 
     def thread_ref(self, row: Selector, response: TextResponse) -> ThreadRef:
         ref = super().thread_ref(row, response)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.attachments.links import ENGINE_PATTERNS
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
@@ -67,6 +68,7 @@ class PhpBB(HtmlForumProfile):
     _author_id_regex = re.compile(r"[?&;]u=(\d+)")
     _post_time = ("p.author time::attr(datetime)", "p.author::text")
     _post_body = "div.postbody div.content"
+    attachment_url = ENGINE_PATTERNS["phpbb"]
     _post_quote_ids = "blockquote cite a[data-post-id]::attr(data-post-id), blockquote::attr(cite)"
     _quote_id_regex = re.compile(r"(?:^|p=)(\d+)")
     _post_edited = "div.notice"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from crawler.items import Author, Board, Post, Thread
+from crawler.items import Attachment, Author, Board, Post, Thread
 
 if TYPE_CHECKING:
     from crawler.profiles.base import PageCursor, PageKind
@@ -68,6 +68,7 @@ class PostRecord:
     body_html: str | None = None
     quoted_post_ids: list[str] = field(default_factory=list)
     edited: bool = False
+    attachments: list[Attachment] = field(default_factory=list)
 
     def to_item(self, *, site: str, engine: str, crawled_at: str) -> Post:
         return Post(
@@ -84,6 +85,7 @@ class PostRecord:
             body_html=self.body_html,
             quoted_post_ids=self.quoted_post_ids,
             edited=self.edited,
+            attachments=self.attachments,
         )
 
 

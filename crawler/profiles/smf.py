@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from crawler.attachments.links import ENGINE_PATTERNS
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
@@ -74,6 +75,7 @@ class SMF(HtmlForumProfile):
     _post_time = ("div.postinfo > a.smalltext::alltext",)
     _post_floor = "span.page_number::text"
     _post_body = "div.post > div.inner"
+    attachment_url = ENGINE_PATTERNS["smf"]
     _post_quote_ids = "blockquote cite a::attr(href)"
     _quote_id_regex = re.compile(r"msg(\d+)")
     _post_edited = "span.modified span.lastedit"

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from crawler.attachments.links import ENGINE_PATTERNS
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
@@ -89,6 +90,7 @@ class VBulletin(HtmlForumProfile):
     _post_time = ("span.postdate span.date::alltext",)
     _post_floor = "a.postcounter::text"
     _post_body = "div[id^=post_message_] > blockquote.postcontent"
+    attachment_url = ENGINE_PATTERNS["vbulletin"]
     _post_quote_ids = "div.quote_container div.bbcode_postedby a[href*='p=']::attr(href)"
     _quote_id_regex = re.compile(r"[?&;]p=(\d+)")
     _post_edited = "blockquote.lastedited"
@@ -199,6 +201,7 @@ class VBulletin5(HtmlForumProfile):
     _post_time = ("div.b-post__timestamp time::attr(datetime)", "div.b-post__timestamp time::text")
     _post_floor = "a.b-post__count::text, div.b-post__count a::text"
     _post_body = "div.js-post__content-text"
+    attachment_url = ENGINE_PATTERNS["vbulletin"]
     # bbcode_quote links the quoted post's page with innerPost: ...?p=456#post456.
     _post_quote_ids = "div.bbcode_postedby a::attr(href)"
     _quote_id_regex = re.compile(r"(?:#post|[?&]p=)(\d+)")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.attachments.links import ENGINE_PATTERNS
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
 
@@ -68,6 +69,7 @@ class XenForo(HtmlForumProfile):
     _post_time = ("ul.message-attribution-main time.u-dt::attr(datetime)",)
     _post_floor = "ul.message-attribution-opposite li:last-child a::text"
     _post_body = "article.message-body div.bbWrapper"
+    attachment_url = ENGINE_PATTERNS["xenforo"]
     # data-source="post: 123" on the blockquote (2.3); 2.2 has only the title's source link,
     # a.bbCodeBlock-sourceJump[data-content-selector="#post-123"].
     _post_quote_ids = (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.items import Article, Comment, Post, Thread
+from crawler.items import Article, Attachment, Comment, Post, Thread
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "items.md"
 
@@ -26,7 +26,7 @@ def documented(section: str) -> set[str]:
     return names - {""}
 
 
-@pytest.mark.parametrize("cls", [Thread, Post, Article, Comment])
+@pytest.mark.parametrize("cls", [Thread, Post, Attachment, Article, Comment])
 def test_every_field_documented(cls: type) -> None:
     names = {f.name for f in fields(cls)} - {"item_type"}
     section = "Article (blog)" if cls is Article else "Comment (blog)" if cls is Comment else cls.__name__

@@ -1,0 +1,121 @@
+"""Finding a post's attachments in its markup: links and images whose URL an engine's
+attachment pattern matches, with the name and the size the forum lists beside them.
+
+Each profile sets ``attachment_url``, a regex whose group ``aid`` is the engine's attachment
+id; :func:`find_attachments` applies it to a post. :func:`body_attachments` applies every
+engine's pattern to a post body, for readers that know no engine (the learned reader).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin
+
+from parsel import Selector
+from w3lib.url import url_query_cleaner
+
+from crawler.items import Attachment
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+__all__ = ["CREDITS", "ENGINE_PATTERNS", "body_attachments", "find_attachments", "listed_size"]
+
+#: The attachment URLs of the engines the profiles know (``aid``: the attachment id).
+ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
+    "phpbb": re.compile(r"download/file\.php\?(?:[^#]*&)?id=(?P<aid>\d+)"),
+    "mybb": re.compile(r"attachment\.php\?(?:[^#]*&)?aid=(?P<aid>\d+)"),
+    "smf": re.compile(r"[?;&]action=dlattach;(?:[^#]*;)?attach=(?P<aid>\d+)"),
+    "discuz": re.compile(r"mod=attachment&(?:amp;)?(?:[^#]*&)?aid=(?P<aid>[A-Za-z0-9%=+/_-]+)"),
+    "vbulletin": re.compile(r"attachment\.php\?(?:[^#]*&)?attachmentid=(?P<aid>\d+)"
+                            r"|filedata/fetch\?(?:[^#]*&)?id=(?P<aid5>\d+)"),
+    "xenforo": re.compile(r"/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
+}
+
+#: A link to an attachment the forum charges credits for (Discuz!'s purchase page).
+CREDITS = re.compile(r"[?&]action=attachpay&(?:[^#]*&)?aid=(?P<aid>\d+)")
+
+#: Session and cache parameters dropped from an attachment's URL (the rest may be a token).
+_VOLATILE = ("sid", "s", "PHPSESSID", "t")
+_SIZE = re.compile(r"(\d+(?:[.,]\d+)?)\s*(bytes?|[kmgt]i?b)\b", re.IGNORECASE)
+_UNITS = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
+#: How far up from a link its listed size may be: the link's own row, not the whole post.
+_ROW_DEPTH = 3
+
+
+def listed_size(text: str | None) -> int | None:
+    """``"(6.17 KiB)"``, ``"Size: 3 MB"``, ``"464 Bytes"`` -> bytes (forums count 1024 a
+    kilobyte); None when the text lists no size."""
+    found = _SIZE.search(text or "")
+    if not found:
+        return None
+    number = float(found.group(1).replace(",", "."))
+    return round(number * _UNITS[found.group(2)[0].lower()])
+
+
+def find_attachments(post: Selector, base_url: str, pattern: re.Pattern[str],
+                     id_of: Callable[[str], str | None] | None = None) -> list[Attachment]:
+    """The attachments of *post*: each ``a[href]`` and ``img[src]`` matching *pattern*, once
+    per id (a thumbnail and its link are one attachment; the first with a name wins)."""
+    found: dict[str, Attachment] = {}
+    for element in post.xpath(".//a[@href] | .//img[@src]"):
+        url = element.attrib.get("href") or element.attrib.get("src") or ""
+        match = pattern.search(url)
+        if not match:
+            continue
+        raw = next((g for g in match.groups() if g), None)
+        aid = id_of(raw) if id_of and raw else raw
+        if not aid:
+            continue
+        name = _name(element)
+        known = found.get(aid)
+        if known is None:
+            found[aid] = Attachment(id=aid, url=clean_url(urljoin(base_url, url)), name=name,
+                                    size=_size_near(element))
+        else:  # an image and its link: the link has the name, its row the size
+            known.name = known.name or name
+            known.size = known.size if known.size is not None else _size_near(element)
+    return list(found.values())
+
+
+def body_attachments(body_html: str | None, base_url: str) -> list[Attachment]:
+    """Attachment links in a post body, by every known engine's URL pattern."""
+    if not body_html:
+        return []
+    body = Selector(text=body_html)
+    found: dict[str, Attachment] = {}
+    for pattern in ENGINE_PATTERNS.values():
+        for attachment in find_attachments(body, base_url, pattern):
+            found.setdefault(attachment.id, attachment)
+    return list(found.values())
+
+
+def clean_url(url: str) -> str:
+    """*url* without the session parameters a guest's links carry."""
+    return url_query_cleaner(url, _VOLATILE, remove=True, keep_fragments=False) \
+        if "?" in url else url
+
+
+def _name(element: Selector) -> str | None:
+    text = " ".join(t.strip() for t in element.xpath(".//text()").getall() if t.strip())
+    name = text or element.attrib.get("alt") or element.attrib.get("title")
+    return name.strip() if name and name.strip() else None
+
+
+def _size_near(element: Selector) -> int | None:
+    """The size listed right after the link, else in the smallest enclosing row that holds
+    no other link."""
+    after = element.xpath("following-sibling::text()[1]").get()
+    if (size := listed_size(after)) is not None:
+        return size
+    for row in _rows(element):
+        if len(row.xpath(".//a[@href] | .//img[@src]")) > 2:
+            return None
+        if (size := listed_size(" ".join(row.xpath(".//text()").getall()))) is not None:
+            return size
+    return None
+
+
+def _rows(element: Selector) -> Iterable[Selector]:
+    return element.xpath(f"ancestor::*[position() <= {_ROW_DEPTH}]")[::-1]

@@ -1,0 +1,182 @@
+"""A real HTTP/1.1 server on 127.0.0.1 serving thread pages captured from the engine lab
+(phpBB 3.3.10, MyBB 1.8.37; ``pages/``) and their attachments, with its own log.
+
+Files are answered the way the engines answer them: phpBB's ``download/file.php?id=N`` (a
+403 HTML page for the members-only one), MyBB's ``attachment.php?aid=N`` (its "no
+permission" page with status 200). The log records per request the method, the target, the
+status and the body bytes the socket accepted (a body is written in 16 KiB pieces with a
+small send buffer, so a client that hangs up stops the count). ``stall`` holds every file
+answer after its headers until :attr:`release` is set (``stalled`` is set when one waits):
+what a kill during downloads needs.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import socket
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+PAGES = Path(__file__).parent / "pages"
+#: The lab's origins in the captured pages, replaced by this server's.
+LAB_ORIGINS = ("http://127.0.0.1:18090", "http://127.0.0.1:18087")
+PIECE = 16 * 1024
+
+
+def _bytes(seed: int, size: int) -> bytes:
+    return random.Random(seed).randbytes(size)
+
+
+#: id -> (body, content type) as the lab's attachments (the same bytes for ids 2 and 4)
+FILES = {
+    "1": (b"\x89PNG\r\n\x1a\n" + _bytes(1, 6313), "image/png"),
+    "2": (b"%PDF-1.4\n" + _bytes(2, 455), "application/pdf"),
+    "3": (b"PK\x03\x04" + _bytes(3, 1064), "application/zip"),
+    "4": (b"%PDF-1.4\n" + _bytes(2, 455), "application/pdf"),
+    "5": (_bytes(5, 3 * 1024 * 1024), "application/zip"),
+}
+DENIED = "6"
+ROUTES = {  # engine -> (thread pages, attachment URL, denied page, its status)
+    "phpbb": ({"/viewtopic.php?t=2": "phpbb-thread.html",
+               "/viewforum.php?f=2&start=3": "phpbb-board.html"},
+              re.compile(r"^/download/file\.php\?id=(\d+)"), "phpbb-denied.html", 403),
+    "mybb": ({"/showthread.php?tid=1": "mybb-thread.html",
+              "/showthread.php?tid=3": "mybb-thread3.html"},
+             re.compile(r"^/attachment\.php\?aid=(\d+)"), "mybb-denied.html", 200),
+}
+
+
+@dataclass
+class Hit:
+    method: str
+    target: str
+    status: int
+    sent: int = 0
+
+
+@dataclass
+class LabServer:
+    engine: str
+    #: id -> a body to send instead (a file larger than the page lists)
+    replace: dict[str, bytes] = field(default_factory=dict)
+    #: ids answered without Content-Length (chunked)
+    chunked: set[str] = field(default_factory=set)
+    stall: bool = False
+    log: list[Hit] = field(default_factory=list)
+    stalled: threading.Event = field(default_factory=threading.Event)
+    #: set once ``after_stall`` more requests came in after a file answer stalled
+    moved_on: threading.Event = field(default_factory=threading.Event)
+    after_stall: int = 5
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.lock = threading.Lock()
+        self._http = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._http.daemon_threads = True
+        self._http.owner = self  # type: ignore[attr-defined]
+        self.origin = "http://127.0.0.1:%d" % self._http.server_address[1]
+        self._thread = threading.Thread(target=self._http.serve_forever, daemon=True)
+
+    @property
+    def board_url(self) -> str:
+        """phpBB's board page linking the thread: a start that leaves it a discovered link."""
+        return self.origin + "/viewforum.php?f=2&start=3"
+
+    @property
+    def start_url(self) -> str:
+        """Every captured thread page, comma-separated (``-a start_urls``)."""
+        return ",".join(self.origin + target for target in ROUTES[self.engine][0])
+
+    def file_hits(self, method: str = "GET") -> list[Hit]:
+        pattern = ROUTES[self.engine][1]
+        with self.lock:
+            return [h for h in self.log if h.method == method and pattern.match(h.target)]
+
+    def __enter__(self) -> LabServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release.set()
+        self._http.shutdown()
+        self._http.server_close()
+        self._thread.join(5)
+
+    def page(self, name: str) -> bytes:
+        text = (PAGES / name).read_text(encoding="utf-8")
+        for origin in LAB_ORIGINS:
+            text = text.replace(origin, self.origin)
+        return text.encode()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    timeout = 30
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, PIECE)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        self._answer(send_body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802 - stdlib name
+        self._answer(send_body=False)
+
+    def _answer(self, send_body: bool) -> None:
+        owner: LabServer = self.server.owner  # type: ignore[attr-defined]
+        pages, files, denied_page, denied_status = ROUTES[owner.engine]
+        hit = Hit(self.command, self.path, 404)
+        with owner.lock:
+            owner.log.append(hit)
+            if owner.stalled.is_set():
+                owner.after_stall -= 1
+                if owner.after_stall <= 0:
+                    owner.moved_on.set()
+        found = files.match(self.path)
+        if self.path in pages:
+            hit.status = 200
+            self._send(hit, owner.page(pages[self.path]), "text/html; charset=UTF-8", send_body)
+        elif found and found.group(1) == DENIED:
+            hit.status = denied_status
+            self._send(hit, owner.page(denied_page), "text/html; charset=UTF-8", send_body)
+        elif found and found.group(1) in FILES:
+            aid = found.group(1)
+            body, kind = FILES[aid]
+            hit.status = 200
+            self._send(hit, owner.replace.get(aid, body), kind, send_body,
+                       chunked=aid in owner.chunked, stall=owner.stall)
+        else:
+            self._send(hit, b"not found", "text/plain", send_body)
+
+    def _send(self, hit: Hit, body: bytes, kind: str, send_body: bool, *,
+              chunked: bool = False, stall: bool = False) -> None:
+        owner: LabServer = self.server.owner  # type: ignore[attr-defined]
+        self.send_response(hit.status)
+        self.send_header("Content-Type", kind)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if not send_body:
+            return
+        if stall:
+            owner.stalled.set()
+            owner.release.wait(60)
+        try:
+            for start in range(0, len(body), PIECE):
+                piece = body[start:start + PIECE]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+                hit.sent += len(piece)
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client hung up: what it took is counted
+            self.close_connection = True

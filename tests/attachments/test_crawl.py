@@ -1,0 +1,90 @@
+"""End to end: ``scrapy crawl`` against a real server holding pages captured from phpBB 3.3
+and MyBB 1.8, with FILES_STORE and a 1 MiB cap, then the same command again."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.attachments.server import FILES, LabServer
+from tests.helpers.crawl import run_crawl
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CAP = 1024 * 1024
+
+
+def _crawl(server: LabServer, tmp: Path, name: str, **settings: str) -> dict[str, dict]:
+    result = run_crawl("forum", server.start_url, tmp / f"{name}.jl", settings={
+        "FILES_STORE": str(tmp / "files"), "CRAWLER_ATTACHMENT_MAXSIZE": str(CAP),
+        "CRAWLER_STATE_DIR": str(tmp / "state"), **settings})
+    return {a["id"]: {**a, "post": item["post_id"]} for item in result.items
+            if item["item_type"] == "post" for a in item["attachments"]}
+
+
+def _stored(tmp: Path) -> dict[str, bytes]:
+    files = tmp / "files"
+    return {p.relative_to(files).as_posix(): p.read_bytes() for p in files.rglob("*")
+            if p.is_file() and ".partial" not in p.parts}
+
+
+@pytest.mark.parametrize("engine", ["phpbb", "mybb"])
+def test_files_stored_once_by_content_denied_and_too_large_then_no_request(
+        engine: str, tmp_path: Path) -> None:
+    with LabServer(engine) as server:
+        found = _crawl(server, tmp_path, "first")
+        first_hits, first_heads = server.file_hits(), server.file_hits("HEAD")
+        stored = _stored(tmp_path)
+        again = _crawl(server, tmp_path, "again")
+        later = server.file_hits()[len(first_hits):] + server.file_hits("HEAD")[len(first_heads):]
+
+    status = {aid: a["status"] for aid, a in found.items()}
+    assert status == {"1": "stored", "2": "stored", "3": "stored", "4": "stored",
+                      "5": "too_large", "6": "denied"}
+    for aid in "1234":
+        body, kind = FILES[aid]
+        digest = hashlib.sha256(body).hexdigest()
+        assert found[aid]["sha256"] == digest
+        assert found[aid]["path"].startswith(f"{digest[:2]}/{digest}")
+        assert stored[found[aid]["path"]] == body
+        assert found[aid]["size"] == len(body)
+    assert found["2"]["path"] == found["4"]["path"]  # the same bytes under two ids: one file
+    assert found["2"]["name"] == "manual.pdf" and found["4"]["name"] == "manual-copy.pdf"
+    assert found["2"]["post"] != found["4"]["post"]
+    assert len(stored) == 3  # png, pdf, zip: no HTML page, nothing of the 3 MiB file
+    assert not any(b"<html" in body[:200].lower() for body in stored.values())
+    assert found["5"]["path"] is None and found["6"]["path"] is None
+    assert all(not h.target.endswith(("id=5", "aid=5")) for h in first_hits)  # listed: 3 MiB
+    assert later == []  # the second pass asks nothing of the attachments
+    assert {aid: a["status"] for aid, a in again.items()} in ({}, status)
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_file_larger_than_listed_is_cut_off_near_the_cap(chunked: bool, tmp_path: Path) -> None:
+    big = FILES["5"][0]
+    with LabServer("phpbb", replace={"3": big}, chunked={"3"} if chunked else set()) as server:
+        found = _crawl(server, tmp_path, "first")
+        hits = [h for h in server.file_hits() if h.target.endswith("id=3")]
+    assert found["3"]["status"] == "too_large"
+    assert found["3"]["path"] is None
+    assert len(hits) == 1 and hits[0].sent < 1.2 * CAP, hits
+    assert found["1"]["status"] == "stored"
+
+
+def test_with_a_warc_dir_the_files_also_go_into_the_archive(tmp_path: Path) -> None:
+    from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - only this test
+
+    with LabServer("phpbb") as server:
+        found = _crawl(server, tmp_path, "first", CRAWLER_WARC_DIR=str(tmp_path / "warc"))
+    archived = {}
+    for path in (tmp_path / "warc").glob("*.warc.gz"):
+        with path.open("rb") as stream:
+            for record in ArchiveIterator(stream):
+                uri = record.rec_headers.get_header("WARC-Target-URI")
+                if record.rec_type == "response" and "file.php" in uri:
+                    archived[uri] = record.content_stream().read()
+    for aid in "1234":
+        assert archived[found[aid]["url"]] == FILES[aid][0]
