@@ -186,7 +186,7 @@ def engine_from_profile(name: str, base_url: str) -> Engine:
     """Any registered engine: the page kinds from its profile's URL patterns (a template
     profile's ``thread_url``/``board_url``), page numbers from its paging parameter."""
     sys.path.insert(0, str(ROOT))
-    from crawler.profiles import REGISTRY  # noqa: PLC0415 (after the sys.path insert)
+    from crawler.profiles import REGISTRY
 
     profile = REGISTRY.get(name)
     if profile is None or profile.detect_order is None:

@@ -43,7 +43,7 @@ def taken_names() -> set[str]:
 
 def main() -> int:
     if "--from" in sys.argv[1:]:
-        from crawler.ops.cli import main as cli  # noqa: PLC0415 (after the sys.path insert)
+        from crawler.ops.cli import main as cli
 
         return cli(["new-engine", *sys.argv[1:]])
     parser = argparse.ArgumentParser(

@@ -292,8 +292,8 @@ def score(items: list[dict[str, Any]], truth: dict[str, Any],
 def declared_limits(items: list[dict[str, Any]], name: str | None = None) -> frozenset[str]:
     """The limits the profile of ``name`` (else of the engine the items name) declares."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from crawler.profiles import REGISTRY  # noqa: PLC0415 (after the sys.path insert)
-    from crawler.profiles.base import limits_of  # noqa: PLC0415
+    from crawler.profiles import REGISTRY
+    from crawler.profiles.base import limits_of
 
     engines = Counter(i.get("engine") for i in items if i.get("item_type") == "post")
     name = name or (engines.most_common(1)[0][0] if engines else None)

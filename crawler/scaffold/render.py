@@ -5,12 +5,15 @@ from __future__ import annotations
 import textwrap
 from dataclasses import asdict
 from datetime import UTC, datetime
+from pathlib import Path
+from string import Template
 
-from crawler.learn.template import Template
+from crawler.learn.template import Template as LearnedTemplate
 from crawler.scaffold.markers import Fingerprint
 
 __all__ = ["class_name", "render_profile", "render_test"]
 
+TEST_TEMPLATE = Path(__file__).resolve().parents[2] / "scripts" / "templates" / "engine_test.py.tmpl"
 #: Generated profiles come after every hand-written engine in detection.
 DETECT_ORDER = 900
 
@@ -19,7 +22,7 @@ def class_name(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
-def render_profile(name: str, url: str, template: Template, fingerprint: Fingerprint,
+def render_profile(name: str, url: str, template: LearnedTemplate, fingerprint: Fingerprint,
                    limits: frozenset[str], unsure: list[str]) -> str:
     data = asdict(template)
     data.pop("learned_from")
@@ -69,19 +72,6 @@ def literal(value: object, depth: int) -> str:
 
 
 def render_test(name: str) -> str:
-    return f'''"""The {name} engine (written by ``python -m crawler new-engine {name}``): its
-captured pages are detected as {name} and no other engine, and a crawl of them gives
-``expected.json``."""
-
-from __future__ import annotations
-
-from tests.helpers.captured import check_detection, check_items
-
-
-def test_{name}_pages_detected_as_{name}_only() -> None:
-    check_detection({name!r})
-
-
-def test_{name}_crawl_gives_expected_json() -> None:
-    check_items({name!r})
-'''
+    """The engine's test module, from ``scripts/templates/engine_test.py.tmpl`` (the package
+    holds no test code)."""
+    return Template(TEST_TEMPLATE.read_text(encoding="utf-8")).substitute(name=name)

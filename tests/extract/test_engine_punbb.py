@@ -8,8 +8,8 @@ from tests.helpers.captured import check_detection, check_items
 
 
 def test_punbb_pages_detected_as_punbb_only() -> None:
-    check_detection('punbb')
+    check_detection("punbb")
 
 
 def test_punbb_crawl_gives_expected_json() -> None:
-    check_items('punbb')
+    check_items("punbb")

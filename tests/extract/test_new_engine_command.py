@@ -3,6 +3,7 @@ fixtures and a test that pass, with nothing else edited; the limits a profile de
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,10 @@ def test_new_engine_from_one_thread_url_passes_its_own_test() -> None:
             FixtureServer(SITES / "generic_fluxbb") as server:
         project = Path(tmp)
         _copy_project(project)
+        # The served forum must be the only one in that markup: its own example site goes
+        # (detection is by markup no other fixture site has).
+        shutil.rmtree(project / "crawler" / "demo" / "sites" / "generic_fluxbb")
+        shutil.rmtree(project / "tests" / "fixtures" / "profiles" / "generic_fluxbb")
         before = _files(project)
         url = f"{server.base_url}/viewtopic.php?id=101"
         done = _run(["-m", "crawler", "new-engine", name, "--from", url, "--pages", "30",
@@ -59,8 +64,8 @@ def test_a_bad_name_or_a_taken_one_is_one_line_and_exit_2() -> None:
 
 
 def test_markers_are_shared_by_the_engine_pages_and_absent_elsewhere() -> None:
-    mine = ['<html><body><div id="brd-wrap"><p class="crumbs x1">a</p></div><div id="p12"></div>'
-            '</body></html>',
+    mine = [('<html><body><div id="brd-wrap"><p class="crumbs x1">a</p></div><div id="p12"></div>'
+             '</body></html>'),
             '<html><body><div id="brd-wrap"><p class="crumbs">b</p></div></body></html>']
     others = ['<html><body><p class="crumbs">c</p></body></html>']
     found = fingerprint(mine, others)
