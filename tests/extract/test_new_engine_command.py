@@ -106,3 +106,13 @@ def test_the_scorer_honours_declared_limits() -> None:
     assert strict.figures["post recall"].right == 0 and strict.figures["thread dates"].right == 0
     lenient = score([thread, post], truth, frozenset({"opening_post_id", "clock_time"}))
     assert lenient.lowest() == 1.0
+
+
+def test_forum_spider_reads_with_a_named_engine_or_says_which_exist() -> None:
+    from crawler.spiders.forum import ForumSpider
+
+    spider = ForumSpider(start_url="http://127.0.0.1:9/", profile="phpbb")
+    assert spider.profile_class is not None and spider.profile_class.name == "phpbb"
+    assert ForumSpider(start_url="http://127.0.0.1:9/", profile="none").profile_class is None
+    with pytest.raises(ValueError, match="'nope' is not a registered engine"):
+        ForumSpider.check_arguments(start_url="http://127.0.0.1:9/", profile="nope")
