@@ -101,6 +101,8 @@ class Engine:
     #: Extra capture passes: a spider run with these URL prefixes refused (answered 404 locally).
     refused_passes: tuple[tuple[str, tuple[str, ...]], ...] = ()
     blog: bool = False
+    #: For engines built from a profile: a regex whose group "n" is a page number or offset.
+    page: str | None = None
 
 
 ENGINES = {
@@ -178,6 +180,38 @@ ENGINES = {
         ),  # fmt: skip
     )
 }
+
+
+def engine_from_profile(name: str, base_url: str) -> Engine:
+    """Any registered engine: the page kinds from its profile's URL patterns (a template
+    profile's ``thread_url``/``board_url``), page numbers from its paging parameter."""
+    sys.path.insert(0, str(ROOT))
+    from crawler.profiles import REGISTRY
+
+    profile = REGISTRY.get(name)
+    if profile is None or profile.detect_order is None:
+        known = ", ".join(sorted({*ENGINES, *(p.name for p in REGISTRY.engines)}))
+        raise SystemExit(f"error: {name!r} is not a registered engine (known: {known})")
+    template = getattr(profile, "TEMPLATE", None) or {}
+    patterns = {
+        "thread": template.get("thread_url") or _pattern(profile.thread_url),
+        "board": template.get("board_url") or _pattern(profile.board_url),
+        "index": _pattern(profile.index_url) or r"^/(?:index\.\w+)?$",
+    }
+    kinds = [("robots", r"^/robots\.txt$")] + [(k, v) for k, v in patterns.items() if v]
+    param = ((template.get("paging") or {}).get("param")
+             or (m.group(1) if (m := re.search(r"\[\?&\]\(?(\w+)=", _pattern(getattr(
+                 profile, "post_offset_param", None)) or "")) else None))
+    page = rf"[?&;]{re.escape(param)}=(?P<n>\d+)" if param else None
+    first = (template.get("paging") or {}).get("base", 0 if param == "start" else 1)
+    return Engine(name, name, base_url, (name, "forum"), soft_404=(), kinds=tuple(kinds),
+                  first=first, page=page)
+
+
+def _pattern(regex: re.Pattern[str] | None) -> str | None:
+    return regex.pattern if regex is not None else None
+
+
 #: Page kinds every forum capture must have (blogs: see BLOG_KINDS).
 FORUM_KINDS = ("index", "board", "board_page_n", "thread", "thread_page_n", "soft_404")
 BLOG_KINDS = ("index", "index_page_n", "article", "article_page_n", "article_comment_page_n", "api", "soft_404")
@@ -231,6 +265,8 @@ def run_pass(spider: str, start_url: str, folder: Path, refused: str, items: Pat
         "COMPRESSION_ENABLED": False,  # bodies as served, without Content-Encoding
         "CAPTURE_DIR": str(folder),
         "CAPTURE_REFUSED": refused,
+        # The lab runs on 127.0.0.1, which the crawler refuses unless told.
+        "CRAWLER_ALLOW_PRIVATE_ADDRESSES": True,
         "CRAWLER_STATE_DIR": str(folder / "frontier-state"),
         "CRAWLER_IDLE_CLOSE": 1.0,
         "TELNETCONSOLE_ENABLED": False,
@@ -245,7 +281,8 @@ def run_pass(spider: str, start_url: str, folder: Path, refused: str, items: Pat
 
 
 # -- the capture ---------------------------------------------------------------------------------
-def capture(engine: Engine, truth: dict[str, Any], base_url: str, out: Path, score: bool) -> None:
+def capture(engine: Engine, truth: dict[str, Any], base_url: str, out: Path, score: bool) -> int:
+    """Capture the site into ``out``; the number of pages saved by the crawl passes."""
     base_url = base_url.rstrip("/") + "/"
     records: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="capture-") as tmp:
@@ -261,11 +298,15 @@ def capture(engine: Engine, truth: dict[str, Any], base_url: str, out: Path, sco
             _merge(records, folder)
             if score and items.exists():
                 _score(items, truth)
+        crawled = sum(1 for r in records.values() if r["status"] == 200)
         for url in _truth_pages(engine, truth, base_url) + [base_url + p.lstrip("/") for p in engine.soft_404]:
             if route_key(_target(url)) not in records:
                 print(f"fetch (not crawled): {url}")
                 records[route_key(_target(url))] = _fetch(url)
+    if not crawled:
+        return 0
     _write(engine, truth, base_url, records, out)
+    return crawled
 
 
 def _merge(records: dict[str, dict[str, Any]], folder: Path) -> None:
@@ -379,6 +420,8 @@ def _kind(engine: Engine, key: str, status: int) -> str:
         match = re.search(pattern, key)
         if match:
             n = match.groupdict().get("n")
+            if n is None and engine.page and (paged := re.search(engine.page, key)):
+                n = paged.group("n")
             if kind.endswith("_n") or n is None or int(n) == engine.first:
                 return kind
             return f"{kind}_page_n"
@@ -538,7 +581,8 @@ def main(argv: list[str] | None = None) -> int:
         run_pass(spider, start_url, Path(folder), refused, Path(items))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("engine", nargs="?", choices=sorted(ENGINES))
+    parser.add_argument("engine", nargs="?", help="a lab engine (" + ", ".join(sorted(ENGINES))
+                        + ") or any registered engine profile with --base-url")
     parser.add_argument("--learned", metavar="START", help="capture any forum from START for the learned tests (needs --out)")
     parser.add_argument("--pages", type=int, default=45, help="--learned: pages at most")
     parser.add_argument("--keep", help="--learned: only follow links matching this regex")
@@ -558,11 +602,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.engine:
         parser.error("name an engine, or --learned START --out DIR")
-    engine = ENGINES[args.engine]
+    if args.engine in ENGINES:
+        engine = ENGINES[args.engine]
+    elif args.base_url:
+        engine = engine_from_profile(args.engine, args.base_url)
+    else:
+        parser.error(f"{args.engine!r} is not a lab engine: give its --base-url (and --truth)")
     truth_path = args.truth or LAB / engine.name / "truth.json"
     truth = json.loads(truth_path.read_text(encoding="utf-8"))
     base_url = args.base_url or truth.get("base_url") or engine.base_url
-    capture(engine, truth, base_url, args.out or REAL / engine.folder, args.score)
+    saved = capture(engine, truth, base_url, args.out or REAL / engine.folder, args.score)
+    if not saved:
+        print(f"error: the capture of {base_url} saved no page (see the crawl logs)", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env python
-"""Scaffold a new forum engine: profile, fixture site, expected output.
+"""Scaffold a hand-written forum engine: profile, fixture site, expected output.
 
     python scripts/new_engine.py punbb "PunBB"
+    python scripts/new_engine.py punbb --from THREAD_URL    # = python -m crawler new-engine
+
+With ``--from`` (and the command's other options) this is ``python -m crawler new-engine``: the
+profile is learned from a live thread (docs/adding-an-engine.md). Without it:
 
 writes ``crawler/profiles/punbb.py`` and ``tests/extract/sitegen/punbb.py`` from the templates
 in ``scripts/templates/``, builds the placeholder fixture site (``tests/fixtures/sites/punbb/``)
@@ -38,6 +42,10 @@ def taken_names() -> set[str]:
 
 
 def main() -> int:
+    if "--from" in sys.argv[1:]:
+        from crawler.ops.cli import main as cli
+
+        return cli(["new-engine", *sys.argv[1:]])
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -58,7 +66,7 @@ def main() -> int:
         ROOT / "tests" / "extract" / "sitegen" / f"{options.name}.py": TEMPLATES / "sitegen.py.tmpl",
     }
     fixture = ROOT / "tests" / "fixtures" / "profiles" / options.name
-    site = ROOT / "crawler" / "demo" / "sites" / options.name
+    site = ROOT / "tests" / "fixtures" / "sites" / options.name
     for target in (*targets, fixture, site):
         if target.exists():
             parser.error(f"{target.relative_to(ROOT)} exists; pick another name or delete it first")

@@ -32,7 +32,7 @@ from tests.helpers.nodes import COMMON
 from tests.sitekit import SITES, FixtureSites
 
 #: Two engines with a profile, one without (read with a learned template).
-FORUMS = ["phpbb", "discuz", "fluxbb"]
+FORUMS = ["phpbb", "discuz", "generic_fluxbb"]
 
 
 def origin(sites: FixtureSites, name: str) -> str:
@@ -159,7 +159,7 @@ def test_one_crawl_of_three_forums_equals_each_crawled_alone(tmp_path: Path) -> 
     for name in FORUMS:
         mine = normalize(grouped[netloc(sites, name)], origin(sites, name))
         assert kinds(mine).get("thread", 0) > 0 and kinds(mine).get("post", 0) > 0, (name, kinds(mine))
-        assert {i["engine"] for i in mine} == {"learned" if name == "fluxbb" else name}
+        assert {i["engine"] for i in mine} == {"learned" if name == "generic_fluxbb" else name}
         assert mine == normalize(alone[name], origin(sites, name)), name
         assert mine == load_expected(name), name
     # the one crawl fetched what the three crawls alone fetched, page for page
@@ -199,7 +199,7 @@ def test_two_nodes_share_the_forums_of_one_crawl(redis_server, nodes) -> None:
         served = sites.recorder.fetch_counts()
     # each page once (the start pages too, though both nodes queued them), but the thread
     # pages the learned site's template was learned on: read again with the template
-    learned = netloc(sites, "fluxbb")
+    learned = netloc(sites, "generic_fluxbb")
     assert {u: c for u, c in served.items() if c > (2 if f"/{learned}/" in u else 1)} == {}
     assert all(served[u] == 1 for u in urls)
     items = {node.name: [json.loads(line) for line in node.feed_path.read_text().splitlines() if line]

@@ -20,6 +20,8 @@ from crawler.frontier.cluster import RingUnstable
 from crawler.ops import control
 from crawler.ops.connect import CliError, open_target
 from crawler.redis import UNREACHABLE
+from crawler.scaffold.command import add_parser as add_new_engine
+from crawler.scaffold.command import main as new_engine
 
 if TYPE_CHECKING:
     from crawler.ops.connect import Target
@@ -73,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve-fixture", help="serve fixture sites of real engines on 127.0.0.1 "
                        "until Ctrl-C, to try a crawl on (phpbb, discuz, wordpress, ...)")
     p.add_argument("sites", nargs="+", metavar="SITE",
-                   help="fixture site names (crawler/demo/sites/<SITE>)")
+                   help="fixture site names (the demo's, crawler/demo/sites/<SITE>)")
     p.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
                    help="delay every response (default 0)")
     p = sub.add_parser("wacz", help="pack a crawl's WARC files (CRAWLER_WARC_DIR) as a WACZ")
@@ -92,6 +94,7 @@ def parser() -> argparse.ArgumentParser:
                    "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True for a site on a local address)")
     p.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE",
                    help="a forum spider argument, as for scrapy crawl (e.g. -a timezone=Asia/Shanghai)")
+    add_new_engine(sub)
     p = sub.add_parser("node", help="run a node configured by its environment (container "
                        "entry point): node SPIDER [scrapy crawl options]")
     p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
@@ -109,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         return learn(args.url, args.name, args.max_pages, settings, spargs)
+    if args.command == "new-engine":
+        try:
+            settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return new_engine(args.name, args.url, settings, spargs, args.pages, args.force)
     if args.command == "node":
         from crawler.ops.node import run  # imports all of Scrapy's machinery
         return run(args.crawl_args)

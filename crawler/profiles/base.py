@@ -46,7 +46,16 @@ if TYPE_CHECKING:
     from crawler.login.forms import LoginForm
     from crawler.profiles.records import ThreadPage, ThreadRef
 
-__all__ = ["ForumProfile", "PageCursor", "PageKind"]
+__all__ = ["LIMITS", "ForumProfile", "PageCursor", "PageKind", "limits_of"]
+
+#: What an engine may never show, as a profile declares it in ``limits``:
+LIMITS = {
+    "opening_post_id": "the opening post has no id of its own on the page",
+    "clock_time": "dates are shown without a clock time (the day only)",
+    "quote_ids": "quotes name the user quoted, not the post",
+    "edits": "edited posts are not marked",
+    "repeated_posts": "pages after the first repeat a post of an earlier page",
+}
 
 
 class PageKind(StrEnum):
@@ -114,6 +123,13 @@ class ForumProfile(ABC):
     date_order: ClassVar[str | None] = None
     #: Extra selectors removed from body_html when computing body_text.
     text_strip: ClassVar[tuple[str, ...]] = ()
+
+    # -- what the engine never shows (tests and scoring skip these checks) -----------------
+    #: A subset of :data:`LIMITS`; see docs/adding-an-engine.md ("Declaring limits").
+    limits: ClassVar[frozenset[str]] = frozenset()
+    #: ``"day"`` when the engine shows dates without a clock time (also implied by the
+    #: ``clock_time`` limit); items then carry ``created_precision="day"``.
+    created_precision: ClassVar[str] = "time"
 
     # -- versions ------------------------------------------------------------------------------
     #: The markup version a nested version class reads (``None`` on an engine's own class).
@@ -274,3 +290,13 @@ def _named_id(pattern: re.Pattern[str] | None, url: str, prefix: str) -> str | N
     if not match:
         return None
     return next((v for k, v in match.groupdict().items() if k.startswith(prefix) and v), None)
+
+
+def limits_of(profile: type[ForumProfile]) -> frozenset[str]:
+    """The declared limits of ``profile``, ``clock_time`` included when it reads days only;
+    ``ValueError`` names an unknown one (a typo would silently skip nothing)."""
+    unknown = set(profile.limits) - set(LIMITS)
+    if unknown:
+        raise ValueError(f"{profile.name}: unknown limits {sorted(unknown)} (known: {sorted(LIMITS)})")
+    day_only = {"clock_time"} if profile.created_precision == "day" else set()
+    return frozenset(profile.limits) | day_only

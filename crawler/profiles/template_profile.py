@@ -1,9 +1,11 @@
 """A committed profile made from a learned template (``python -m crawler learn URL`` writes one).
 
 A learned template is site-specific; once reviewed and committed under ``crawler/profiles/`` it
-is read like any engine: detected by host, then every page is read with the template's rules
-(no learning). Subclasses set :attr:`TemplateProfile.hosts` and :attr:`TemplateProfile.TEMPLATE`
-(the template's JSON form as a dict) and ``detect_order``.
+is read like any engine: detected by host, or by the engine's markup when the class sets
+``markers``/``generator_prefixes`` (``python -m crawler new-engine`` writes such engine
+profiles), then every page is read with the template's rules (no learning). Subclasses set
+:attr:`TemplateProfile.hosts` or the fingerprints, :attr:`TemplateProfile.TEMPLATE` (the
+template's JSON form as a dict) and ``detect_order``.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class TemplateProfile(Learned, register=False):
 
     @classmethod
     def detect(cls, response: Response) -> bool:
+        if cls.markers or cls.generator_prefixes:
+            return cls.fingerprint_matches(response)
         return urlsplit(response.url).netloc in cls.hosts
 
     @classmethod

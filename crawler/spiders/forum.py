@@ -84,8 +84,11 @@ class ForumSpider(scrapy.Spider):
         super().__init__(**kwargs)
         #: ``-a profile=none``: skip engine detection, read the site with a fallback.
         self.use_profiles = (profile or "").lower() not in ("none", "off")
-        self.start_urls = self.check_arguments(
-            start_urls=start_urls, start_url=start_url, timezone=timezone, fallback=fallback)
+        self.start_urls = self.check_arguments(start_urls=start_urls, start_url=start_url,
+                                               timezone=timezone, fallback=fallback, profile=profile)
+        #: ``-a profile=NAME``: every site read with that engine's profile, no detection.
+        if self.use_profiles and profile and self.profile_class is None:
+            self.profile_class = self.named_engine(profile)
         #: The first start URL and its site (a one-site crawl's only ones).
         self.start_url = self.start_urls[0]
         self.site_timezone = timezone  # every site's (CRAWLER_SITE_TIMEZONES: per site)
@@ -119,6 +122,7 @@ class ForumSpider(scrapy.Spider):
         start_url: str | None = None,
         timezone: str | None = None,
         fallback: str | None = None,
+        profile: str | None = None,
         **_: Any,
     ) -> list[str]:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front);
@@ -127,7 +131,18 @@ class ForumSpider(scrapy.Spider):
         check_timezone(timezone)
         for name in _names(fallback) or ():
             cls.registry.named_fallback(name)
+        if profile and profile.lower() not in ("none", "off"):
+            cls.named_engine(profile)
         return urls
+
+    @classmethod
+    def named_engine(cls, name: str) -> type[ForumProfile]:
+        """The engine profile called ``name``; ``ValueError`` naming the known ones otherwise."""
+        found = cls.registry.get(name)
+        if found is None or found.detect_order is None:
+            known = ", ".join(p.name for p in cls.registry.engines)
+            raise ValueError(f"profile {name!r} is not a registered engine (known: {known}; or none)")
+        return found
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         # One site: dont_filter, as always. Several (a cluster's crawl): deduplicated. Either

@@ -16,7 +16,7 @@ from tests.extract.sitegen.content import build
 from tests.helpers.expected import _sites, crawl_fixture, load_expected
 
 GENERIC = _sites("generic")
-STRATEGY = {"ips": "html", "fluxbb": "html"}
+STRATEGY = {"generic_ips": "html", "generic_fluxbb": "html"}
 
 
 @pytest.fixture(scope="module", params=GENERIC)

@@ -53,7 +53,7 @@ def test_scaffolded_engine_passes_its_tests_as_generated() -> None:
         # One profile module, its site builder, its fixture site and expected output; no list edited.
         assert changed and all(
             path in (Path("crawler/profiles", f"{name}.py"), Path("tests/extract/sitegen", f"{name}.py"))
-            or path.parts[:3] in (("tests", "fixtures", "profiles"), ("crawler", "demo", "sites"))
+            or path.parts[:3] in (("tests", "fixtures", "profiles"), ("tests", "fixtures", "sites"))
             and path.parts[3] == name
             for path in changed
         ), sorted(map(str, changed))

@@ -96,7 +96,10 @@ def test_no_forum_profile_matches_wordpress(name: str) -> None:
 
 
 def test_every_profile_and_version_has_a_fixture_site() -> None:
-    assert sorted(p.name for p in REGISTRY.engines) == sorted({site_engine(s) for s in engines()})
+    # Modelled sites (kind "forum") and sites captured by `python -m crawler new-engine`
+    # (kind "engine"), found on disk.
+    sites = engines() + _sites("engine")
+    assert sorted(p.name for p in REGISTRY.engines) == sorted({site_engine(s) for s in sites})
     read_by = {get_profile(site_engine(s)).for_page(r) for s in engines() for _, r in html_pages(s)[:1]}
     for profile in REGISTRY.engines:
         for version in profile.versions:

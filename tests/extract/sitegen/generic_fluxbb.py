@@ -150,7 +150,7 @@ def denied() -> str:
 
 
 def render() -> Site:
-    site = Site("fluxbb", start="/index.php", kind="generic", spider="forum", timezone="Asia/Shanghai")
+    site = Site("generic_fluxbb", start="/index.php", kind="generic", spider="forum", timezone="Asia/Shanghai")
     boards = build()
     site.add("/index.php", index(boards), filename="index.html")
     for b in boards:

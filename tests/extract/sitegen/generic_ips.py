@@ -233,7 +233,7 @@ def no_permission() -> str:
 
 
 def render() -> Site:
-    site = Site("ips", start="/", kind="generic", spider="forum")
+    site = Site("generic_ips", start="/", kind="generic", spider="forum")
     boards = build()
     site.add("/", index(boards), filename="index.html")
     for b in boards:

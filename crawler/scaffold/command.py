@@ -1,0 +1,258 @@
+"""``python -m crawler new-engine NAME --from THREAD_URL``, step by step:
+
+1. learn the engine's template on the thread and the pages around it (the ``learn`` command's
+   crawl, :func:`crawler.ops.learn.learn_url`), after reading the site's robots.txt;
+2. write ``crawler/profiles/NAME.py`` (a :class:`~crawler.profiles.template_profile.TemplateProfile`
+   with the template as data and its limits declared);
+3. crawl the live site with ``-a profile=NAME`` from the thread, saving every answer: that is
+   the fixture site (``tests/fixtures/sites/NAME/``), and the engine's markup shared by its pages
+   and absent from every other fixture site becomes the profile's detection;
+4. crawl the fixture for ``tests/fixtures/profiles/NAME/expected.json``, write
+   ``tests/extract/test_engine_NAME.py`` and run it.
+
+It prints what it wrote, the first posts of the thread and where it is unsure. A failing step
+is one line and exit status 2.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from crawler.learn.dom import parse
+from crawler.learn.template import Template
+from crawler.scaffold.assess import limits_and_doubts, robots_doubts
+from crawler.scaffold.markers import fingerprint
+from crawler.scaffold.record import records, write_site
+from crawler.scaffold.refine import refine_title
+from crawler.scaffold.render import render_profile, render_test
+
+__all__ = ["main"]
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The project's fixture sites, beside their expectations (tests/, not the package).
+SITES = ROOT / "tests" / "fixtures" / "sites"
+#: Posts shown for a person to check against the page.
+SHOWN = 5
+
+
+class Failed(Exception):
+    """A step that cannot go on: its message is the command's one line."""
+
+
+def paths(name: str) -> dict[str, Path]:
+    return {
+        "profile": ROOT / "crawler" / "profiles" / f"{name}.py",
+        "site": SITES / name,
+        "expected": ROOT / "tests" / "fixtures" / "profiles" / name / "expected.json",
+        "test": ROOT / "tests" / "extract" / f"test_engine_{name}.py",
+    }
+
+
+def main(name: str, url: str, settings: dict[str, str], spider_args: dict[str, str],
+         pages: int = 60, force: bool = False) -> int:
+    try:
+        check_name(name, force)
+        settings = {**_private(url), **settings}
+        run(name, url, settings, spider_args, pages)
+    except Failed as exc:
+        print(f"error: new-engine {name}: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def check_name(name: str, force: bool) -> None:
+    from crawler.profiles import REGISTRY
+
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+        raise Failed("NAME must be lowercase letters, digits and underscores")
+    written = [p for p in paths(name).values() if p.exists()]
+    if written and not force:
+        raise Failed(f"{written[0].relative_to(ROOT)} exists"
+                     " (--force writes over this engine's files)")
+    if force and paths(name)["site"].exists():
+        shutil.rmtree(paths(name)["site"])  # its own captured pages, captured again
+    if REGISTRY.get(name) is not None and not written:
+        raise Failed(f"{name!r} is already a profile name; pick another")
+
+
+def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, str],
+        pages: int) -> None:
+    from crawler.ops.learn import learn_url
+
+    files = paths(name)
+    doubts = _robots(url)
+    print(f"learning the template from {url} ...")
+    learned = learn_url(url, settings=settings, spider_args=spider_args)
+    if isinstance(learned, str):
+        raise Failed(f"no template learned: {learned}")
+    _write_profile(name, url, learned, (), [], frozenset(), files)
+    with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
+        folder = Path(tmp)
+        print(f"crawling {urlsplit(url).netloc} with -a profile={name} (at most {pages} pages) ...")
+        starts = [url, index_of(learned, url)]
+        items = _record(name, ",".join(dict.fromkeys(starts)), settings, spider_args, pages, folder)
+        saved = records(folder / "pages")
+    if not any(_is_page(r) for r in saved):
+        raise Failed("the crawl with the new profile saved no page (see the log above)")
+    posts = [i for i in items if i.get("item_type") == "post"]
+    if not posts:
+        raise Failed("the crawl with the new profile read no post")
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
+    start = url[len(origin):] or "/"
+    count = write_site(saved, origin, files["site"], start, {"profile": name})
+    mine = [(r["url"], r["body"].decode("utf-8", "replace")) for r in saved if _is_page(r)]
+    found = fingerprint([text for _, text in mine], _other_pages(name))
+    limits, more = limits_and_doubts(learned, posts)
+    if refine_title(learned, mine):
+        print(f"thread titles: read from {learned.title.xpath} (learned again on every thread)")
+    if not found.markers and not found.generator:
+        more.append("no markup shared by every page and absent from other engines: not detected")
+    _write_profile(name, url, learned, found, doubts + more, limits, files)
+    _subprocess([sys.executable, "scripts/update_profile_fixtures.py", "--overwrite-json", name],
+                "writing expected.json")
+    files["test"].write_text(render_test(name), encoding="utf-8")
+    _subprocess([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+                 "-n", "0",
+                 str(files["test"].relative_to(ROOT))], "the new test")
+    _report(name, files, count, found, limits, posts, url, doubts + more, learned)
+
+
+def _write_profile(name, url, template: Template, found, doubts, limits, files) -> None:
+    from crawler.scaffold.markers import Fingerprint
+
+    found = found or Fingerprint((), ())
+    files["profile"].write_text(render_profile(name, url, template, found, limits, doubts),
+                                encoding="utf-8")
+
+
+def _record(name: str, url: str, settings: dict[str, str], spider_args: dict[str, str],
+            pages: int, folder: Path) -> list[dict]:
+    """Crawl with the new profile from ``url``; every answer saved under ``folder/pages``."""
+    out = folder / "items.jl"
+    middlewares = {"crawler.encoding.CharsetMiddleware": 580,
+                   "crawler.scaffold.record.Recorder": 650}
+    given = {"CLOSESPIDER_PAGECOUNT": str(pages), "LOG_LEVEL": "WARNING",
+             "CRAWLER_STATE_DIR": str(folder / "state"), "COMPRESSION_ENABLED": "False",
+             "SCAFFOLD_RECORD_DIR": str(folder / "pages"), "CRAWLER_IDLE_CLOSE": "1",
+             "DOWNLOADER_MIDDLEWARES": json.dumps(middlewares), **settings}
+    command = [sys.executable, "-m", "scrapy", "crawl", "forum", "-O", f"{out}:jsonlines",
+               "-a", f"start_urls={url}", "-a", f"profile={name}"]
+    command += [x for k, v in spider_args.items() for x in ("-a", f"{k}={v}")]
+    command += [x for k, v in given.items() for x in ("-s", f"{k}={v}")]
+    _subprocess(command, "the crawl with the new profile")
+    if not out.exists():
+        return []
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
+
+
+def index_of(template: Template, url: str) -> str:
+    """The forum's index: the first breadcrumb of the thread page, else the site's root."""
+    from crawler import settings
+
+    root = urljoin(url, "/")
+    if not template.breadcrumbs:
+        return root
+    request = urllib.request.Request(url, headers={"User-Agent": settings.USER_AGENT})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            page = parse(response.read(), url)
+    except OSError:
+        return root
+    hrefs = [h for h in page.xpath(f"({template.breadcrumbs})/@href") if isinstance(h, str)]
+    return urljoin(url, hrefs[0]) if hrefs else root
+
+
+def _is_page(record: dict) -> bool:
+    return record["status"] == 200 and "html" in record["headers"].get("Content-Type", "")
+
+
+def _subprocess(command: list[str], what: str) -> None:
+    result = subprocess.run(command, cwd=ROOT, check=False)
+    if result.returncode:
+        raise Failed(f"{what} failed (exit {result.returncode}): {' '.join(command[:6])} ...")
+
+
+def _other_pages(name: str) -> list[str]:
+    """HTML of every page of every other fixture site: the new markers must miss them all."""
+    pages = []
+    for manifest in sorted(SITES.glob("*/routes.json")):
+        if manifest.parent.name == name:
+            continue
+        for route in json.loads(manifest.read_text(encoding="utf-8"))["routes"].values():
+            if "html" in route.get("content_type", ""):
+                body = (manifest.parent / route["file"]).read_bytes()
+                pages.append(body.decode("utf-8", "replace"))
+    return pages
+
+
+def _robots(url: str) -> list[str]:
+    from crawler import settings
+
+    robots = urljoin(url, "/robots.txt")
+    try:
+        request = urllib.request.Request(robots, headers={"User-Agent": settings.USER_AGENT})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            text = response.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    checked = {"the thread": url, "a JSON API under /api/": urljoin(url, "/api/")}
+    return robots_doubts(text, checked, settings.USER_AGENT)
+
+
+def _private(url: str) -> dict[str, str]:
+    """A forum on this machine or a private network, named on the command line, may be
+    crawled: the crawler refuses such addresses unless told (CRAWLER_ALLOW_PRIVATE_ADDRESSES)."""
+    host = urlsplit(url).hostname or ""
+    try:
+        private = host == "localhost" or ipaddress.ip_address(host).is_private
+    except ValueError:
+        private = False
+    return {"CRAWLER_ALLOW_PRIVATE_ADDRESSES": "True"} if private else {}
+
+
+def _report(name, files, count, found, limits, posts, url, doubts, template) -> None:
+    print("\nwrote:")
+    print(f"  {files['profile'].relative_to(ROOT)}   the profile (review it, then commit)")
+    print(f"  {files['site'].relative_to(ROOT)}/   {count} captured pages (the fixture site)")
+    print(f"  {files['expected'].relative_to(ROOT)}   what a crawl of them gives")
+    print(f"  {files['test'].relative_to(ROOT)}   its test (passed)")
+    print(f"detected by: generator {found.generator or '-'}, markers {found.markers or '-'}")
+    print(f"limits declared: {', '.join(sorted(limits)) or 'none'}")
+    tid = template.thread_id(url)
+    shown = sorted((p for p in posts if p["thread_id"] == tid),
+                   key=lambda p: p.get("position") or 0)
+    print(f"\nthe first posts of {url} (check them against the page):")
+    for post in shown[:SHOWN]:
+        words = " ".join((post.get("body_text") or "").split())[:60]
+        author = (post.get("author") or {}).get("name")
+        print(f"  #{post.get('position')} {author or '?'} {post.get('created') or '?'}: {words}")
+    print("\nunsure:" if doubts else "\nunsure: nothing")
+    for line in doubts:
+        print(f"  - {line}")
+    print(f"\nnext: scrapy crawl forum -a profile={name} -a start_url=<the forum's index>;"
+          f" python -m pytest -k {name}")
+
+
+def add_parser(sub) -> None:
+    """The ``new-engine`` subcommand of ``python -m crawler``."""
+    p = sub.add_parser("new-engine", help="add a forum engine from one thread URL: profile, "
+                       "fixtures, test (docs/adding-an-engine.md)")
+    p.add_argument("name", metavar="NAME", help="engine id: lowercase letters, digits, underscores")
+    p.add_argument("--from", dest="url", required=True, metavar="THREAD_URL",
+                   help="a thread page of a forum running the engine (best: one with 2+ pages)")
+    p.add_argument("--pages", type=int, default=60, help="pages captured at most (default 60)")
+    p.add_argument("--force", action="store_true", help="write over this engine's own files")
+    p.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting for the crawls, as for scrapy crawl")
+    p.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE",
+                   help="a forum spider argument, as for scrapy crawl"
+                   " (e.g. -a timezone=Asia/Shanghai)")

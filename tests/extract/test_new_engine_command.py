@@ -1,0 +1,118 @@
+"""``python -m crawler new-engine``: one thread URL of a forum no profile reads gives a profile,
+fixtures and a test that pass, with nothing else edited; the limits a profile declares."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from crawler.demo.fixture_server import FixtureServer
+from crawler.profiles.base import ForumProfile, limits_of
+from crawler.scaffold.markers import fingerprint
+from tests.extract.test_new_engine import _copy_project, _files
+from tests.helpers.expected import SITES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+@pytest.mark.slow
+def test_new_engine_from_one_thread_url_passes_its_own_test() -> None:
+    name = f"engine_{uuid.uuid4().hex[:8]}"
+    with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp, \
+            FixtureServer(SITES / "generic_fluxbb") as server:
+        project = Path(tmp)
+        _copy_project(project)
+        # The served forum must be the only one in that markup: its own example site goes
+        # (detection is by markup no other fixture site has).
+        shutil.rmtree(project / "tests" / "fixtures" / "sites" / "generic_fluxbb")
+        shutil.rmtree(project / "tests" / "fixtures" / "profiles" / "generic_fluxbb")
+        before = _files(project)
+        url = f"{server.base_url}/viewtopic.php?id=101"
+        done = _run(["-m", "crawler", "new-engine", name, "--from", url, "--pages", "30",
+                     "-a", "timezone=Asia/Shanghai"], project)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        assert "the first posts of" in done.stdout and "#1 " in done.stdout
+        changed = {path for path, body in _files(project).items() if before.get(path) != body}
+        own = {Path("crawler/profiles", f"{name}.py"),
+               Path("tests/extract", f"test_engine_{name}.py"),
+               Path("tests/fixtures/profiles", name, "expected.json")}
+        assert changed - own and all(
+            path in own or path.parts[:4] == ("tests", "fixtures", "sites", name) for path in changed
+        ), sorted(map(str, changed))
+        tested = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                       "-n", "0", "tests/extract/test_profiles.py",
+                       f"tests/extract/test_engine_{name}.py"], project)
+        assert tested.returncode == 0, tested.stdout[-3000:]
+
+
+def test_a_bad_name_or_a_taken_one_is_one_line_and_exit_2() -> None:
+    for name in ("Bad-Name", "phpbb"):
+        done = _run(["-m", "crawler", "new-engine", name, "--from", "http://127.0.0.1:9/t"], ROOT)
+        assert done.returncode == 2
+        assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: new-engine")
+
+
+def test_markers_are_shared_by_the_engine_pages_and_absent_elsewhere() -> None:
+    mine = [('<html><body><div id="brd-wrap"><p class="crumbs x1">a</p></div><div id="p12"></div>'
+             '</body></html>'),
+            '<html><body><div id="brd-wrap"><p class="crumbs">b</p></div></body></html>']
+    others = ['<html><body><p class="crumbs">c</p></body></html>']
+    found = fingerprint(mine, others)
+    assert found.markers == ("div#brd-wrap",)  # numbered ids and classes seen elsewhere left out
+    assert found.min_markers == 1
+
+
+def test_limits_unknown_names_fail_and_day_precision_implies_clock_time() -> None:
+    class DayOnly(ForumProfile, register=False):
+        name = "day_only"
+        created_precision = "day"
+        limits = frozenset({"edits"})
+
+    assert limits_of(DayOnly) == {"edits", "clock_time"}
+
+    class Typo(ForumProfile, register=False):
+        name = "typo"
+        limits = frozenset({"edit"})
+
+    with pytest.raises(ValueError, match="unknown limits"):
+        limits_of(Typo)
+
+
+def test_the_scorer_honours_declared_limits() -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from score_against_truth import score
+
+    at = "2024-03-01T14:07:00+00:00"
+    opener = {"id": 10, "author": "a", "created": at, "position": 1, "body_text": "hi"}
+    truth = {"threads": [{"id": 1, "title": "T", "board": "B", "board_id": 2, "author": "a",
+                          "created": at, "posts": [opener]}]}
+    post = {"item_type": "post", "post_id": "digest", "thread_id": "1", "position": 1,
+            "author": {"name": "a"}, "created": "2024-03-01T00:00:00+00:00", "body_html": "hi"}
+    thread = {"item_type": "thread", "thread_id": "1", "title": "T", "author": {"name": "a"},
+              "created": "2024-03-01T00:00:00+00:00",
+              "board": {"id": "2", "name": "B", "path": ["B"]}}
+    strict = score([thread, post], truth)
+    assert strict.figures["post recall"].right == 0 and strict.figures["thread dates"].right == 0
+    lenient = score([thread, post], truth, frozenset({"opening_post_id", "clock_time"}))
+    assert lenient.lowest() == 1.0
+
+
+def test_forum_spider_reads_with_a_named_engine_or_says_which_exist() -> None:
+    from crawler.spiders.forum import ForumSpider
+
+    spider = ForumSpider(start_url="http://127.0.0.1:9/", profile="phpbb")
+    assert spider.profile_class is not None and spider.profile_class.name == "phpbb"
+    assert ForumSpider(start_url="http://127.0.0.1:9/", profile="none").profile_class is None
+    with pytest.raises(ValueError, match="'nope' is not a registered engine"):
+        ForumSpider.check_arguments(start_url="http://127.0.0.1:9/", profile="nope")
