@@ -23,7 +23,7 @@ from lxml import etree
 
 from crawler.learn.urls import clean_url
 
-__all__ = ["follow_links", "id_hint", "is_action"]
+__all__ = ["Frontier", "follow_links", "id_hint", "is_action"]
 
 _DENY = re.compile(
     r"login|logout|register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
@@ -166,3 +166,27 @@ def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list
             if (cleaned := clean_url(absolute)) not in forms:
                 found.setdefault(cleaned, None)
     return list(found)
+
+
+class Frontier:
+    """Per site, what the learned template asks for beyond its patterns: each thread once,
+    by its id whatever URL form links it (``/topic/12/slug`` and ``/topic/12?page=2`` are one
+    thread), and up to ``budget`` pages that no pattern places (the template is unsure of
+    them: a board or thread list of another URL form), breadth-first like a plain crawler."""
+
+    def __init__(self, budget: int = 30) -> None:
+        self.budget = budget
+        #: Thread id -> the URL it was asked for under.
+        self.threads: dict[str, str] = {}
+
+    def first_time(self, thread_id: str | None, url: str) -> bool:
+        """Whether thread ``thread_id`` was not asked for yet under another URL than ``url``
+        (now it is asked for under ``url``)."""
+        if thread_id is None:
+            return True
+        return self.threads.setdefault(thread_id, clean_url(url)) == clean_url(url)
+
+    def unsure(self) -> bool:
+        """Whether one more page no pattern places may be followed (then it is counted)."""
+        self.budget -= 1
+        return self.budget >= 0

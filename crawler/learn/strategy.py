@@ -30,9 +30,9 @@ from typing import Any
 from crawler.items import Author, Board
 from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
-from crawler.learn.walks import Walks, short_digest, trail
+from crawler.learn.walks import Walks, read_kept, short_digest, trail
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
-from crawler.learn.links import follow_links, hinted_links, id_hint
+from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
 from crawler.learn.rows import ROW_FIELDS, thread_rows
@@ -95,6 +95,7 @@ class LearnedForum:
         #: The walks' pages (a "next" link back to one is a cycle, however long), thread pages
         #: fetched before their walk came to them, and walks waiting for a page.
         self.kept = Walks()
+        self.frontier = Frontier()  # each thread once, and pages no pattern places
         #: Read the first pages kept while learning here (else they are fetched again: the
         #: crawl went idle, :meth:`finish`, and items need a response).
         self.read_kept = True
@@ -144,7 +145,7 @@ class LearnedForum:
                         out.refetch.append(canonical)
                 out.refetch = list(dict.fromkeys(out.refetch))
                 out.rows = self._learned_rows(result, out.refetch)
-                out.extend(self._read_kept(out))
+                out.extend(read_kept(self, out))
                 self.pages = []
             elif len(self.pages) >= self.max_pages:
                 self.failure = result
@@ -164,27 +165,6 @@ class LearnedForum:
             if nxt and clean_url(nxt) != clean_url(kept.url):
                 later.add(clean_url(template.canonical_thread_url(nxt) or nxt))
         return later
-
-    def _read_kept(self, out: Output) -> Output:
-        """Read the first pages fetched while learning, here, their walks going on through the
-        kept later pages; a first page not kept is asked for."""
-        template = self.template
-        assert template is not None
-        kept = {clean_url(p.url): p.root for p in self.pages}
-        for url, root in kept.items():
-            if template.thread_id(url) is not None and url not in out.refetch:
-                self.kept.park(url, root)
-        if not self.read_kept:
-            return Output()  # the first pages are fetched again; their walks read the rest here
-        read = Output()
-        for url in out.refetch:
-            row = dict(out.rows.get(url, {}))
-            if (root := kept.get(clean_url(url))) is not None:
-                read.extend(self._thread_page(url, root, row))
-            else:
-                read.follow.append((url, "thread", row))
-        out.refetch, out.rows = [], {}
-        return read
 
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""
@@ -221,6 +201,9 @@ class LearnedForum:
                 ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
                 return Output(follow=[f for f in self._crumb_links(url, root) if f[0] != ahead])
             self.kept.cursor_for(clean_url(url))
+            if "page" not in cursor and not self.frontier.first_time(template.thread_id(url), url):
+                # a first page read already under another URL form: one thread
+                return Output(follow=self._crumb_links(url, root))
             out = self._thread_page(url, root, cursor)
             if out.posts or out.threads:
                 self.misses = 0
@@ -240,14 +223,18 @@ class LearnedForum:
         follow = []
         rows = thread_rows(root, url, template.thread_id) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
-        links = hinted_links(root, url, hints) if len(hints) == (2 if template.board_url else 1) else follow_links(root, url)
-        for link in links:
+        hinted = len(hints) == (2 if template.board_url else 1) and not (listing and self.frontier.budget > 0)
+        for link in hinted_links(root, url, hints) if hinted else follow_links(root, url):
             if template.thread_id(link) is not None:
                 canonical = template.canonical_thread_url(link)
-                if canonical and page_value(template.paging, canonical) == template.paging.base:
-                    follow.append((canonical, "thread", rows.get(template.thread_id(canonical) or "", {})))
+                tid = template.thread_id(canonical) if canonical else None
+                if canonical and page_value(template.paging, canonical) == template.paging.base \
+                        and self.frontier.first_time(tid, canonical):
+                    follow.append((canonical, "thread", rows.get(tid or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
                 follow.append((link, "board" if template.board_url else "page", {}))
+            elif listing and self.frontier.unsure():
+                follow.append((link, "page", {}))
         return follow
 
     def _thread_page(self, url: str, root: Any, cursor: dict[str, Any]) -> Output:

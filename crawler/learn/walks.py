@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crawler.learn.urls import clean_url
 
-__all__ = ["Walks", "short_digest", "trail"]
+if TYPE_CHECKING:
+    from crawler.learn.strategy import LearnedForum, Output
+
+__all__ = ["Walks", "read_kept", "short_digest", "trail"]
 
 #: Walks whose pages a node keeps (:meth:`Walks.ahead`): about 11 bytes a page.
 _WALKS_KEPT = 2_000
@@ -65,6 +68,32 @@ class Walks:
     def cursor_for(self, url: str) -> dict[str, Any] | None:
         """The cursor of the walk waiting for ``url`` (then no longer waiting), else ``None``."""
         return self.waiting.pop(url, None)
+
+
+def read_kept(forum: LearnedForum, out: Output) -> Output:
+    """Read the pages ``forum`` fetched while learning with its new template, here: the first
+    page of each thread (``out.refetch``), its walk going on through the kept later pages; a
+    first page not kept is asked for. Only when the crawl went idle (``forum.read_kept``
+    false) are the first pages fetched again, and their walks still read the kept pages."""
+    template = forum.template
+    assert template is not None
+    kept = {clean_url(p.url): p.root for p in forum.pages}
+    for url, root in kept.items():
+        if template.thread_id(url) is not None and url not in out.refetch:
+            forum.kept.park(url, root)
+    read = type(out)()
+    if not forum.read_kept:
+        return read
+    for url in out.refetch:
+        row = dict(out.rows.get(url, {}))
+        if not forum.frontier.first_time(template.thread_id(url), url):
+            continue  # one thread under two URL forms
+        if (root := kept.get(clean_url(url))) is not None:
+            read.extend(forum._thread_page(url, root, row))
+        else:
+            read.follow.append((url, "thread", row))
+    out.refetch, out.rows = [], {}
+    return read
 
 
 def trail(url: str, cursor: dict[str, Any]) -> list[str]:

@@ -2,7 +2,8 @@
 kind of action link (reply, new thread, quote, edit, login, register, search, print, mark-read,
 a form's target, ``rel=nofollow``), threads over several pages, and later pages linked from the
 board before the crawl knows the site. The real HTTP server counts what is asked: every page
-is fetched once, no action link is fetched, and every post comes out once."""
+is fetched once, no action link is fetched, and every post comes out once, also of threads
+linked under two URL forms."""
 
 from __future__ import annotations
 
@@ -67,7 +68,13 @@ def _forum() -> Forum:
             route = f"/topic/{tid}/" + (f"?page={number}" if number > 1 else "")
             forum.pages[route] = _page(f"Fan curve question {tid}", f"<h1>Fan curve question {tid}</h1>"
                                        f"<div class='pages'>{pager}</div>{items}", tid, number)
-    forum.pages["/"] = _page("Index", "<a href='/forum/1/'>Hardware</a>")
+    # The index's "latest" box links two threads under a second URL form (with a slug), which
+    # shows the same pages: one thread each, read once.
+    for tid in (41, 44):
+        forum.pages[f"/topic/{tid}/fan-curve-question-{tid}/"] = forum.pages[f"/topic/{tid}/"]
+    latest = "".join(f"<li><a href='/topic/{t}/fan-curve-question-{t}/'>Fan curve question {t}</a></li>"
+                     for t in (41, 44))
+    forum.pages["/"] = _page("Index", f"<a href='/forum/1/'>Hardware</a><ul class='latest'>{latest}</ul>")
     forum.pages["/forum/1/"] = _page("Hardware", "<ul>" + "".join(rows[:3]) + "</ul><a href='/forum/1/?page=2'>2</a>")
     forum.pages["/forum/1/?page=2"] = _page("Hardware", "<ul>" + "".join(rows[3:]) + "</ul><a href='/forum/1/'>1</a>")
     return forum
@@ -100,6 +107,7 @@ def test_no_action_link_fetched(crawled: tuple[Forum, CrawlResult, list[str]]) -
 
 def test_every_post_once(crawled: tuple[Forum, CrawlResult, list[str]]) -> None:
     forum, result, _ = crawled
+    assert result.stats.get("items/dropped/duplicate", 0) == 0  # no thread read twice
     got = Counter(i["body_html"] for i in result.items if i["item_type"] == "post")
     wanted = Counter(p.text for posts in forum.threads.values() for p in posts)
     assert {k for k in got for w in wanted if w in k} and len(got) == sum(wanted.values())

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.learn.dom import parse
-from crawler.learn.links import follow_links, is_action
+from crawler.learn.links import Frontier, follow_links, is_action
 
 ACTIONS = [
     "/?thread-create-3.htm",                      # a route in the query
@@ -65,3 +65,12 @@ def test_nofollow_form_targets_and_actions_are_left_out() -> None:
         "</body></html>", "http://forum.test/topic/3/")
     assert follow_links(page, "http://forum.test/topic/3/") == [
         "http://forum.test/topic/3/?page=2", "http://forum.test/topic/4/"]
+
+
+def test_frontier_asks_for_each_thread_once_and_spends_its_budget() -> None:
+    frontier = Frontier(budget=2)
+    assert frontier.first_time("12", "http://f.test/topic/12/some-title")
+    assert frontier.first_time("12", "http://f.test/topic/12/some-title#p3")  # the same URL
+    assert not frontier.first_time("12", "http://f.test/topic/12")  # another URL form
+    assert frontier.first_time(None, "http://f.test/about")
+    assert [frontier.unsure() for _ in range(3)] == [True, True, False]
