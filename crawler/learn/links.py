@@ -21,7 +21,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from crawler.learn.urls import clean_url
+from crawler.learn.urls import POST_KEYS, clean_url
 
 __all__ = ["Frontier", "follow_links", "id_hint", "is_action"]
 
@@ -90,7 +90,15 @@ def _denied(path: str, query: str) -> bool:
     """Deny words in the query or in short path segments (a long slug may say "search")."""
     short = [s for s in path.split("/") if len(s) <= 24]
     text = "/" + "/".join(short) + ("/" if path.endswith("/") else "") + "?" + query
-    return bool(_DENY.search(text)) or is_action(path + ("?" + query if query else ""))
+    return bool(_DENY.search(text)) or is_action(path + ("?" + query if query else "")) or _permalink(query)
+
+
+def _permalink(query: str) -> bool:
+    """A post's permalink (``?p=104``, ``/topic/3/?post=125``): every numbered query key is a
+    post key, so the URL shows a thread's page again, which comes by its own URL. (``?id=3&p=2``
+    is a page: it names the thread too.)"""
+    keys = {k for k, _, v in (i.partition("=") for i in re.split(r"[&;]", query)) if v.isdigit()}
+    return bool(keys) and all(POST_KEYS.match(k) for k in keys)
 
 
 def _nofollow(a: etree._Element) -> bool:

@@ -224,6 +224,7 @@ class LearnedForum:
         rows = thread_rows(root, url, template.thread_id) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
         hinted = len(hints) == (2 if template.board_url else 1) and not (listing and self.frontier.budget > 0)
+        unplaced: list[str] = []
         for link in hinted_links(root, url, hints) if hinted else follow_links(root, url):
             if template.thread_id(link) is not None:
                 canonical = template.canonical_thread_url(link)
@@ -233,9 +234,10 @@ class LearnedForum:
                     follow.append((canonical, "thread", rows.get(tid or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
                 follow.append((link, "board" if template.board_url else "page", {}))
-            elif listing and self.frontier.unsure():
-                follow.append((link, "page", {}))
-        return follow
+            else:
+                unplaced.append(link)
+        # A listing where the template places no link: it is unsure, and follows them all.
+        return follow or [(u, "page", {}) for u in unplaced if listing and self.frontier.unsure()]
 
     def _thread_page(self, url: str, root: Any, cursor: dict[str, Any]) -> Output:
         template = self.template

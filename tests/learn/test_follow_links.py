@@ -52,7 +52,7 @@ def test_pages_to_read_are_not_actions(url: str) -> None:
     assert not is_action(url)
 
 
-def test_nofollow_form_targets_and_actions_are_left_out() -> None:
+def test_nofollow_form_targets_actions_and_permalinks_are_left_out() -> None:
     page = parse(
         "<html><body>"
         "<a href='/topic/3/?page=2'>2</a>"
@@ -62,9 +62,12 @@ def test_nofollow_form_targets_and_actions_are_left_out() -> None:
         "<form method='post' action='/topic/3/answer-box/'><textarea name='m'></textarea></form>"
         "<form method='get' action='/topic/3/'><select name='page'></select></form>"
         "<a href='/topic/3/reply/'>Reply</a><a href='/?thread-create-1.htm'>New thread</a>"
+        "<a href='/viewtopic.php?p=104#p104'>#7</a><a href='/topic/3/?post=9'>permalink</a>"
+        "<a href='/viewtopic.php?id=3&amp;p=2'>2</a>"
         "</body></html>", "http://forum.test/topic/3/")
     assert follow_links(page, "http://forum.test/topic/3/") == [
-        "http://forum.test/topic/3/?page=2", "http://forum.test/topic/4/"]
+        "http://forum.test/topic/3/?page=2", "http://forum.test/topic/4/",
+        "http://forum.test/viewtopic.php?id=3&p=2"]  # a page: it names the thread
 
 
 def test_frontier_asks_for_each_thread_once_and_spends_its_budget() -> None:
