@@ -177,8 +177,8 @@ def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list
 
 
 class Frontier:
-    """Per site, what the learned template asks for beyond its patterns: each thread once,
-    by its id whatever URL form links it (``/topic/12/slug`` and ``/topic/12?page=2`` are one
+    """Per site, what the learned template asks for beyond its patterns: each thread read
+    once, by its id whatever URL form links it (``/topic/12/slug`` and ``/topic/12?page=2`` are one
     thread), and up to ``budget`` pages that no pattern places (the template is unsure of
     them: a board or thread list of another URL form), breadth-first like a plain crawler."""
 
@@ -188,11 +188,15 @@ class Frontier:
         self.threads: dict[str, str] = {}
 
     def first_time(self, thread_id: str | None, url: str) -> bool:
-        """Whether thread ``thread_id`` was not asked for yet under another URL than ``url``
-        (now it is asked for under ``url``)."""
+        """Whether thread ``thread_id`` was not read yet under another URL than ``url`` (now
+        it is read under ``url``)."""
         if thread_id is None:
             return True
         return self.threads.setdefault(thread_id, clean_url(url)) == clean_url(url)
+
+    def read_elsewhere(self, thread_id: str | None, url: str) -> bool:
+        """Whether thread ``thread_id`` was read under another URL than ``url`` already."""
+        return thread_id in self.threads and self.threads[thread_id] != clean_url(url)
 
     def unsure(self) -> bool:
         """Whether one more page no pattern places may be followed (then it is counted)."""

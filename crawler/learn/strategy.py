@@ -189,21 +189,19 @@ class LearnedForum:
                 if canonical is not None and page_value(template.paging, canonical) == template.paging.base:
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
-            if "page" not in cursor and (page_number(template.paging, url) > 1 or clean_url(url) in self.later):
-                # A later page reached by a link, not by the walk from its first page (which
-                # fetches it again, unfiltered): read only then, so each page is read once.
-                # Nor is its next page a thread of its own.
-                if (waiting := self.kept.cursor_for(clean_url(url))) is not None:
-                    return self._thread_page(url, root, waiting)  # its walk's request was a duplicate
-                self.kept.park(clean_url(url), root)  # read when its walk comes to it
+            if "page" not in cursor and (waiting := self.kept.cursor_for(clean_url(url))) is not None:
+                return self._thread_page(url, root, waiting)  # its walk's request was a duplicate
+            if "page" not in cursor and (page_number(template.paging, url) > 1 or clean_url(url) in self.later
+                                         or not self.frontier.first_time(template.thread_id(url), url)):
+                # A later page reached by a link, not by the walk from its first page, or a
+                # first page read already under another URL form (one thread): kept for the
+                # walk, which reads it when it comes here. Nor is its next page a thread.
+                self.kept.park(clean_url(url), root)
                 tid = template.thread_id(url)
                 nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
                 ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
                 return Output(follow=[f for f in self._crumb_links(url, root) if f[0] != ahead])
             self.kept.cursor_for(clean_url(url))
-            if "page" not in cursor and not self.frontier.first_time(template.thread_id(url), url):
-                # a first page read already under another URL form: one thread
-                return Output(follow=self._crumb_links(url, root))
             out = self._thread_page(url, root, cursor)
             if out.posts or out.threads:
                 self.misses = 0
@@ -230,7 +228,7 @@ class LearnedForum:
                 canonical = template.canonical_thread_url(link)
                 tid = template.thread_id(canonical) if canonical else None
                 if canonical and page_value(template.paging, canonical) == template.paging.base \
-                        and self.frontier.first_time(tid, canonical):
+                        and not self.frontier.read_elsewhere(tid, canonical):
                     follow.append((canonical, "thread", rows.get(tid or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
                 follow.append((link, "board" if template.board_url else "page", {}))

@@ -85,13 +85,12 @@ def read_kept(forum: LearnedForum, out: Output) -> Output:
     if not forum.read_kept:
         return read
     for url in out.refetch:
-        row = dict(out.rows.get(url, {}))
-        if not forum.frontier.first_time(template.thread_id(url), url):
-            continue  # one thread under two URL forms
-        if (root := kept.get(clean_url(url))) is not None:
+        row, tid, root = dict(out.rows.get(url, {})), template.thread_id(url), kept.get(clean_url(url))
+        if root is None:
+            if not forum.frontier.read_elsewhere(tid, url):
+                read.follow.append((url, "thread", row))
+        elif forum.frontier.first_time(tid, url):  # else one thread under two URL forms
             read.extend(forum._thread_page(url, root, row))
-        else:
-            read.follow.append((url, "thread", row))
     out.refetch, out.rows = [], {}
     return read
 

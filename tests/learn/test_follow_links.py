@@ -76,4 +76,7 @@ def test_frontier_asks_for_each_thread_once_and_spends_its_budget() -> None:
     assert frontier.first_time("12", "http://f.test/topic/12/some-title#p3")  # the same URL
     assert not frontier.first_time("12", "http://f.test/topic/12")  # another URL form
     assert frontier.first_time(None, "http://f.test/about")
+    assert frontier.read_elsewhere("12", "http://f.test/topic/12")
+    assert not frontier.read_elsewhere("12", "http://f.test/topic/12/some-title")
+    assert not frontier.read_elsewhere("13", "http://f.test/topic/13")
     assert [frontier.unsure() for _ in range(3)] == [True, True, False]
