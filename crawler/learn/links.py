@@ -90,7 +90,8 @@ def _denied(path: str, query: str) -> bool:
     """Deny words in the query or in short path segments (a long slug may say "search")."""
     short = [s for s in path.split("/") if len(s) <= 24]
     text = "/" + "/".join(short) + ("/" if path.endswith("/") else "") + "?" + query
-    return bool(_DENY.search(text)) or is_action(path + ("?" + query if query else "")) or _permalink(query)
+    target = path + ("?" + query if query else "")
+    return bool(_DENY.search(text)) or is_action(target) or _permalink(query)
 
 
 def _permalink(query: str) -> bool:
@@ -165,7 +166,8 @@ def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list
     forms = form_targets(root, url)
     for a in root.iter("a"):
         href = a.get("href") or ""
-        if href in seen or not pattern.search(href) or href.startswith(("#", "javascript:")) or _nofollow(a):
+        if href in seen or not pattern.search(href) or href.startswith(("#", "javascript:")) \
+                or _nofollow(a):
             continue
         seen.add(href)
         absolute = urljoin(url, href)

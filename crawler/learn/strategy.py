@@ -189,10 +189,12 @@ class LearnedForum:
                 if canonical is not None and page_value(template.paging, canonical) == template.paging.base:
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
-            if "page" not in cursor and (waiting := self.kept.cursor_for(clean_url(url))) is not None:
+            waiting = None if "page" in cursor else self.kept.cursor_for(clean_url(url))
+            if waiting is not None:
                 return self._thread_page(url, root, waiting)  # its walk's request was a duplicate
-            if "page" not in cursor and (page_number(template.paging, url) > 1 or clean_url(url) in self.later
-                                         or not self.frontier.first_time(template.thread_id(url), url)):
+            if "page" not in cursor and (
+                    page_number(template.paging, url) > 1 or clean_url(url) in self.later
+                    or not self.frontier.first_time(template.thread_id(url), url)):
                 # A later page reached by a link, not by the walk from its first page, or a
                 # first page read already under another URL form (one thread): kept for the
                 # walk, which reads it when it comes here. Nor is its next page a thread.
@@ -221,7 +223,8 @@ class LearnedForum:
         follow = []
         rows = thread_rows(root, url, template.thread_id) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
-        hinted = len(hints) == (2 if template.board_url else 1) and not (listing and self.frontier.budget > 0)
+        unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
+        hinted = len(hints) == (2 if template.board_url else 1) and not unsure
         unplaced: list[str] = []
         for link in hinted_links(root, url, hints) if hinted else follow_links(root, url):
             if template.thread_id(link) is not None:
@@ -282,7 +285,8 @@ class LearnedForum:
             if kept:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
-            out.extend(self._step(clean_url(nxt), {k: v for k, v in state.items() if v is not None}))
+            state = {k: v for k, v in state.items() if v is not None}
+            out.extend(self._step(clean_url(nxt), state))
         # From a thread page only its board (the breadcrumb trail): threads come from boards.
         # Not its next page as a thread of its own (where page URLs carry no number, the
         # next page looks like a first page): read so, it would start a second walk, and

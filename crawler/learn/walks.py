@@ -85,7 +85,8 @@ def read_kept(forum: LearnedForum, out: Output) -> Output:
     if not forum.read_kept:
         return read
     for url in out.refetch:
-        row, tid, root = dict(out.rows.get(url, {})), template.thread_id(url), kept.get(clean_url(url))
+        row, tid = dict(out.rows.get(url, {})), template.thread_id(url)
+        root = kept.get(clean_url(url))
         if root is None:
             if not forum.frontier.read_elsewhere(tid, url):
                 read.follow.append((url, "thread", row))
