@@ -1,9 +1,16 @@
 """Same-site links worth following on a forum whose URL scheme is not known yet.
 
-Left out: other hosts, fragments of the page itself, assets, feeds, and actions a reader does
-not need (login, search, member pages, reply and report forms, post permalinks that show a
-page again, print views, "newest post" redirects). Session parameters are dropped
-(:func:`~crawler.learn.urls.clean_url`).
+Left out: other hosts, fragments of the page itself, assets, feeds, links marked
+``rel=nofollow``, the targets of the page's forms (a reply box, a search or login form posts
+there), and actions a reader does not need, told by the URL's structure:
+
+* a path segment, a query route (``?thread-create-3.htm``) or a script name
+  (``newreply.php``, ``posting.php``) that is an action verb: reply, new, create, quote, edit,
+  delete, report, login, register, search, print, mark-read, subscribe, like, vote, ...;
+* a query key that names an action or a view (``action=``, ``do=``, ``mode=``) and member,
+  search, feed and permalink keys (:data:`_DENY`).
+
+Session parameters are dropped (:func:`~crawler.learn.urls.clean_url`).
 """
 
 from __future__ import annotations
@@ -14,34 +21,113 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from crawler.learn.urls import clean_url
+from crawler.learn.urls import POST_KEYS, clean_url
 
-__all__ = ["follow_links", "id_hint"]
+__all__ = ["Frontier", "follow_links", "id_hint", "is_action"]
 
 _DENY = re.compile(
     r"login|logout|register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
-    r"/u/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
+    r"/u/|/members?/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
     r"action=(?!forum)|do=|mode=|goto=|findpost|findcomment|showpost|lastpost|newpost|[?&;]pid=|replytocom|"
     r"newtopic|newthread|newreply|posting\.php|post\.php|reply|edit|delete|report|print|archive|mobile=|"
     r"rss|feed|syndication|\.xml|ucp\.php|mcp\.php|/post/\d|/posts/\d|authorid=|ordertype=|[?&;]sort\w*=|order=|"
     r"\.(?:css|js|png|jpe?g|gif|svg|ico|zip|pdf|webp|mp4|rar|7z)(?:$|\?)|/api/|/assets/|/static/|/uploads?/",
     re.IGNORECASE,
 )
+#: Verbs of actions a reader never needs, as whole words of a route (not of a title).
+_VERBS = frozenset(
+    "add new create compose publish post reply respond quote edit update delete remove report flag "
+    "like unlike vote upvote downvote bookmark favorite favourite subscribe unsubscribe watch unwatch "
+    "follow unfollow ignore block move merge split lock unlock pin unpin close moderate moderation "
+    "approve hide print share email send login logout signin signout signup register join password "
+    "reset activate search markread mark preview upload attach download history find "
+    "jump goto lastpost newpost newreply newtopic newthread notifications".split()
+)
+#: Words that, beside a verb, still name a route and not a title (``new-topic``, ``post-reply``).
+_ROUTE_NOUNS = frozenset(
+    "topic topics thread threads post posts message messages comment comments reply replies forum "
+    "forums board boards discussion question answer conversation pm all as read page item".split()
+)
+#: Query keys whose value is an action or a view mode (``?action=post``, ``?mode=reply``).
+_VERB_KEYS = frozenset("action act a do mode op task cmd func view".split())
+_WORD = re.compile(r"[a-z]+|\d+")
+
+
+def is_action(url: str) -> bool:
+    """Whether ``url`` (absolute or a path) asks for an action rather than a page to read: a
+    route word that is a verb (a whole path segment of at most three words, a script's name,
+    a route in the query), or a verb as the value of an action key."""
+    parts = urlsplit(url)
+    for segment in parts.path.lower().split("/"):
+        name = segment.rsplit(".", 1)[0] if "." in segment else segment
+        words = [w for w in _WORD.findall(name) if not w.isdigit()]
+        if not words or len(words) > 3 or len(name) > 24:
+            continue  # a number or a title's slug, not a route
+        if _route_verb(words) or _verb([name.replace("-", "").replace("_", "")]):
+            return True
+    for item in re.split(r"[&;]", parts.query.lower()):
+        key, eq, value = item.partition("=")
+        if not eq:  # a route in the query: ``thread-create-3.htm``
+            words = [w for w in _WORD.findall(key.rsplit(".", 1)[0]) if not w.isdigit()]
+            if words and len(words) <= 3 and _route_verb(words):
+                return True
+        elif key in _VERB_KEYS and value and any(value.startswith(v) for v in _VERBS if len(v) > 3):
+            return True
+    return False
+
+
+def _verb(words: list[str]) -> bool:
+    return any(w in _VERBS for w in words)
+
+
+def _route_verb(words: list[str]) -> bool:
+    """A verb among words that are all verbs or route nouns: ``create``, ``new-topic``,
+    ``thread-create`` (and not the slug ``new-user``)."""
+    return _verb(words) and all(w in _VERBS or w in _ROUTE_NOUNS for w in words)
 
 
 def _denied(path: str, query: str) -> bool:
     """Deny words in the query or in short path segments (a long slug may say "search")."""
     short = [s for s in path.split("/") if len(s) <= 24]
-    return bool(_DENY.search("/" + "/".join(short) + ("/" if path.endswith("/") else "") + "?" + query))
+    text = "/" + "/".join(short) + ("/" if path.endswith("/") else "") + "?" + query
+    target = path + ("?" + query if query else "")
+    return bool(_DENY.search(text)) or is_action(target) or _permalink(query)
+
+
+def _permalink(query: str) -> bool:
+    """A post's permalink (``?p=104``, ``/topic/3/?post=125``): every numbered query key is a
+    post key, so the URL shows a thread's page again, which comes by its own URL. (``?id=3&p=2``
+    is a page: it names the thread too.)"""
+    keys = {k for k, _, v in (i.partition("=") for i in re.split(r"[&;]", query)) if v.isdigit()}
+    return bool(keys) and all(POST_KEYS.match(k) for k in keys)
+
+
+def _nofollow(a: etree._Element) -> bool:
+    return "nofollow" in (a.get("rel") or "").lower().split()
+
+
+def form_targets(root: etree._Element, url: str) -> set[str]:
+    """Where the page's forms send (a reply box, search, login): not pages to read. A form
+    that sends to the page itself (a jump box) is left out."""
+    here = clean_url(url)
+    targets = set()
+    for form in root.iter("form"):
+        action = (form.get("action") or "").strip()
+        if action and not action.startswith(("#", "javascript:")):
+            target = clean_url(urljoin(url, action))
+            if target != here:
+                targets.add(target)
+    return targets
 
 
 def follow_links(root: etree._Element, url: str) -> list[str]:
     host = urlsplit(url).netloc
     here = clean_url(url)
     found: dict[str, None] = {}
+    forms = form_targets(root, url)
     for a in root.iter("a"):
         href = (a.get("href") or "").strip()
-        if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")) or a.get("rel") == "nofollow":
+        if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")) or _nofollow(a):
             continue
         absolute = urljoin(url, href)
         parts = urlsplit(absolute)
@@ -50,7 +136,7 @@ def follow_links(root: etree._Element, url: str) -> list[str]:
         if _denied(parts.path, parts.query):
             continue
         cleaned = clean_url(absolute)
-        if cleaned != here:
+        if cleaned != here and cleaned not in forms:
             found.setdefault(cleaned, None)
     return list(found)
 
@@ -77,13 +163,44 @@ def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list
     found: dict[str, None] = {}
     pattern = _hint_pattern(hints)
     seen: set[str] = set()
+    forms = form_targets(root, url)
     for a in root.iter("a"):
         href = a.get("href") or ""
-        if href in seen or not pattern.search(href) or href.startswith(("#", "javascript:")):
+        if href in seen or not pattern.search(href) or href.startswith(("#", "javascript:")) \
+                or _nofollow(a):
             continue
         seen.add(href)
         absolute = urljoin(url, href)
         parts = urlsplit(absolute)
         if parts.netloc == host and not _denied(parts.path, parts.query):
-            found.setdefault(clean_url(absolute), None)
+            if (cleaned := clean_url(absolute)) not in forms:
+                found.setdefault(cleaned, None)
     return list(found)
+
+
+class Frontier:
+    """Per site, what the learned template asks for beyond its patterns: each thread read
+    once, by its id whatever URL form links it (``/topic/12/slug`` and ``/topic/12?page=2`` are one
+    thread), and up to ``budget`` pages that no pattern places (the template is unsure of
+    them: a board or thread list of another URL form), breadth-first like a plain crawler."""
+
+    def __init__(self, budget: int = 30) -> None:
+        self.budget = budget
+        #: Thread id -> the URL it was asked for under.
+        self.threads: dict[str, str] = {}
+
+    def first_time(self, thread_id: str | None, url: str) -> bool:
+        """Whether thread ``thread_id`` was not read yet under another URL than ``url`` (now
+        it is read under ``url``)."""
+        if thread_id is None:
+            return True
+        return self.threads.setdefault(thread_id, clean_url(url)) == clean_url(url)
+
+    def read_elsewhere(self, thread_id: str | None, url: str) -> bool:
+        """Whether thread ``thread_id`` was read under another URL than ``url`` already."""
+        return thread_id in self.threads and self.threads[thread_id] != clean_url(url)
+
+    def unsure(self) -> bool:
+        """Whether one more page no pattern places may be followed (then it is counted)."""
+        self.budget -= 1
+        return self.budget >= 0

@@ -5,9 +5,9 @@ two states:
 
 * **learning**: pages are kept (at most :attr:`LearnedForum.max_pages`) and every same-site link
   is followed; after each page with a post group it tries :func:`~crawler.learn.learner.learn_site`.
-  Once a template comes out, the first pages of the threads seen so far are fetched again
-  (:attr:`Output.refetch`) and read with it, their later pages by the walk from them: each
-  page is read with the template once, and a node other than this one may read it.
+  Once a template comes out, the first pages of the threads seen so far are read with it,
+  their later pages by the walk from them (:mod:`crawler.learn.walks`): each page is read
+  with the template once, and none is fetched again.
   When the budget is spent without one, the site is not a forum: one line says so and what
   was tried (:attr:`LearnedForum.failure`).
 * **applying**: each page is read with the template only: thread pages give a Thread (first page)
@@ -21,10 +21,8 @@ requests; the template is :attr:`LearnedForum.template` (JSON via ``to_json``).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from urllib.parse import urljoin
 from typing import Any
@@ -32,8 +30,9 @@ from typing import Any
 from crawler.items import Author, Board
 from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
+from crawler.learn.walks import Walks, read_kept, short_digest, trail
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
-from crawler.learn.links import follow_links, hinted_links, id_hint
+from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
 from crawler.learn.rows import ROW_FIELDS, thread_rows
@@ -91,11 +90,15 @@ class LearnedForum:
         self.warned_no_next = False
         #: Thread id -> its thread-list row, from the listings seen while learning.
         self.rows: dict[str, dict[str, Any]] = {}
-        #: Walk id -> short digests of every page that walk went to (the walks this node
-        #: moved lately): a "next" link back to one of them is a cycle, however long.
-        self.walked: OrderedDict[str, set[str]] = OrderedDict()
         #: Later pages of threads among the pages the template was learned from (clean URLs).
         self.later: set[str] = set()
+        #: The walks' pages (a "next" link back to one is a cycle, however long), thread pages
+        #: fetched before their walk came to them, and walks waiting for a page.
+        self.kept = Walks()
+        self.frontier = Frontier()  # each thread once, and pages no pattern places
+        #: Read the first pages kept while learning here (else they are fetched again: the
+        #: crawl went idle, :meth:`finish`, and items need a response).
+        self.read_kept = True
 
     # -- entry ---------------------------------------------------------------------------------
     def page(self, url: str, text: str, kind: str = "page", cursor: dict[str, Any] | None = None) -> Output:
@@ -114,6 +117,7 @@ class LearnedForum:
             return Output()
         self.patience = 0
         self.max_pages = len(self.pages)
+        self.read_kept = False
         page = self.pages.pop()
         return self._learning(page)
 
@@ -136,12 +140,12 @@ class LearnedForum:
                     canonical = result.canonical_thread_url(kept.url)
                     if canonical is not None and page_value(result.paging, canonical) == result.paging.base \
                             and clean_url(canonical) not in later:
-                        # First pages only: the walk from a first page fetches its later pages
-                        # (not filtered), so a later page refetched too would be read twice,
-                        # on two nodes when the host moves between them.
+                        # First pages only: the walk from a first page goes to its later pages,
+                        # so a later page read as a first page too would be read twice.
                         out.refetch.append(canonical)
                 out.refetch = list(dict.fromkeys(out.refetch))
                 out.rows = self._learned_rows(result, out.refetch)
+                out.extend(read_kept(self, out))
                 self.pages = []
             elif len(self.pages) >= self.max_pages:
                 self.failure = result
@@ -185,14 +189,21 @@ class LearnedForum:
                 if canonical is not None and page_value(template.paging, canonical) == template.paging.base:
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
-            if "page" not in cursor and (page_number(template.paging, url) > 1 or clean_url(url) in self.later):
-                # A later page reached by a link, not by the walk from its first page (which
-                # fetches it again, unfiltered): read only then, so each page is read once.
-                # Nor is its next page a thread of its own.
+            waiting = None if "page" in cursor else self.kept.cursor_for(clean_url(url))
+            if waiting is not None:
+                return self._thread_page(url, root, waiting)  # its walk's request was a duplicate
+            if "page" not in cursor and (
+                    page_number(template.paging, url) > 1 or clean_url(url) in self.later
+                    or not self.frontier.first_time(template.thread_id(url), url)):
+                # A later page reached by a link, not by the walk from its first page, or a
+                # first page read already under another URL form (one thread): kept for the
+                # walk, which reads it when it comes here. Nor is its next page a thread.
+                self.kept.park(clean_url(url), root)
                 tid = template.thread_id(url)
                 nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
                 ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
                 return Output(follow=[f for f in self._crumb_links(url, root) if f[0] != ahead])
+            self.kept.cursor_for(clean_url(url))
             out = self._thread_page(url, root, cursor)
             if out.posts or out.threads:
                 self.misses = 0
@@ -212,15 +223,22 @@ class LearnedForum:
         follow = []
         rows = thread_rows(root, url, template.thread_id) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
-        links = hinted_links(root, url, hints) if len(hints) == (2 if template.board_url else 1) else follow_links(root, url)
-        for link in links:
+        unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
+        hinted = len(hints) == (2 if template.board_url else 1) and not unsure
+        unplaced: list[str] = []
+        for link in hinted_links(root, url, hints) if hinted else follow_links(root, url):
             if template.thread_id(link) is not None:
                 canonical = template.canonical_thread_url(link)
-                if canonical and page_value(template.paging, canonical) == template.paging.base:
-                    follow.append((canonical, "thread", rows.get(template.thread_id(canonical) or "", {})))
+                tid = template.thread_id(canonical) if canonical else None
+                if canonical and page_value(template.paging, canonical) == template.paging.base \
+                        and not self.frontier.read_elsewhere(tid, canonical):
+                    follow.append((canonical, "thread", rows.get(tid or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
                 follow.append((link, "board" if template.board_url else "page", {}))
-        return follow
+            else:
+                unplaced.append(link)
+        # A listing where the template places no link: it is unsure, and follows them all.
+        return follow or [(u, "page", {}) for u in unplaced if listing and self.frontier.unsure()]
 
     def _thread_page(self, url: str, root: Any, cursor: dict[str, Any]) -> Output:
         template = self.template
@@ -255,19 +273,20 @@ class LearnedForum:
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here
-        if nxt and not (self._forward(url, nxt, cursor) and self._ahead(walk_id, url, nxt)):
+        if nxt and not (self._forward(url, nxt, cursor) and self.kept.ahead(walk_id, url, nxt)):
             nxt = None  # a "next" link back to a page of this walk: a cycle, followed once
         if nxt is None and not self.warned_no_next and shows_more_pages(root):
             self.warned_no_next = True
             logger.warning("%(url)s says its thread goes on, but no link to the next page was found "
                            "(said once for %(host)s)", {"url": url, "host": self.host})
         if nxt and clean_url(nxt) != clean_url(url):
-            state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": self._walk(url, cursor),
+            state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": trail(url, cursor),
                      "walk_id": walk_id}
             if kept:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
-            out.follow.append((clean_url(nxt), "thread", {k: v for k, v in state.items() if v is not None}))
+            state = {k: v for k, v in state.items() if v is not None}
+            out.extend(self._step(clean_url(nxt), state))
         # From a thread page only its board (the breadcrumb trail): threads come from boards.
         # Not its next page as a thread of its own (where page URLs carry no number, the
         # next page looks like a first page): read so, it would start a second walk, and
@@ -276,23 +295,11 @@ class LearnedForum:
         out.follow += [f for f in self._crumb_links(url, root) if f[0] != ahead]
         return out
 
-    def _ahead(self, walk_id: str, url: str, nxt: str) -> bool:
-        """Whether walk *walk_id*, now at *url*, has not been to ``nxt`` yet (then it goes).
-        The walk's own list (:meth:`_walk`) holds its last 50 pages only, so a thread of
-        more pages whose last page links back to page 2 is caught here: this node keeps
-        every page of its latest walks (a walk that moves to another node is caught there
-        after 50 pages, or at once where pages are numbered)."""
-        pages = self.walked.pop(walk_id, None)
-        if pages is None:
-            pages = {_short_digest(clean_url(url))}
-        self.walked[walk_id] = pages  # the latest last
-        while len(self.walked) > _WALKS_KEPT:
-            self.walked.popitem(last=False)
-        step = _short_digest(clean_url(nxt))
-        if step in pages:
-            return False
-        pages.add(step)
-        return True
+    def _step(self, url: str, state: dict[str, Any]) -> Output:
+        if (root := self.kept.take(url)) is not None:  # fetched already: read here
+            return self._thread_page(url, root, state)
+        self.kept.wait(url, state)
+        return Output(follow=[(url, "thread", state)])
 
     def _forward(self, url: str, nxt: str, cursor: dict[str, Any]) -> bool:
         """Whether ``nxt`` is a page this walk has not read: a later page number where the
@@ -301,13 +308,7 @@ class LearnedForum:
         assert template is not None
         if template.paging.regex:
             return page_value(template.paging, nxt) > page_value(template.paging, url)
-        return _short_digest(clean_url(nxt)) not in self._walk(url, cursor)
-
-    @staticmethod
-    def _walk(url: str, cursor: dict[str, Any]) -> list[str]:
-        """Short digests of the pages this walk read (the last 50): enough to see a cycle of
-        "next" links, small enough to travel with each request."""
-        return [*cursor.get("walk", [])[-49:], _short_digest(clean_url(url))]
+        return short_digest(clean_url(nxt)) not in trail(url, cursor)
 
     def _crumb_links(self, url: str, root: Any) -> list[tuple[str, str, dict[str, Any]]]:
         template = self.template
@@ -384,14 +385,6 @@ class LearnedForum:
 
 def nxt_exists(template: Template, root: Any, url: str, tid: str) -> bool:
     return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid) is not None
-
-
-#: Walks whose pages a node keeps (:meth:`LearnedForum._ahead`): about 11 bytes a page.
-_WALKS_KEPT = 2_000
-
-
-def _short_digest(url: str) -> str:
-    return hashlib.sha1(url.encode()).hexdigest()[:10]
 
 
 def _key(post: dict[str, Any]) -> str:

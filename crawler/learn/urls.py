@@ -14,7 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 from w3lib.url import canonicalize_url
 
-__all__ = ["Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots", "slug_regex_for"]
+__all__ = ["POST_KEYS", "Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots", "slug_regex_for"]
 
 _SESSION_KEYS = re.compile(r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
 #: View parameters that never change what a page holds (Discuz's ``extra``, search highlights).
@@ -29,7 +29,7 @@ def _numbers(text: str) -> list[re.Match[str]]:
     return [m for m in _ESCAPE_OR_NUM.finditer(text) if not m.group(0).startswith("%")]
 _THREAD_KEYS = ("tid", "t", "topic", "thread", "threadid", "thread_id", "topic_id", "id")
 #: Query keys of post permalinks (``?post=125``, ``?p=132``, ``?pid=``): never the thread's id.
-_POST_KEYS = re.compile(r"^(?:p|pid|post|post_id|postid|msg|comment|reply|replytocom)$", re.IGNORECASE)
+POST_KEYS = re.compile(r"^(?:p|pid|post|post_id|postid|msg|comment|reply|replytocom)$", re.IGNORECASE)
 _SLUG = re.compile(r"[A-Za-z%]{3}")
 
 
@@ -154,7 +154,7 @@ def id_position(
                 values.add(slot.numbers[index])
         slot = first[name]
         keyed = name[0] == "q" and name[1] in _THREAD_KEYS
-        postish = name[0] == "q" and bool(_POST_KEYS.match(str(name[1])))
+        postish = name[0] == "q" and bool(POST_KEYS.match(str(name[1])))
         bare = slot.text.isdigit()
         depth = int(name[1]) if name[0] == "p" else 0  # /forum/<board>/topic/<thread>: the deeper one
         # /topic/13/slug/41: the number after a word names the thread, the one after the slug

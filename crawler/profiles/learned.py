@@ -163,11 +163,14 @@ def page_result(out: Output) -> PageResult:
     for url, kind, state in out.follow:
         page = int(state.get("page", 1))
         cursor = PageCursor(url=url, page=page, extra={k: v for k, v in state.items() if k != "page"})
-        follow.append(Follow(PageKind(kind), cursor, dont_filter=kind == "thread" and page > 1))
+        # A walk's next page is a plain request: one fetched already (a duplicate) is read by
+        # the learner from the page it kept, or with the walk's cursor when it comes.
+        follow.append(Follow(PageKind(kind), cursor))
     follow += [Follow(PageKind.THREAD, PageCursor(url=url, extra=out.rows.get(url, {})), dont_filter=True) for url in out.refetch]
     return PageResult(
-        # Replays are refetched, so a page has at most one thread of its own.
+        # The page's own thread, then those of pages kept while learning and read now.
         thread=ThreadRecord(**out.threads[0]) if out.threads else None,
+        more_threads=[ThreadRecord(**fields) for fields in out.threads[1:]],
         posts=[PostRecord(**fields) for fields in out.posts],
         follow=follow,
         stats=stats,

@@ -160,3 +160,5 @@ class PageResult:
     posts: list[PostRecord] = field(default_factory=list)
     follow: list[Follow] = field(default_factory=list)
     stats: list[str] = field(default_factory=list)
+    #: Threads of pages fetched before this one and read now (a learner's kept pages).
+    more_threads: list[ThreadRecord] = field(default_factory=list)

@@ -282,8 +282,8 @@ class ForumSpider(scrapy.Spider):
         for key in page.stats:
             self.crawler.stats.inc_value(key)
         crawled_at = fetch_time(response)
-        if page.thread is not None:
-            yield page.thread.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
+        for thread in ([page.thread] if page.thread is not None else []) + page.more_threads:
+            yield thread.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
         for post in page.posts:
             yield post.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
         meta = response.request.meta if response.request is not None else {}
