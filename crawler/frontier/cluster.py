@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = ["AttachmentOutcomes", "Cluster", "RingUnstable", "SeedResult", "UsesFrontier", "sum_outcomes",
+__all__ = ["AttachmentOutcomes", "Cluster", "RingUnstable", "SeedResult", "UsesFrontier",
+           "sum_outcomes",
            "uses_frontier"]
 
 _OPS_NODE = "ops-cli"  # never joins the ring; names the Frontier's own (unused) keys

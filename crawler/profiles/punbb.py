@@ -65,7 +65,10 @@ class Punbb(TemplateProfile):
                 'regex': None,
                 'row': 0,
                 'value': 'html',
-                'xpath': ".//div[contains(concat(' ', normalize-space(@class), ' '), ' post-entry ')]//div",
+                'xpath': (
+                    ".//div[contains(concat(' ', normalize-space(@class), ' '), '"
+                    " post-entry ')]//div"
+                ),
             },
             'body_strip': [],
             'data': None,

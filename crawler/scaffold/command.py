@@ -120,7 +120,8 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     _subprocess([sys.executable, "scripts/update_profile_fixtures.py", "--overwrite-json", name],
                 "writing expected.json")
     files["test"].write_text(render_test(name), encoding="utf-8")
-    _subprocess([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider",
+    _subprocess([sys.executable, "-m", "pytest", "-q", "-p", "no:randomly",
+                 "-p", "no:cacheprovider",
                  "-n", "0",
                  str(files["test"].relative_to(ROOT))], "the new test")
     _report(name, files, count, found, limits, posts, url, doubts + more, learned)

@@ -13,7 +13,8 @@ from crawler.scaffold.markers import Fingerprint
 
 __all__ = ["class_name", "render_profile", "render_test"]
 
-TEST_TEMPLATE = Path(__file__).resolve().parents[2] / "scripts" / "templates" / "engine_test.py.tmpl"
+TEST_TEMPLATE = (Path(__file__).resolve().parents[2] / "scripts" / "templates"
+                 / "engine_test.py.tmpl")
 #: Generated profiles come after every hand-written engine in detection.
 DETECT_ORDER = 900
 
@@ -64,11 +65,24 @@ class {class_name(name)}(TemplateProfile):
 
 def literal(value: object, depth: int) -> str:
     """``value`` as Python source, one dict key a line (the template reads as a table)."""
+    if isinstance(value, str) and len(value) > WRAP:
+        return _wrapped(value, depth)
     if not isinstance(value, dict) or not value:
         return repr(value)
     pad = "    " * (depth + 1)
     rows = "".join(f"{pad}{key!r}: {literal(value[key], depth + 1)},\n" for key in sorted(value))
     return "{\n" + rows + "    " * depth + "}"
+
+
+#: Strings longer than this are written as adjacent literals, so the profile's lines stay
+#: within the linter's 100 characters.
+WRAP = 60
+
+
+def _wrapped(value: str, depth: int) -> str:
+    pad = "    " * (depth + 1)
+    parts = [value[i:i + WRAP] for i in range(0, len(value), WRAP)]
+    return "(\n" + "".join(f"{pad}{part!r}\n" for part in parts) + "    " * depth + ")"
 
 
 def render_test(name: str) -> str:

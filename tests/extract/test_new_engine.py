@@ -26,7 +26,7 @@ def _copy_project(dest: Path) -> None:
         shutil.copy(ROOT / name, dest / name)
     (dest / "tests").mkdir()
     shutil.copy(ROOT / "tests" / "__init__.py", dest / "tests" / "__init__.py")
-    for name in ("extract", "fixtures", "helpers"):
+    for name in ("extract", "fixtures", "helpers", "sitekit"):
         shutil.copytree(ROOT / "tests" / name, dest / "tests" / name, ignore=IGNORE)
 
 

@@ -48,7 +48,8 @@ def test_new_engine_from_one_thread_url_passes_its_own_test() -> None:
                Path("tests/extract", f"test_engine_{name}.py"),
                Path("tests/fixtures/profiles", name, "expected.json")}
         assert changed - own and all(
-            path in own or path.parts[:4] == ("tests", "fixtures", "sites", name) for path in changed
+            path in own or path.parts[:4] == ("tests", "fixtures", "sites", name)
+            for path in changed
         ), sorted(map(str, changed))
         tested = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                        "-n", "0", "tests/extract/test_profiles.py",
