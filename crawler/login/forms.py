@@ -12,6 +12,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from scrapy.exceptions import ScrapyDeprecationWarning
 from scrapy.http import FormRequest
@@ -121,9 +122,26 @@ WORDPRESS = LoginForm(
 )
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of *url* (the port written even when it is the default)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
 def is_wordpress(response: Response) -> bool:
     if not hasattr(response, "css"):
         return False
     generator = response.css('meta[name="generator"]::attr(content)').get("")
     return generator.startswith("WordPress") or bool(response.css('link[href*="/wp-content/"], '
                                                                   'script[src*="/wp-includes/"]'))
+
+
+def form_of_engine(engine: str) -> LoginForm | None:
+    if engine == "wordpress":
+        return WORDPRESS
+    from crawler.profiles import REGISTRY
+
+    profile = REGISTRY.get(engine)
+    return profile.login if profile is not None else None

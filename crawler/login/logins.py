@@ -28,9 +28,16 @@ from crawler.login.credentials import (
     from_settings,
 )
 from crawler.login.evasive import TRIES, Evasive, kind_of
-from crawler.login.forms import WORDPRESS, LoginForm, is_wordpress
+from crawler.login.forms import (
+    WORDPRESS,
+    LoginForm,
+    form_of_engine,
+    is_wordpress,
+    origin_of,
+)
 from crawler.login.pages import Walls
 from crawler.login.session import LOCK_TTL_MS, MemoryStore, SessionStore
+from crawler.login.signin import LoginFailed, sleep_for, sign_in
 
 if TYPE_CHECKING:
 
@@ -45,16 +52,6 @@ LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": 
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
 CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
-
-
-class LoginFailed(Exception):
-    """A login that failed, in one line (no password)."""
-
-
-async def _sleep(seconds: float) -> None:
-    from twisted.internet import reactor
-
-    await maybe_deferred_to_future(task.deferLater(reactor, seconds, lambda: None))
 
 
 class Logins:
@@ -125,6 +122,7 @@ class Logins:
                                 "used, no login", {"site": site})
                     continue
                 self.credentials[site] = credentials
+                self.store.seal_with(site, credentials.username, credentials.password)
                 if engine is not None and not paused and not engine.paused:
                     # nothing from the scheduler (other nodes' requests) until the sessions
                     # are in: a guest answer's cookie would replace the session's in the jar
@@ -134,7 +132,7 @@ class Logins:
             evasive = Evasive.of(self.crawler)
             for host in list(evasive.hosts):  # the crawl's first request 1 s after the login's
                 if wait := evasive.due_in(host):
-                    await _sleep(wait)
+                    await sleep_for(wait)
         except (CredentialsError, cookiesfile.CookiesFileError, LoginFailed) as exc:
             self.fail(str(exc))
         finally:
@@ -202,7 +200,7 @@ class Logins:
                 said = True
                 logger.info("%(site)s: another node is logging in; waiting for its session",
                             {"site": site})
-            await _sleep(POLL)
+            await sleep_for(POLL)
         keep = task.LoopingCall(store.extend, site, self.owner)
         keep.start(LOCK_TTL_MS / 3000, now=False)
         try:
@@ -211,7 +209,7 @@ class Logins:
             if self.use_stored(site, stale):
                 return
             try:
-                session = await self.log_in(site)
+                session = await sign_in(self, site)
             except LoginFailed as exc:
                 store.fail(site, str(exc))
                 raise
@@ -249,7 +247,7 @@ class Logins:
         evasive, host = Evasive.of(self.crawler), urlsplit(request.url).netloc.lower()
         for _ in range(TRIES):
             if wait := evasive.due_in(host):
-                await _sleep(wait)
+                await sleep_for(wait)
             evasive.sent(host)
             response = await self.crawler.engine.download_async(request)
             kind = kind_of(response)
@@ -284,47 +282,6 @@ class Logins:
                               f"answers at {start} (use a browser's cookies: CRAWLER_COOKIES_FILE)")
         self.forms[site] = found
         return found
-
-    async def log_in(self, site: str) -> dict[str, Any]:
-        credentials = self.credentials[site]
-        user = credentials.username
-        failed = f"login to {site} as {user} failed"
-        engine, form = await self.form_of(site)
-        start = self.start_urls[site]
-        url = urljoin(start, form.url)
-        page = await self.fetch(Request(url, callback=NO_CALLBACK, dont_filter=True))
-        try:
-            request = form.fill(page, user, credentials.password)
-        except (ValueError, AttributeError):
-            raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
-        if asked := form.captcha_of(page):
-            raise LoginFailed(f"{failed}: the login form asks a CAPTCHA or a question "
-                              f"({asked}); log in with a browser and give its cookies "
-                              "(CRAWLER_COOKIES_FILE)")
-        if request.method != "POST":  # a GET form would put the password in a URL (and logs)
-            raise LoginFailed(f"{failed}: the login form at {url} is not sent by POST")
-        if form.delay:
-            await _sleep(form.delay)
-        self.store.count_post(site)
-        self.crawler.stats.inc_value("login/posts")
-        result = await self.fetch(request)
-        if message := form.error_of(result, credentials.password):
-            raise LoginFailed(f"{failed}: {message}")
-        if not form.is_logged_in(result):
-            result = await self.fetch(Request(start, callback=NO_CALLBACK, dont_filter=True))
-            if not form.is_logged_in(result):
-                message = form.error_of(result, credentials.password) or (
-                    "the forum did not log us in (no logout link after the login form was sent)")
-                raise LoginFailed(f"{failed}: {message}")
-        host = urlsplit(start).hostname or ""
-        cookies = [cookiesfile.to_dict(c) for c in self.jar() if cookiesfile.matches(c, host)]
-        token = None
-        if form.token and hasattr(result, "css"):
-            token = result.css(f'input[name="{form.token}"]::attr(value)').get()
-        agent = (result.request.headers.get(b"User-Agent") or b"").decode("latin-1") \
-            if result.request is not None else ""
-        return {"cookies": cookies, "ua": agent or self.crawler.settings.get("USER_AGENT"),
-                "engine": engine, "token": token, "user": user}
 
     # -- renewal and failure ---------------------------------------------------------------
     async def renew(self, site: str, used: int | None) -> bool:
@@ -389,11 +346,3 @@ class Logins:
         if engine is not None:
             deferred_from_coro(engine.close_spider_async(reason=LOGIN_FAILED_REASON))
 
-
-def form_of_engine(engine: str) -> LoginForm | None:
-    if engine == "wordpress":
-        return WORDPRESS
-    from crawler.profiles import REGISTRY
-
-    profile = REGISTRY.get(engine)
-    return profile.login if profile is not None else None

@@ -35,8 +35,8 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
 from crawler.login.evasive import Evasive
-from crawler.login.forms import LOGOUT, LoginForm
-from crawler.login.logins import LoginFailed, Logins, form_of_engine
+from crawler.login.forms import LOGOUT, LoginForm, form_of_engine
+from crawler.login.logins import LoginFailed, Logins
 from crawler.login.pages import (
     Walls,
     has_login_form,
