@@ -51,6 +51,7 @@ from crawler.archive.records import (
 )
 from crawler.archive.writer import WarcFiles
 from crawler.durable import items_durable
+from crawler.login.logins import Logins
 from crawler.ops.logs import disabled
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class WarcMiddleware:
         self.directory = directory
         self.max_size = max_size
         self.stats = crawler.stats
+        self.logins = Logins.of(crawler)
         self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
         self._pending: list[Fetch] = []
         self._notes: list[tuple[str, str, dict[str, str]]] = []
@@ -117,11 +119,15 @@ class WarcMiddleware:
             self.stats.inc_value("warc/skipped/login")
             return response
         ip = getattr(response, "ip_address", None)
+        body, uri = response.body, target_uri(request)
+        for secret in self.logins.secrets():  # a session id in a page or a URL: masked
+            body = body.replace(secret, b"*" * len(secret))
+            uri = uri.replace(secret.decode("latin-1"), "*" * len(secret))
         fetch = Fetch(
-            uri=target_uri(request), date=warc_date(time.time()),
+            uri=uri, date=warc_date(time.time()),
             ip=str(ip) if ip is not None else None,
             request_block=request_block(request, response), request_body=request.body or b"",
-            response_block=response_block(response), body=response.body,
+            response_block=response_block(response), body=body,
             status=response.status, truncated="download_stopped" in response.flags,
             meta=request.meta)
         self._pending.append(fetch)

@@ -51,6 +51,7 @@ logger = logging.getLogger(__name__)
 LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
+SECRET_LENGTH = 8  # a shorter cookie value (a flag, a 0/1) is no secret, and too common
 CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
 
 
@@ -147,6 +148,17 @@ class Logins:
                                             self.crawler.settings.get("USER_AGENT", ""))
         for site in self.cookie_sites:
             Walls.of(self.crawler).with_session[site] = "the browser's cookies"
+
+    def secrets(self) -> list[bytes]:
+        """The cookie values of the sites with a session or a browser's cookies (the
+        archive masks them: a page may show its session id, as phpBB's logout link does)."""
+        if not (self.versions or self.cookie_sites):
+            return []
+        hosts = {urlsplit(f"//{site}").hostname or site
+                 for site in (*self.versions, *self.cookie_sites)}
+        return [cookie.value.encode("latin-1", "replace") for cookie in self.jar()
+                if cookie.value and len(cookie.value) >= SECRET_LENGTH
+                and any(cookiesfile.matches(cookie, host) for host in hosts)]
 
     def jar(self, key: Any = None) -> Any:
         """Scrapy's cookie jar (the cookies middleware's) of *key* (``meta["cookiejar"]``)."""

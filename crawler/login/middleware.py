@@ -45,6 +45,7 @@ from crawler.login.pages import (
     redirected_to_login,
     wall_of,
 )
+from crawler.login.private import keep_private
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -60,6 +61,7 @@ class LoginSpiderMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.logins = Logins.of(crawler)
+        keep_private(crawler)  # before the crawl's Redis starts
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> LoginSpiderMiddleware:

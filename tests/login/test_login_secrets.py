@@ -4,9 +4,15 @@ with ``scrapy crawl`` as a user does."""
 
 from __future__ import annotations
 
+import base64
 import json
+import stat
+import zipfile
+import zlib
+from pathlib import Path
 
 from tests.login.board import USERS, Board
+from tests.login.proxy import Proxy
 from tests.login.test_login import crawl, private_items
 
 PASSWORD = USERS["alice"]
@@ -26,3 +32,57 @@ def test_a_corrected_password_is_tried_at_once(tmp_path):
     assert posts == 2, "the corrected password is sent"
     assert private_items(items)
     assert "not-it-42" not in log and PASSWORD not in log
+
+
+def _texts(root: Path):
+    """(name, bytes) of every file under *root*, gzip members and WACZ entries opened."""
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if path.suffix == ".wacz":
+            with zipfile.ZipFile(path) as z:
+                for name in z.namelist():
+                    raw = z.read(name)
+                    yield f"{path}!{name}", _gunzip(raw) if name.endswith(".gz") else raw
+        else:
+            yield str(path), _gunzip(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def _gunzip(data: bytes) -> bytes:
+    out, rest = [], data
+    while rest:  # every member (a WARC file is one per record)
+        d = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        out.append(d.decompress(rest))
+        rest = d.unused_data
+    return b"".join(out)
+
+
+def test_a_credentialed_crawl_writes_no_secret_and_keeps_its_files_private(tmp_path):
+    with Proxy("proxy-user", "Proxy-Secret-77") as proxy, Board() as board:
+        login = json.dumps({board.netloc: {"username": "alice", "password": PASSWORD}})
+        warcs = tmp_path / "warc"
+        env = {"http_proxy": f"http://proxy-user:Proxy-Secret-77@127.0.0.1:{proxy.port}",
+               "no_proxy": "", "NO_PROXY": ""}
+        status, items, log, stats = crawl(
+            board, tmp_path, env=env, settings={
+                "CRAWLER_LOGIN": login, "CRAWLER_WARC_DIR": str(warcs),
+                "LOG_FILE": str(tmp_path / "crawl.log"), "LOG_LEVEL": "DEBUG"})
+        sessions = [sid for sid, (user, _) in board.sessions.items() if user == "alice"]
+        passed = proxy.passed
+    log += (tmp_path / "crawl.log").read_text()
+    assert status == 0, log[-3000:]
+    assert private_items(items) and passed and sessions
+    (tmp_path / "crawl.log").write_text(log)
+    from crawler.archive.wacz import pack
+
+    pack(warcs, tmp_path / "crawl.wacz")
+    secrets = [PASSWORD, "Proxy-Secret-77", base64.b64encode(b"proxy-user:Proxy-Secret-77").decode(),
+               *sessions]
+    found = [(name, secret) for name, data in _texts(tmp_path) for secret in secrets
+             if secret.encode() in data]
+    assert not found, found
+    # the crawl's state (the embedded Redis's AOF) and archive: its user's only
+    (crawl_state,) = (tmp_path / "state").iterdir()
+    state = [crawl_state, *crawl_state.rglob("*")]
+    assert any(p.name.endswith(".aof") for p in state), state
+    for path in [*state, warcs, *warcs.rglob("*")]:
+        assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
