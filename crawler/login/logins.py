@@ -164,7 +164,9 @@ class Logins:
         """Scrapy's cookie jar (the cookies middleware's) of *key* (``meta["cookiejar"]``)."""
         for middleware in self.crawler.engine.downloader.middleware.middlewares:
             if isinstance(middleware, CookiesMiddleware):
-                return middleware.jars[key]
+                jar = middleware.jars[key]
+                cookiesfile.host_only(jar)  # a session's host-only cookie: its host's alone
+                return jar
         raise LoginFailed("a login needs Scrapy's cookies middleware: COOKIES_ENABLED is off")
 
     async def ensure(self, site: str) -> None:
