@@ -52,7 +52,10 @@ LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": 
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
 SECRET_LENGTH = 8  # a shorter cookie value (a flag, a 0/1) is no secret, and too common
-CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
+CHECKED = 30.0
+#: A session that ends again this soon after its renewal is not renewed again: the site
+#: is stopped (one login POST per expiry, not one per page)
+RENEW_GAP = 60.0  # s a "still logged in" check holds for (a board of many closed pages)
 
 
 class Logins:
@@ -72,6 +75,8 @@ class Logins:
         self.locks: dict[str, defer.DeferredLock] = {}
         self.checked: dict[str, tuple[float, int | None]] = {}  # site -> (when, version)
         self.failed: str | None = None
+        self.renewed: dict[str, tuple[int | None, float]] = {}  # site -> (version, when)
+        self.stopped: dict[str, str] = {}  # site -> why no more logins (and requests)
         self.prepared = False
         self._store: SessionStore | None = None
 
@@ -304,6 +309,8 @@ class Logins:
         lock = self.locks.setdefault(site, defer.DeferredLock())
         await maybe_deferred_to_future(lock.acquire())
         try:
+            if site in self.stopped:
+                return False
             if self.versions.get(site) != used:
                 return True  # renewed on this node meanwhile
             stored = self.store.load(site)
@@ -325,9 +332,17 @@ class Logins:
                             "restored", {"site": site})
                 self.crawler.stats.inc_value("login/restored")
                 return True
+            made, when = self.renewed.get(site, (None, 0.0))
+            if made == used and (age := time.monotonic() - when) < RENEW_GAP:
+                self.stop_site(site, f"{site}: the session ended again {age:.0f} s after it "
+                               "was renewed: no more logins; its pages that need one are not "
+                               "read (the account may lack the rights, or the forum may end "
+                               "its sessions at once)")
+                return False
             self.crawler.stats.inc_value("login/renewed")
             logger.info("%(site)s: the session ended; logging in again", {"site": site})
             await self.login_once(site, stale=used)
+            self.renewed[site] = (self.versions.get(site), time.monotonic())
             return True
         finally:
             lock.release()
@@ -349,6 +364,12 @@ class Logins:
                 jar.set_cookie(cookie)
                 changed = True
         return changed
+
+    def stop_site(self, site: str, message: str) -> None:
+        """No more logins to *site*: its requests are not sent (one error line)."""
+        self.stopped[site] = message
+        self.crawler.stats.inc_value("login/stopped")
+        logger.error(message)
 
     def fail(self, message: str) -> None:
         if self.failed is not None:

@@ -17,7 +17,8 @@ password: the crawl ends with one line, ``login to HOST as USER failed: <message
 never fetches a logout link while logged in, and watches the responses: a "log in first" page
 of a site with credentials renews the session once, under the same lock (unless the node
 finds the session still logged in, or another node renewed it), and the request is fetched
-again; a wall answered with an error status (a 403 login page, a bot wall's 503) ends here
+again; a session that ends again within a minute of its renewal stops the site instead (one
+login POST per expiry, never one per page); a wall answered with an error status (a 403 login page, a bot wall's 503) ends here
 as the outcome of its own (:mod:`crawler.login.pages`). Discuz!'s anti-CC protection is passed
 as a browser passes it (:mod:`crawler.login.evasive`): a reload page is fetched again 1 s later
 and the host's requests spaced 1 s; a host that asks a question is not crawled any further.
@@ -101,6 +102,9 @@ class LoginDownloaderMiddleware:
         if not logins.versions and not logins.cookie_sites:
             return  # no session anywhere (the usual crawl)
         site = logins.site_of(request.url)
+        if site in logins.stopped:
+            not_fetched(self.crawler, request, LOGIN_REQUIRED)
+            raise IgnoreRequest(f"Not fetched: {logins.stopped[site]}")
         if site in logins.versions or site in logins.cookie_sites:
             if LOGOUT.search(request.url):
                 raise IgnoreRequest("Not fetched while logged in: a logout link")

@@ -86,3 +86,26 @@ def test_a_credentialed_crawl_writes_no_secret_and_keeps_its_files_private(tmp_p
     assert any(p.name.endswith(".aof") for p in state), state
     for path in [*state, warcs, *warcs.rglob("*")]:
         assert stat.S_IMODE(path.stat().st_mode) == (0o700 if path.is_dir() else 0o600), path
+
+
+def test_a_session_that_ends_at_every_members_page_is_renewed_once_then_the_site_stops(
+        tmp_path):
+    # issue 39, item 16: the board ends every session as soon as one of its two members-only
+    # threads is asked for (a renewal never helps): one renewal, then no login POST per page
+    with Board(denial_status=403) as board:
+        original = board._get
+
+        def expire_at_members_pages(handler):
+            if handler.path.split("&")[0] in ("/viewtopic.php?t=201", "/viewtopic.php?t=202"):
+                board.expire_sessions()
+            original(handler)
+
+        board._get = expire_at_members_pages
+        login = json.dumps({board.netloc: {"username": "alice", "password": PASSWORD}})
+        status, items, log, stats = crawl(board, tmp_path, settings={"CRAWLER_LOGIN": login})
+        posts = board.login_posts
+    assert status == 0, log[-3000:]
+    assert posts == 2, "the login and one renewal"
+    assert stats.get("login/renewed") == 1 and stats.get("login/stopped") == 1
+    assert f"{board.netloc}: the session ended again" in log
+    assert not private_items(items)
