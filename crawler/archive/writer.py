@@ -16,10 +16,10 @@ from __future__ import annotations
 import fcntl
 import io
 import logging
-import zlib
 import os
 import re
 import time
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

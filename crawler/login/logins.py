@@ -7,7 +7,7 @@ import logging
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request
@@ -33,7 +33,6 @@ from crawler.login.forms import (
     LoginForm,
     form_of_engine,
     is_wordpress,
-    origin_of,
 )
 from crawler.login.pages import Walls
 from crawler.login.session import LOCK_TTL_MS, MemoryStore, SessionStore

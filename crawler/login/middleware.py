@@ -18,10 +18,11 @@ never fetches a logout link while logged in, and watches the responses: a "log i
 of a site with credentials renews the session once, under the same lock (unless the node
 finds the session still logged in, or another node renewed it), and the request is fetched
 again; a session that ends again within a minute of its renewal stops the site instead (one
-login POST per expiry, never one per page); a wall answered with an error status (a 403 login page, a bot wall's 503) ends here
-as the outcome of its own (:mod:`crawler.login.pages`). Discuz!'s anti-CC protection is passed
-as a browser passes it (:mod:`crawler.login.evasive`): a reload page is fetched again 1 s later
-and the host's requests spaced 1 s; a host that asks a question is not crawled any further.
+login POST per expiry, never one per page); a wall answered with an error status (a 403
+login page, a bot wall's 503) ends here as the outcome of its own
+(:mod:`crawler.login.pages`). Discuz!'s anti-CC protection is passed as a browser passes it
+(:mod:`crawler.login.evasive`): a reload page is fetched again 1 s later and the host's
+requests spaced 1 s; a host that asks a question is not crawled any further.
 
 Login requests bypass the frontier (``engine.download_async``): they are never leased,
 counted as pages or emitted. No password goes to a log line, a stat or an error.

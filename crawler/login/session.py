@@ -18,8 +18,8 @@ key (after the crawl's prefix)  type    content
 
 No password is stored, and no cookie in the clear: ``cookies`` is sealed (Fernet) with a key
 that every node derives from the site's credentials (PBKDF2), so Redis and its AOF hold no
-live session. A session sealed with other credentials does not open: a new login. Without the frontier (a project with another scheduler) the same lives
-in memory, for one process.
+live session. A session sealed with other credentials does not open: a new login. Without
+the frontier (a project with another scheduler) the same lives in memory, for one process.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from pathlib import Path
 from threading import Thread
 
 from crawler.demo.fixture_server import RoutesSite
-from tests.extract.realsites import Capture, load_scorer
 from tests.archive.warcs import read_all
+from tests.extract.realsites import Capture, load_scorer
 from tests.helpers.crawl import run_crawl
 
 PAGES = Path(__file__).parent / "pages" / "discuz-x3.5"

@@ -94,7 +94,7 @@ def test_a_crawl_reads_threads_and_boards_that_quote_the_denial(tmp_path):
 
         def respond(*args, **kwargs):
             response = original(*args, **kwargs)
-            body = response.body.replace("Welcome to the thread".encode(), said.encode())
+            body = response.body.replace(b"Welcome to the thread", said.encode())
             body = body.replace("新人报到".encode(), f"新人报到: {said}".encode())
             return dataclasses.replace(response, body=body)
 

@@ -56,14 +56,13 @@ class Catcher:
                                     "https://{board}/ucp.php?mode=login"],
                          ids=["another-host", "another-scheme"])
 def test_a_login_form_pointing_off_site_is_not_sent(tmp_path, action):
-    with Catcher() as other:
-        with Board() as board:
-            target = action.format(other=other.netloc, board=board.netloc)
-            board.login_page = LOGIN_PAGE.replace(
-                'action="./ucp.php?mode=login&amp;sid={sid}"', f'action="{target}"')
-            login = json.dumps({board.netloc: {"username": "alice", "password": PASSWORD}})
-            status, items, log, stats = crawl(board, tmp_path, settings={"CRAWLER_LOGIN": login})
-            posts = board.login_posts
+    with Catcher() as other, Board() as board:
+        target = action.format(other=other.netloc, board=board.netloc)
+        board.login_page = LOGIN_PAGE.replace(
+            'action="./ucp.php?mode=login&amp;sid={sid}"', f'action="{target}"')
+        login = json.dumps({board.netloc: {"username": "alice", "password": PASSWORD}})
+        status, items, log, _ = crawl(board, tmp_path, settings={"CRAWLER_LOGIN": login})
+        posts = board.login_posts
     assert status == 2, log[-3000:]
     last = log.strip().splitlines()[-1]
     assert last.startswith(f"error: login to {board.netloc} as alice failed: the login form at "),\

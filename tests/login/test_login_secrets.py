@@ -62,7 +62,7 @@ def test_a_credentialed_crawl_writes_no_secret_and_keeps_its_files_private(tmp_p
         warcs = tmp_path / "warc"
         env = {"http_proxy": f"http://proxy-user:Proxy-Secret-77@127.0.0.1:{proxy.port}",
                "no_proxy": "", "NO_PROXY": ""}
-        status, items, log, stats = crawl(
+        status, items, log, _ = crawl(
             board, tmp_path, env=env, settings={
                 "CRAWLER_LOGIN": login, "CRAWLER_WARC_DIR": str(warcs),
                 "LOG_FILE": str(tmp_path / "crawl.log"), "LOG_LEVEL": "DEBUG"})
@@ -75,8 +75,8 @@ def test_a_credentialed_crawl_writes_no_secret_and_keeps_its_files_private(tmp_p
     from crawler.archive.wacz import pack
 
     pack(warcs, tmp_path / "crawl.wacz")
-    secrets = [PASSWORD, "Proxy-Secret-77", base64.b64encode(b"proxy-user:Proxy-Secret-77").decode(),
-               *sessions]
+    basic = base64.b64encode(b"proxy-user:Proxy-Secret-77").decode()
+    secrets = [PASSWORD, "Proxy-Secret-77", basic, *sessions]
     found = [(name, secret) for name, data in _texts(tmp_path) for secret in secrets
              if secret.encode() in data]
     assert not found, found
