@@ -50,7 +50,7 @@ logger = logging.getLogger(__name__)
 LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
-SECRET_LENGTH = 8  # a shorter cookie value (a flag, a 0/1) is no secret, and too common
+SECRET_LENGTH = 16  # shorter: a flag, a user id, a timestamp (MyBB's lastvisit), no secret
 CHECKED = 30.0
 #: A session that ends again this soon after its renewal is not renewed again: the site
 #: is stopped (one login POST per expiry, not one per page)
