@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: Sent once every item scraped so far is in every output (feed files fsynced, the Redis
-#: stream written), right before the acks of their pages leave.
+#: stream written), right before the acks of their pages leave; a receiver that returns
+#: ``False`` (the web archive, unwritable) holds them.
 items_durable = object()
 
 #: Stat: a line saying which items were not written (the crawl exits non-zero with it).
@@ -178,7 +179,9 @@ class ItemDurability:
             return False
         if not all(durable() for durable in self._outputs):
             return False
-        self.crawler.signals.send_catch_log(items_durable)
+        held = self.crawler.signals.send_catch_log(items_durable)
+        if any(result is False for _, result in held):  # an output that failed (the archive)
+            return False
         try:
             self.revisits.flush()  # kept for the next try if Redis fails
         except FAILED:

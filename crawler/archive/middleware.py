@@ -34,6 +34,7 @@ import scrapy
 from itemadapter import ItemAdapter
 from scrapy import signals
 from scrapy.http import Response as HttpResponse
+from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import LoopingCall
 
 from crawler import config
@@ -48,9 +49,10 @@ from crawler.archive.records import (
     target_uri,
     warc_date,
 )
-from crawler.archive.writer import WarcFiles
-from crawler.durable import items_durable
+from crawler.archive.writer import WarcFiles, close_abandoned, mount_point, safe_name
+from crawler.durable import ITEMS_ERROR_STAT, items_durable
 from crawler.frontier.cluster import Cluster
+from crawler.login.logins import Logins
 from crawler.node.api import node_name
 from crawler.ops.logs import disabled
 from crawler.redis import crawl_id
@@ -79,6 +81,7 @@ class WarcMiddleware:
         self.directory = directory
         self.max_size = max_size
         self.stats = crawler.stats
+        self.logins = Logins.of(crawler)
         self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
         self._pending: list[Fetch] = []
         self._notes: list[tuple[str, str, dict[str, str]]] = []
@@ -88,6 +91,7 @@ class WarcMiddleware:
         self._index: DigestIndex | None = None
         self._loop = LoopingCall(self._tick)
         self._flush_soon = False
+        self._stopped = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -119,11 +123,15 @@ class WarcMiddleware:
             self.stats.inc_value("warc/skipped/login")
             return response
         ip = getattr(response, "ip_address", None)
+        body, uri = response.body, target_uri(request)
+        for secret in self.logins.secrets():  # a session id in a page or a URL: masked
+            body = body.replace(secret, b"*" * len(secret))
+            uri = uri.replace(secret.decode("latin-1"), "*" * len(secret))
         fetch = Fetch(
-            uri=target_uri(request), date=warc_date(time.time()),
+            uri=uri, date=warc_date(time.time()),
             ip=str(ip) if ip is not None else None,
             request_block=request_block(request, response), request_body=request.body or b"",
-            response_block=response_block(response), body=response.body,
+            response_block=response_block(response), body=body,
             status=response.status, truncated="download_stopped" in response.flags,
             meta=request.meta)
         self._pending.append(fetch)
@@ -162,6 +170,10 @@ class WarcMiddleware:
     # -- writing ------------------------------------------------------------
 
     def spider_opened(self, spider: Any = None) -> None:
+        # what a killed run of this crawl left: closed (a live node's files are held)
+        if closed := close_abandoned(self.directory, f"{safe_name(crawl_id(self.crawler))}-"):
+            logger.warning("WARC: %(n)d file(s) a killed run left open closed: %(names)s",
+                           {"n": len(closed), "names": ", ".join(p.name for p in closed)})
         self._loop.start(FLUSH_INTERVAL, now=False)
 
     def spider_closed(self, spider: Any = None, reason: str = "") -> None:
@@ -184,12 +196,38 @@ class WarcMiddleware:
         except Exception:  # a bug must not stop the archive's clock: said, and tried again
             logger.exception("WARC: writing a batch failed")
 
-    def flush_to_os(self) -> None:
+    def flush_to_os(self) -> bool:
         """Before the acks of settled pages leave (:data:`crawler.durable.items_durable`):
-        their records handed to the OS, so a SIGKILL loses none of an acked page."""
+        their records handed to the OS, so a SIGKILL loses none of an acked page. False
+        (the acks are held) when the archive cannot be written."""
         self.flush()
         if self._files is not None:
             self._files.flush_to_os()
+            self._stop_if_failed()
+        return self.error is None
+
+    @property
+    def error(self) -> OSError | None:
+        return self._files.error if self._files is not None else None
+
+    def _stop_if_failed(self) -> None:
+        """The archive cannot be written (a full disk): the crawl stops, exit status 4, with
+        one line naming the folder and its disk; the acks of the pages not archived are held,
+        so the same command fetches them again."""
+        if self.error is None or self._stopped:
+            return
+        self._stopped = True
+        reason = self.error.strerror or str(self.error)
+        message = (f"cannot write the web archive to {self.directory} (on the disk mounted at "
+                   f"{mount_point(self.directory)}: {reason}): the crawl stopped; the pages not "
+                   "archived were not marked done, so the same command fetches them again")
+        self.stats.set_value(ITEMS_ERROR_STAT, message)
+        engine = self.crawler.engine
+        if engine is not None and getattr(self.crawler, "crawling", False):
+            from twisted.internet import reactor  # noqa: PLC0415 - the installed one
+
+            reactor.callLater(0, lambda: deferred_from_coro(
+                engine.close_spider_async(reason="archive_write_failed")))
 
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
@@ -206,12 +244,12 @@ class WarcMiddleware:
         if priors is not None:
             self._store.clear()
         out = []
+        captured: dict[str, str] = {}  # this batch's full captures: indexed once on disk
         not_modified = revisits = responses = payload = 0
         for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
                                         strict=True):
-            if fetch.uri in self._store:  # captured earlier in this batch or the last
-                text = self._store[fetch.uri]
-                prior = Prior(*text.split(" ", 1), fetch.uri)
+            if text := captured.get(fetch.uri) or self._store.get(fetch.uri):
+                prior = Prior(*text.split(" ", 1), fetch.uri)  # this batch's or the last's
             records, revisit = fetch_records(fetch, digest, prior)
             out.append(records)
             if fetch.status == 304:
@@ -222,10 +260,15 @@ class WarcMiddleware:
                 responses += 1
                 payload += len(fetch.body)
                 if fetch.body and not fetch.truncated:
-                    self._store[fetch.uri] = f"{digest} {fetch.date}"
+                    captured[fetch.uri] = f"{digest} {fetch.date}"
         notes, self._notes = self._notes, []
         out += [[metadata_record(uri, date, fields)] for uri, date, fields in notes]
         files.write_batch(out)
+        files.flush_to_os()
+        if files.error is not None:  # nothing claimed, nothing indexed: not in the file
+            self._stop_if_failed()
+            return
+        self._store.update(captured)  # a digest is indexed once its record is in the file
         for name, count in (("warc/not_modified", not_modified), ("warc/revisits", revisits),
                             ("warc/responses", responses), ("warc/payload_bytes", payload)):
             if count:

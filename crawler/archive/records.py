@@ -30,6 +30,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from scrapy.utils.httpobj import urlparse_cached
 
@@ -41,8 +42,11 @@ if TYPE_CHECKING:
 IDENTICAL = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 NOT_MODIFIED = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
 
-#: Headers not stored: Scrapy has already removed the transfer coding from the body.
-_DROPPED = frozenset({b"transfer-encoding"})
+#: Response headers not stored: Scrapy has already removed the transfer coding from the
+#: body; a cookie set is a session's (a WACZ is made to be shared)
+_DROPPED = frozenset({b"transfer-encoding", b"set-cookie", b"set-cookie2"})
+#: Request headers not stored: a session's cookies, HTTP auth's and a proxy's credentials
+SECRET = frozenset({b"cookie", b"authorization", b"proxy-authorization"})
 
 
 def payload_digest(data: bytes, more: bytes = b"") -> str:
@@ -70,8 +74,13 @@ def warc_date(timestamp: float) -> str:
 
 
 def target_uri(request: Request) -> str:
-    """The URL requested: query string kept, fragment (never sent) dropped."""
-    return request.url.partition("#")[0]
+    """The URL requested: query string kept, fragment (never sent) and credentials
+    (``user:password@``) dropped."""
+    url = request.url.partition("#")[0]
+    if "@" in url.partition("?")[0]:
+        parts = urlsplit(url)
+        url = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+    return url
 
 
 def _header_value(text: str) -> str:
@@ -120,7 +129,7 @@ def request_block(request: Request, response: Response) -> bytes:
     lines = [f"{request.method} {target} {_http_version(response)}"]
     if b"Host" not in request.headers:
         lines.append(f"Host: {host}")
-    lines += _header_lines(request.headers)
+    lines += _header_lines(request.headers, SECRET)
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 

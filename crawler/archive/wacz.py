@@ -8,7 +8,9 @@ HTML response (or none without ``--detect-pages``): ``pages/pages.jsonl``, one l
 thread (or article) first page, titled with the thread's title. The crawl notes those in
 its WARC files as ``metadata`` records (:meth:`crawler.archive.middleware.WarcMiddleware.item_scraped`);
 a page is listed at its first capture. WARC files of every node in DIR are packed, in
-name order (``*.warc.gz``; files still being written, ``*.open``, are not). With
+name order (``*.warc.gz``; files still being written, ``*.open``, are not, and are named;
+a killed run's ``.open`` files are closed first and packed). A damaged or cut file stops it
+with one line naming the file and the offset. With
 ``--after EARLIER.wacz`` (a WACZ made from the same folder before), only the files it does not
 hold are packed, and ``datapackage.json`` gets ``relation.requires`` naming it when revisits
 of the new files refer to captures in it: written here too (py-wacz has no such option).
@@ -20,14 +22,19 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import re
 import shutil
+import sys
 import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+
+from crawler.archive.writer import close_abandoned, whole_members
 
 #: WACZ ``ts`` of a page: the WARC-Date as ISO 8601 (seconds, UTC).
 _DATE = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)")
@@ -46,14 +53,38 @@ class Packed:
 
 
 def find_warcs(directory: Path) -> list[Path]:
+    """The WARC files of *directory*: a killed run's ``.open`` files closed first (and
+    said), a file still being written named as left out."""
     if not directory.is_dir():
         raise WaczError(f"--warc-dir {str(directory)!r} is not a folder")
+    if closed := close_abandoned(directory):
+        say(f"closed {len(closed)} WARC file(s) a killed run left open: "
+            + ", ".join(p.name for p in closed))
     warcs = sorted(p for p in directory.glob("*.warc.gz") if p.is_file())
+    open_ = sorted(p.name for p in directory.glob("*.warc.gz.open"))
     if not warcs:
-        open_ = list(directory.glob("*.warc.gz.open"))
         raise WaczError(f"no WARC files (*.warc.gz) in {directory}" + (
             f" ({len(open_)} still being written: wait until the crawl ends)" if open_ else ""))
+    if open_:
+        say(f"left out {len(open_)} WARC file(s) still being written by a crawl: "
+            + ", ".join(open_))
+    for path in warcs:
+        check(path)
     return warcs
+
+
+def check(path: Path) -> None:
+    """:class:`WaczError` naming *path* and the offset where it is damaged or cut."""
+    with path.open("rb") as file:
+        whole = whole_members(file)
+        size = os.fstat(file.fileno()).st_size
+    if whole < size:
+        raise WaczError(f"{path}: damaged or cut at offset {whole} (of {size} bytes): not a "
+                        "whole gzip record there; move the file aside, or cut it there")
+
+
+def say(line: str) -> None:
+    print(f"wacz: {line}", file=sys.stderr)
 
 
 @dataclass
@@ -75,24 +106,13 @@ def scan(warcs: list[Path]) -> Scan:
     captures = 0
     for path in warcs:
         with path.open("rb") as f:
-            for record in ArchiveIterator(f):
-                kind, uri = record.rec_type, record.rec_headers.get_header("WARC-Target-URI")
-                if kind in ("response", "revisit"):
-                    captures += 1
-                    headers = record.rec_headers
-                    if kind == "response":
-                        full.add((uri, headers.get_header("WARC-Date")))
-                    elif headers.get_header("WARC-Refers-To-Date"):
-                        refers.append((headers.get_header("WARC-Refers-To-Target-URI"),
-                                       headers.get_header("WARC-Refers-To-Date")))
-                    status = record.http_headers.get_statuscode() if record.http_headers else ""
-                    if status in ("200", "304"):
-                        captured.setdefault(uri, record.rec_headers.get_header("WARC-Date"))
-                elif kind == "metadata" and record.content_type == "application/warc-fields":
-                    text = record.content_stream().read().decode("utf-8", "replace")
-                    fields = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
-                    if fields.get("title"):
-                        notes.append((uri, fields))
+            records = ArchiveIterator(f)
+            try:
+                captures += read_warc(records, captured, notes, full, refers)
+            except (ArchiveLoadFailed, ValueError, KeyError) as exc:
+                raise WaczError(f"{path}: not a WARC record at offset "
+                                f"{records.get_record_offset()}: "
+                                f"{' '.join(str(exc).split())[:200]}") from None
     pages, listed = [], set()
     for uri, fields in notes:
         # the thread's own URL (its first page) when archived, else the page it came from
@@ -105,6 +125,32 @@ def scan(warcs: list[Path]) -> Scan:
         pages.append({"id": f"p{len(pages) + 1}", "url": url, "ts": ts,
                       "title": fields["title"]})
     return Scan(pages, captures, sum(1 for r in refers if r not in full))
+
+
+def read_warc(records: ArchiveIterator, captured: dict[str, str],
+              notes: list[tuple[str, dict[str, str]]], full: set[tuple[str, str]],
+              refers: list[tuple[str, str]]) -> int:
+    """Note what :func:`scan` needs of one WARC file's *records*; its captures."""
+    captures = 0
+    for record in records:
+        kind, uri = record.rec_type, record.rec_headers.get_header("WARC-Target-URI")
+        if kind in ("response", "revisit"):
+            captures += 1
+            headers = record.rec_headers
+            if kind == "response":
+                full.add((uri, headers.get_header("WARC-Date")))
+            elif headers.get_header("WARC-Refers-To-Date"):
+                refers.append((headers.get_header("WARC-Refers-To-Target-URI"),
+                               headers.get_header("WARC-Refers-To-Date")))
+            status = record.http_headers.get_statuscode() if record.http_headers else ""
+            if status in ("200", "304"):
+                captured.setdefault(uri, record.rec_headers.get_header("WARC-Date"))
+        elif kind == "metadata" and record.content_type == "application/warc-fields":
+            text = record.content_stream().read().decode("utf-8", "replace")
+            fields = dict(line.split(": ", 1) for line in text.splitlines() if ": " in line)
+            if fields.get("title"):
+                notes.append((uri, fields))
+    return captures
 
 
 def _packed(earlier: Path) -> tuple[set[str], dict[str, object]]:
@@ -186,8 +232,6 @@ def pack(directory: Path, output: Path, after: list[Path] | None = None) -> Pack
 
 def main(directory: Path, output: Path, after: list[Path] | None = None) -> int:
     """The ``wacz`` subcommand: 0 written, 2 bad input (one ``error:`` line)."""
-    import sys  # noqa: PLC0415
-
     try:
         packed = pack(directory, output, after)
     except (WaczError, OSError) as exc:

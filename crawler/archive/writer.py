@@ -5,15 +5,21 @@ A file is written as ``<name>.open`` and renamed when it is closed, at
 :setting:`CRAWLER_WARC_MAX_SIZE` or at the end of the crawl, so ``python -m crawler wacz``
 never packs a file still being written. Each file starts with a warcinfo record; the
 records of one fetch never straddle two files. Earlier files are never opened again.
+
+The writer holds an exclusive ``flock`` on the file it writes. A ``.open`` file nobody
+holds was left by a killed run: :func:`close_abandoned` (a resumed crawl, ``wacz``) cuts it
+after its last whole record and gives it its final name.
 """
 
 from __future__ import annotations
 
+import fcntl
 import io
 import logging
 import os
 import re
 import time
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +39,8 @@ GZIP_LEVEL = 1
 OPEN = ".open"
 
 
-def _safe(text: str) -> str:
+def safe_name(text: str) -> str:
+    """*text* as a part of a file name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
 
 
@@ -51,7 +58,8 @@ class WarcFiles:
                  max_size: int, info: dict[str, Any],
                  on_open: Callable[[], None] | None = None) -> None:
         self.directory = Path(directory)
-        self.stem = f"{_safe(crawl)}-{_safe(node)}-{time.strftime('%Y%m%d%H%M%S', time.gmtime())}"
+        started = time.strftime("%Y%m%d%H%M%S", time.gmtime())
+        self.stem = f"{safe_name(crawl)}-{safe_name(node)}-{started}"
         self.max_size = max_size
         self.info = info
         self.on_open = on_open
@@ -72,6 +80,7 @@ class WarcFiles:
                     self._file = open(path.with_name(name + OPEN), "xb")  # noqa: SIM115
                 except FileExistsError:
                     continue
+                fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours
                 break
         self._path = path
         buffer = io.BytesIO()
@@ -133,3 +142,66 @@ class WarcFiles:
 def _member(raw: bytes) -> bytes:
     """*raw* as one gzip member, in one call."""
     return isal_zlib.compress(raw, GZIP_LEVEL, isal_zlib.MAX_WBITS + 16)
+
+
+def close_abandoned(directory: str | os.PathLike[str], prefix: str = "") -> list[Path]:
+    """Close the ``.open`` files in *directory* (whose names start with *prefix*) that no
+    writer holds, left by a killed run: each cut after its last whole record (a record cut
+    by the kill is dropped) and renamed to its final name. Their final paths."""
+    closed = []
+    for path in sorted(Path(directory).glob(f"{prefix}*{SUFFIX}{OPEN}")):
+        try:
+            with path.open("r+b") as file:
+                try:
+                    fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    continue  # a live writer's
+                whole = whole_members(file)
+                if whole < os.fstat(file.fileno()).st_size:
+                    file.truncate(whole)
+                final = path.with_name(path.name[:-len(OPEN)])
+                if whole:
+                    os.replace(path, final)
+                    closed.append(final)
+                else:
+                    path.unlink()  # not even its warcinfo record
+        except OSError as exc:
+            logger.warning("WARC: %s, left open by a killed run, could not be closed: %s",
+                           path, exc)
+    return closed
+
+
+def whole_members(file: Any) -> int:
+    """The length of *file*'s leading whole gzip members (where a cut member starts)."""
+    file.seek(0)
+    offset, data = 0, b""
+    inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+    start = 0  # offset of the member being read
+    while True:
+        chunk = file.read(1 << 20)
+        if not chunk:
+            return start
+        data = chunk
+        while data:
+            try:
+                inflate.decompress(data)
+            except zlib.error:
+                return start
+            if not inflate.eof:
+                offset += len(data)
+                break
+            used = len(data) - len(inflate.unused_data)
+            offset += used
+            start = offset
+            data = inflate.unused_data
+            inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+
+
+def mount_point(path: str | os.PathLike[str]) -> str:
+    """The mount point of the file system *path* is on (the disk to name in an error)."""
+    current = Path(os.path.abspath(path))
+    while not current.exists() or not os.path.ismount(current):
+        if current.parent == current:
+            break
+        current = current.parent
+    return str(current)

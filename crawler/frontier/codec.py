@@ -125,6 +125,11 @@ def decode(payload: bytes, spider: Spider | None, host: str | None = None) -> Re
     return Request(**kwargs)
 
 
+#: Never kept in Redis (nor its AOF): the download adds them again (cookies from the jar,
+#: a proxy's and HTTP auth's credentials from their middlewares)
+SECRET_HEADERS = frozenset({b"cookie", b"authorization", b"proxy-authorization"})
+_PROXY_META = ("_auth_proxy", "_scheme_proxy")
+
 def _pack(fields: dict[str, Any], host: str | None) -> bytes:
     """The payload of a request's fields (as ``to_dict`` gives them: names of methods)."""
     url = fields["url"]
@@ -137,12 +142,17 @@ def _pack(fields: dict[str, Any], host: str | None) -> bytes:
         compact["u"] = url
     meta = fields["meta"]
     if meta and LEASE_META in meta:
-        fields["meta"] = {k: v for k, v in meta.items() if k != LEASE_META}
+        fields["meta"] = meta = {k: v for k, v in meta.items() if k != LEASE_META}
+    if meta and "_auth_proxy" in meta:  # the download adds the proxy's credentials again
+        env = meta.get("_scheme_proxy")
+        fields["meta"] = {k: v for k, v in meta.items() if k not in _PROXY_META
+                          and not (env and k == "proxy")}
     if fields["body"]:
         fields["body"] = base64.b64encode(fields["body"]).decode()
     # dict.items: Headers.items() normalizes every key again; values are lists of bytes
     headers = fields["headers"] = {k.decode("latin-1"): [v.decode("latin-1") for v in vs]
-                                   for k, vs in dict.items(fields["headers"])}
+                                   for k, vs in dict.items(fields["headers"])
+                                   if k.lower() not in SECRET_HEADERS}
     if origin and len(referer := headers.get("Referer", ())) == 1 \
             and (same := _ORIGIN.match(referer[0])) and same[1] == origin[1]:
         folder, rest = _folder(origin[2]), same[2]

@@ -8,16 +8,18 @@ is an HttpOnly cookie. :class:`http.cookiejar.MozillaCookieJar` (Python 3.11) re
 refuses a file without the ``# Netscape HTTP Cookie File`` line (some extensions omit it) and
 drops every session cookie written with expiry 0 (it takes 0 for 1970: expired) unless told
 to ignore expiry altogether. So the file is read here; each cookie becomes an
-:class:`http.cookiejar.Cookie` for Scrapy's cookie jar, which sends it only to the hosts its
-domain matches.
+:class:`http.cookiejar.Cookie` for Scrapy's cookie jar, as MozillaCookieJar makes it: with the
+subdomains flag FALSE it goes to its host alone (:func:`host_only`), with TRUE to the domain
+and its subdomains.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from http.cookiejar import Cookie, CookieJar
+from http.cookiejar import Cookie, DefaultCookiePolicy
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 HTTPONLY = "#HttpOnly_"
@@ -70,12 +72,14 @@ def load(path: str | Path, now: float | None = None) -> list[Cookie]:
 
 def make_cookie(domain: str, name: str, value: str, *, path: str = "/", subdomains: bool = False,
                 secure: bool = False, expires: int | None = None, httponly: bool = False) -> Cookie:
-    domain = domain.lower()
-    if subdomains and not domain.startswith("."):
+    """A cookie of *domain*, sent to its subdomains only when *subdomains* (the file's flag,
+    as :class:`http.cookiejar.MozillaCookieJar` reads it: ``domain_specified``)."""
+    domain = domain.lower().lstrip(".")
+    if subdomains:
         domain = "." + domain
     return Cookie(
         version=0, name=name, value=value, port=None, port_specified=False, domain=domain,
-        domain_specified=domain.startswith("."), domain_initial_dot=domain.startswith("."),
+        domain_specified=subdomains, domain_initial_dot=subdomains,
         path=path, path_specified=True, secure=secure, expires=expires,
         discard=expires is None, comment=None, comment_url=None,
         rest={"HttpOnly": ""} if httponly else {}, rfc2109=False)
@@ -103,10 +107,17 @@ def from_dict(data: dict) -> Cookie:
                        httponly=bool(data.get("httponly")))
 
 
-def use(path: str, sites: list[str], jar: CookieJar, user_agent: str) -> set[str]:
-    """Put the cookies of the file at *path* into *jar*; the *sites* they cover, each said
-    in the log."""
+def host_only(jar: Any) -> None:
+    """*jar* (Scrapy's) sends a host-only cookie to its host alone, not to its subdomains
+    (the standard library's default policy sends a version 0 cookie to both)."""
+    jar.policy.strict_ns_domain |= DefaultCookiePolicy.DomainStrictNonDomain
+
+
+def use(path: str, sites: list[str], jar: Any, user_agent: str) -> set[str]:
+    """Put the cookies of the file at *path* into *jar* (Scrapy's); the *sites* they cover,
+    each said in the log."""
     cookies = load(path)
+    host_only(jar)
     for cookie in cookies:
         jar.set_cookie(cookie)
     covered = set()

@@ -153,6 +153,7 @@ class Evasive:
         if why is None and tries < TRIES:
             retry = request.replace(dont_filter=True)
             retry.meta["attackevasive_tries"] = tries
+            request.meta["not_content"] = CHALLENGE  # never the URL's capture in the archive
             return retry  # the frontier's gate spaces it GAP from the last request
         from crawler.login.pages import not_content
 

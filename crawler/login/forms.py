@@ -12,6 +12,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from scrapy.exceptions import ScrapyDeprecationWarning
 from scrapy.http import FormRequest
@@ -40,6 +41,8 @@ class LoginForm:
     ``error``: CSS of the engine's message when the login fails.
     ``logged_in``: CSS present on a page when a user is logged in.
     ``denied``: texts of the engine's "log in first / not authorised" pages.
+    ``denial_at``: XPath of the text nodes of the engine's message templates (its login
+    page's form, its error page's message), where a ``denied`` text decides.
     ``token``: the name of the engine's CSRF token input, kept with the session.
     ``token_pattern``: a regex of the page whose group 1 is that token, for an engine that
     keeps it in a script rather than in the form (NodeBB's ``config.csrf_token``): it is sent
@@ -56,14 +59,26 @@ class LoginForm:
     error: tuple[str, ...] = ()
     logged_in: str = 'a[href*="logout"], a[href*="log_out"]'
     denied: tuple[str, ...] = ()
+    denial_at: str = ""
     token: str | None = None
     token_pattern: str | None = None
     delay: float = 0.0
 
     def denies(self, response: Response) -> bool:
-        """Whether *response* is one of the engine's "log in first" pages (by its texts)."""
+        """Whether *response* is one of the engine's "log in first" pages: one of its texts
+        in its message template (``denial_at``), or, for an engine without one, in an error
+        answer (status 400 or more). A post or a thread title that quotes the words is no
+        denial."""
         text = getattr(response, "text", "")
-        return any(t in text for t in self.denied)
+        if not any(t in text for t in self.denied):  # (nearly every page: no parsing)
+            return False
+        if not self.denial_at:
+            return response.status >= 400
+        try:
+            where = " ".join(" ".join(response.xpath(self.denial_at).getall()).split())
+        except ValueError:  # not HTML (a JSON answer)
+            return response.status >= 400
+        return any(" ".join(t.split()) in where for t in self.denied)
 
     def is_logged_in(self, response: Response) -> bool:
         return bool(hasattr(response, "css") and response.css(self.logged_in))
@@ -121,9 +136,26 @@ WORDPRESS = LoginForm(
 )
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of *url* (the port written even when it is the default)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return f"{scheme}://{(parts.hostname or '').lower()}:{port}"
+
+
 def is_wordpress(response: Response) -> bool:
     if not hasattr(response, "css"):
         return False
     generator = response.css('meta[name="generator"]::attr(content)').get("")
     return generator.startswith("WordPress") or bool(response.css('link[href*="/wp-content/"], '
                                                                   'script[src*="/wp-includes/"]'))
+
+
+def form_of_engine(engine: str) -> LoginForm | None:
+    if engine == "wordpress":
+        return WORDPRESS
+    from crawler.profiles import REGISTRY
+
+    profile = REGISTRY.get(engine)
+    return profile.login if profile is not None else None

@@ -7,7 +7,7 @@ import logging
 import time
 import uuid
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 from weakref import WeakKeyDictionary
 
 from scrapy import Request
@@ -29,9 +29,15 @@ from crawler.login.credentials import (
     from_settings,
 )
 from crawler.login.evasive import TRIES, Evasive, kind_of
-from crawler.login.forms import WORDPRESS, LoginForm, is_wordpress
+from crawler.login.forms import (
+    WORDPRESS,
+    LoginForm,
+    form_of_engine,
+    is_wordpress,
+)
 from crawler.login.pages import Walls
 from crawler.login.session import LOCK_TTL_MS, MemoryStore, SessionStore
+from crawler.login.signin import LoginFailed, sleep_for, sign_in
 
 if TYPE_CHECKING:
 
@@ -45,17 +51,11 @@ logger = logging.getLogger(__name__)
 LOGIN_META = {"crawler_login": True, "dont_obey_robotstxt": True, "dont_cache": True}
 WAIT = 120.0  # s a node waits for another node's login before giving up
 POLL = 0.25
-CHECKED = 30.0  # s a "still logged in" check holds for (a board of many closed pages)
-
-
-class LoginFailed(Exception):
-    """A login that failed, in one line (no password)."""
-
-
-async def _sleep(seconds: float) -> None:
-    from twisted.internet import reactor
-
-    await maybe_deferred_to_future(task.deferLater(reactor, seconds, lambda: None))
+SECRET_LENGTH = 16  # shorter: a flag, a user id, a timestamp (MyBB's lastvisit), no secret
+CHECKED = 30.0
+#: A session that ends again this soon after its renewal is not renewed again: the site
+#: is stopped (one login POST per expiry, not one per page)
+RENEW_GAP = 60.0  # s a "still logged in" check holds for (a board of many closed pages)
 
 
 class Logins:
@@ -75,6 +75,8 @@ class Logins:
         self.locks: dict[str, defer.DeferredLock] = {}
         self.checked: dict[str, tuple[float, int | None]] = {}  # site -> (when, version)
         self.failed: str | None = None
+        self.renewed: dict[str, tuple[int | None, float]] = {}  # site -> (version, when)
+        self.stopped: dict[str, str] = {}  # site -> why no more logins (and requests)
         self.prepared = False
         self._store: SessionStore | None = None
 
@@ -123,6 +125,7 @@ class Logins:
                                 "used, no login", {"site": site})
                     continue
                 self.credentials[site] = credentials
+                self.store.seal_with(site, credentials.username, credentials.password)
                 if engine is not None and not paused and not engine.paused:
                     # nothing from the scheduler (other nodes' requests) until the sessions
                     # are in: a guest answer's cookie would replace the session's in the jar
@@ -132,7 +135,7 @@ class Logins:
             evasive = Evasive.of(self.crawler)
             for host in list(evasive.hosts):  # the crawl's first request 1 s after the login's
                 if wait := evasive.due_in(host):
-                    await _sleep(wait)
+                    await sleep_for(wait)
         except (CredentialsError, cookiesfile.CookiesFileError, LoginFailed) as exc:
             self.fail(str(exc))
         finally:
@@ -148,11 +151,24 @@ class Logins:
         for site in self.cookie_sites:
             Walls.of(self.crawler).with_session[site] = "the browser's cookies"
 
+    def secrets(self) -> list[bytes]:
+        """The cookie values of the sites with a session or a browser's cookies (the
+        archive masks them: a page may show its session id, as phpBB's logout link does)."""
+        if not (self.versions or self.cookie_sites):
+            return []
+        hosts = {urlsplit(f"//{site}").hostname or site
+                 for site in (*self.versions, *self.cookie_sites)}
+        return [cookie.value.encode("latin-1", "replace") for cookie in self.jar()
+                if cookie.value and len(cookie.value) >= SECRET_LENGTH
+                and any(cookiesfile.matches(cookie, host) for host in hosts)]
+
     def jar(self, key: Any = None) -> Any:
         """Scrapy's cookie jar (the cookies middleware's) of *key* (``meta["cookiejar"]``)."""
         for middleware in self.crawler.engine.downloader.middleware.middlewares:
             if isinstance(middleware, CookiesMiddleware):
-                return middleware.jars[key]
+                jar = middleware.jars[key]
+                cookiesfile.host_only(jar)  # a session's host-only cookie: its host's alone
+                return jar
         raise LoginFailed("a login needs Scrapy's cookies middleware: COOKIES_ENABLED is off")
 
     async def ensure(self, site: str) -> None:
@@ -200,7 +216,7 @@ class Logins:
                 said = True
                 logger.info("%(site)s: another node is logging in; waiting for its session",
                             {"site": site})
-            await _sleep(POLL)
+            await sleep_for(POLL)
         keep = task.LoopingCall(store.extend, site, self.owner)
         keep.start(LOCK_TTL_MS / 3000, now=False)
         try:
@@ -209,7 +225,7 @@ class Logins:
             if self.use_stored(site, stale):
                 return
             try:
-                session = await self.log_in(site)
+                session = await sign_in(self, site)
             except LoginFailed as exc:
                 store.fail(site, str(exc))
                 raise
@@ -247,7 +263,7 @@ class Logins:
         evasive, host = Evasive.of(self.crawler), urlsplit(request.url).netloc.lower()
         for _ in range(TRIES):
             if wait := evasive.due_in(host):
-                await _sleep(wait)
+                await sleep_for(wait)
             evasive.sent(host)
             response = await self.crawler.engine.download_async(request)
             kind = kind_of(response)
@@ -283,47 +299,6 @@ class Logins:
         self.forms[site] = found
         return found
 
-    async def log_in(self, site: str) -> dict[str, Any]:
-        credentials = self.credentials[site]
-        user = credentials.username
-        failed = f"login to {site} as {user} failed"
-        engine, form = await self.form_of(site)
-        start = self.start_urls[site]
-        url = urljoin(start, form.url)
-        page = await self.fetch(Request(url, callback=NO_CALLBACK, dont_filter=True))
-        try:
-            request = form.fill(page, user, credentials.password)
-        except (ValueError, AttributeError):
-            raise LoginFailed(f"{failed}: no login form at {url} (HTTP {page.status})") from None
-        if asked := form.captcha_of(page):
-            raise LoginFailed(f"{failed}: the login form asks a CAPTCHA or a question "
-                              f"({asked}); log in with a browser and give its cookies "
-                              "(CRAWLER_COOKIES_FILE)")
-        if request.method != "POST":  # a GET form would put the password in a URL (and logs)
-            raise LoginFailed(f"{failed}: the login form at {url} is not sent by POST")
-        if form.delay:
-            await _sleep(form.delay)
-        self.store.count_post(site)
-        self.crawler.stats.inc_value("login/posts")
-        result = await self.fetch(request)
-        if message := form.error_of(result, credentials.password):
-            raise LoginFailed(f"{failed}: {message}")
-        if not form.is_logged_in(result):
-            result = await self.fetch(Request(start, callback=NO_CALLBACK, dont_filter=True))
-            if not form.is_logged_in(result):
-                message = form.error_of(result, credentials.password) or (
-                    "the forum did not log us in (no logout link after the login form was sent)")
-                raise LoginFailed(f"{failed}: {message}")
-        host = urlsplit(start).hostname or ""
-        cookies = [cookiesfile.to_dict(c) for c in self.jar() if cookiesfile.matches(c, host)]
-        token = None
-        if form.token and hasattr(result, "css"):
-            token = result.css(f'input[name="{form.token}"]::attr(value)').get()
-        agent = (result.request.headers.get(b"User-Agent") or b"").decode("latin-1") \
-            if result.request is not None else ""
-        return {"cookies": cookies, "ua": agent or self.crawler.settings.get("USER_AGENT"),
-                "engine": engine, "token": token, "user": user}
-
     # -- renewal and failure ---------------------------------------------------------------
     async def renew(self, site: str, used: int | None) -> bool:
         """A "log in first" page came with version *used* of *site*'s session: renew it once
@@ -331,6 +306,8 @@ class Logins:
         lock = self.locks.setdefault(site, defer.DeferredLock())
         await maybe_deferred_to_future(lock.acquire())
         try:
+            if site in self.stopped:
+                return False
             if self.versions.get(site) != used:
                 return True  # renewed on this node meanwhile
             stored = self.store.load(site)
@@ -352,9 +329,17 @@ class Logins:
                             "restored", {"site": site})
                 self.crawler.stats.inc_value("login/restored")
                 return True
+            made, when = self.renewed.get(site, (None, 0.0))
+            if made == used and (age := time.monotonic() - when) < RENEW_GAP:
+                self.stop_site(site, f"{site}: the session ended again {age:.0f} s after it "
+                               "was renewed: no more logins; its pages that need one are not "
+                               "read (the account may lack the rights, or the forum may end "
+                               "its sessions at once)")
+                return False
             self.crawler.stats.inc_value("login/renewed")
             logger.info("%(site)s: the session ended; logging in again", {"site": site})
             await self.login_once(site, stale=used)
+            self.renewed[site] = (self.versions.get(site), time.monotonic())
             return True
         finally:
             lock.release()
@@ -377,6 +362,12 @@ class Logins:
                 changed = True
         return changed
 
+    def stop_site(self, site: str, message: str) -> None:
+        """No more logins to *site*: its requests are not sent (one error line)."""
+        self.stopped[site] = message
+        self.crawler.stats.inc_value("login/stopped")
+        logger.error(message)
+
     def fail(self, message: str) -> None:
         if self.failed is not None:
             return
@@ -387,11 +378,3 @@ class Logins:
         if engine is not None:
             deferred_from_coro(engine.close_spider_async(reason=LOGIN_FAILED_REASON))
 
-
-def form_of_engine(engine: str) -> LoginForm | None:
-    if engine == "wordpress":
-        return WORDPRESS
-    from crawler.profiles import REGISTRY
-
-    profile = REGISTRY.get(engine)
-    return profile.login if profile is not None else None

@@ -17,10 +17,12 @@ password: the crawl ends with one line, ``login to HOST as USER failed: <message
 never fetches a logout link while logged in, and watches the responses: a "log in first" page
 of a site with credentials renews the session once, under the same lock (unless the node
 finds the session still logged in, or another node renewed it), and the request is fetched
-again; a wall answered with an error status (a 403 login page, a bot wall's 503) ends here
-as the outcome of its own (:mod:`crawler.login.pages`). Discuz!'s anti-CC protection is passed
-as a browser passes it (:mod:`crawler.login.evasive`): a reload page is fetched again 1 s later
-and the host's requests spaced 1 s; a host that asks a question is not crawled any further.
+again; a session that ends again within a minute of its renewal stops the site instead (one
+login POST per expiry, never one per page); a wall answered with an error status (a 403
+login page, a bot wall's 503) ends here as the outcome of its own
+(:mod:`crawler.login.pages`). Discuz!'s anti-CC protection is passed as a browser passes it
+(:mod:`crawler.login.evasive`): a reload page is fetched again 1 s later and the host's
+requests spaced 1 s; a host that asks a question is not crawled any further.
 
 Login requests bypass the frontier (``engine.download_async``): they are never leased,
 counted as pages or emitted. No password goes to a log line, a stat or an error.
@@ -35,8 +37,8 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
 from crawler.login.evasive import Evasive
-from crawler.login.forms import LOGOUT, LoginForm
-from crawler.login.logins import LoginFailed, Logins, form_of_engine
+from crawler.login.forms import LOGOUT, LoginForm, form_of_engine
+from crawler.login.logins import LoginFailed, Logins
 from crawler.login.pages import (
     Walls,
     has_login_form,
@@ -45,6 +47,7 @@ from crawler.login.pages import (
     redirected_to_login,
     wall_of,
 )
+from crawler.login.private import keep_private
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -60,6 +63,7 @@ class LoginSpiderMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.logins = Logins.of(crawler)
+        keep_private(crawler)  # before the crawl's Redis starts
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> LoginSpiderMiddleware:
@@ -99,6 +103,9 @@ class LoginDownloaderMiddleware:
         if not logins.versions and not logins.cookie_sites:
             return  # no session anywhere (the usual crawl)
         site = logins.site_of(request.url)
+        if site in logins.stopped:
+            not_fetched(self.crawler, request, LOGIN_REQUIRED)
+            raise IgnoreRequest(f"Not fetched: {logins.stopped[site]}")
         if site in logins.versions or site in logins.cookie_sites:
             if LOGOUT.search(request.url):
                 raise IgnoreRequest("Not fetched while logged in: a logout link")

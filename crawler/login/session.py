@@ -10,16 +10,22 @@ key (after the crawl's prefix)  type    content
                                         sent, cluster-wide)
 ``login:<site>:lock``           string  the node logging in (``SET NX PX``, kept alive
                                         by its holder while it logs in)
-``login:<site>:failed``         string  the one line of a failed login, for a minute: the
-                                        other nodes stop without trying the password again
+``login:<site>:failed``         string  the one line of a failed login, for a minute, with
+                                        a mark of its credentials: the other nodes with
+                                        the same ones stop without trying them again; a
+                                        run with other credentials tries those
 ==============================  ======  ==================================================
 
-No password is stored. Without the frontier (a project with another scheduler) the same lives
-in memory, for one process.
+No password is stored, and no cookie in the clear: ``cookies`` is sealed (Fernet) with a key
+that every node derives from the site's credentials (PBKDF2), so Redis and its AOF hold no
+live session. A session sealed with other credentials does not open: a new login. Without
+the frontier (a project with another scheduler) the same lives in memory, for one process.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import time
 from typing import TYPE_CHECKING, Any
@@ -27,10 +33,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from crawler.frontier.keys import Keys
 
+from cryptography.fernet import Fernet, InvalidToken
+
 FAILED_TTL = 60  # s: a failure stops the nodes starting with it, not a later run
 #: A login lock lives this long unless its holder extends it (every third of it, while it
 #: logs in): a node that dies mid-login frees it within this, a slow login keeps it
 LOCK_TTL_MS = 30_000
+KDF_ROUNDS = 100_000  # PBKDF2 rounds of the sealing key: ~50 ms once per site and node
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -48,6 +57,15 @@ class SessionStore:
     def __init__(self, client: Any, keys: Keys) -> None:
         self.client = client
         self.keys = keys
+        self.ciphers: dict[str, Fernet] = {}  # site -> the key its cookies are sealed with
+        self.marks: dict[str, str] = {}  # site -> a mark of its credentials (not them)
+
+    def seal_with(self, site: str, user: str, password: str) -> None:
+        """Seal the cookies of *site* with a key of these credentials from now on."""
+        salt = f"{self.key(site)}:{user}".encode()
+        raw = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, KDF_ROUNDS)
+        self.ciphers[site] = Fernet(base64.urlsafe_b64encode(raw))
+        self.marks[site] = hashlib.sha256(raw).hexdigest()[:16]
 
     def key(self, site: str) -> str:
         return self.keys.login(site)
@@ -57,14 +75,18 @@ class SessionStore:
         data = {_str(k): _str(v) for k, v in raw.items()}
         if "cookies" not in data:
             return None
-        data["cookies"] = json.loads(data["cookies"])
+        try:
+            data["cookies"] = json.loads(self.ciphers[site].decrypt(data["cookies"].encode()))
+        except (KeyError, InvalidToken):
+            return None  # sealed with other credentials (or none known): not ours
         data["version"] = int(data.get("version") or 0)
         return data
 
     def save(self, site: str, session: dict[str, Any]) -> int:
         """Store a new session of *site*; its version."""
         key = self.key(site)
-        fields = {"cookies": json.dumps(session["cookies"]), "ua": session.get("ua") or "",
+        sealed = self.ciphers[site].encrypt(json.dumps(session["cookies"]).encode()).decode()
+        fields = {"cookies": sealed, "ua": session.get("ua") or "",
                   "engine": session.get("engine") or "", "token": session.get("token") or "",
                   "user": session.get("user") or "", "at": int(time.time() * 1000)}
         pipe = self.client.pipeline()
@@ -89,17 +111,21 @@ class SessionStore:
         self.client.eval(_RELEASE, 1, self.keys.login_lock(site), owner)
 
     def fail(self, site: str, message: str) -> None:
-        self.client.set(self.keys.login_failed(site), message, ex=FAILED_TTL)
+        mark = self.marks.get(site, "")
+        self.client.set(self.keys.login_failed(site), f"{mark} {message}", ex=FAILED_TTL)
 
     def failed(self, site: str) -> str | None:
+        """The failure of a login with the same credentials (other ones are tried)."""
         value = self.client.get(self.keys.login_failed(site))
-        return _str(value) if value is not None else None
+        mark, _, message = _str(value or "").partition(" ")
+        return message if value is not None and mark == self.marks.get(site, "") else None
 
 
 class MemoryStore(SessionStore):
     """The same in memory (no frontier, so no cluster)."""
 
     def __init__(self) -> None:
+        self.ciphers, self.marks = {}, {}
         self.data: dict[str, dict[str, Any]] = {}
         self.locks: dict[str, str] = {}
         self.failures: dict[str, tuple[str, float]] = {}

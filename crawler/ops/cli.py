@@ -51,6 +51,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("urls", nargs="+", metavar="URL")
     p.add_argument("--dont-filter", action="store_true",
                    help="queue even URLs the crawl has already seen")
+    p.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a setting the URLs are checked with, as the crawl's nodes have it "
+                   "(e.g. -s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True for a site on a local address)")
     sub.add_parser("pause", parents=[common], help="stop leasing on every node")
     sub.add_parser("resume", parents=[common], help="undo pause")
     for name, text in (("drain", "make NODE hand off its hosts and own none"),
@@ -180,13 +183,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_seed(args: argparse.Namespace) -> int:
-    for url in args.urls:  # a crawl's check of its start URLs, before anything is queued
-        try:
-            if url.startswith(("http://", "https://")):  # other schemes: control.seed says
-                config.check_url(url, "seed URL")
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
     target = open_target(args)
+    try:  # a crawl's checks of its start URLs, before anything is queued
+        control.check_seeds(args.urls, target.settings, pairs(args.set, "-s"))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     try:
         result = control.seed(target, args.urls, dont_filter=args.dont_filter)
     except (RingUnstable, BloomLayoutError) as exc:  # membership kept changing; old filter

@@ -18,10 +18,13 @@ from scrapy.utils.httpobj import urlparse_cached
 
 from crawler import config
 from crawler.embedded_redis import stop_embedded
+from crawler.netguard import refused_start_url
 from crawler.ops.connect import CliError
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from scrapy.settings import Settings
 
     from crawler.frontier.cluster import SeedResult
     from crawler.ops.connect import Target
@@ -36,6 +39,18 @@ def seed(target: Target, urls: list[str], *, dont_filter: bool = False) -> SeedR
                                dont_filter=dont_filter,
                                host_limit=config.value(s, "CRAWLER_HOST_PAGE_LIMIT"),
                                vnodes=config.value(s, "CRAWLER_RING_VNODES"))
+
+
+def check_seeds(urls: list[str], settings: Settings, given: dict[str, str]) -> None:
+    """ValueError in one line for the first URL a crawl would refuse as a start URL: not
+    ``http://`` or ``https://`` as written (``HTTP://`` included), no valid host, or an
+    address the netguard refuses (unless *given* or *settings* allow private addresses)."""
+    for url in urls:
+        config.check_url(url, "seed URL")
+    settings = settings.copy()
+    settings.setdict(given, priority="cmdline")
+    if message := refused_start_url(urls, settings):
+        raise ValueError(message.replace("start URL", "seed URL", 1))
 
 
 def _request(url: str, dont_filter: bool) -> Request:

@@ -39,7 +39,13 @@ def export(cluster: Cluster, output: Path, *, restart: bool = False,
     cursor_path = output.with_name(output.name + ".cursor")
     cursor = {"last_id": None, "offset": 0, "lines": 0}
     if cursor_path.exists() and not restart:
-        cursor = json.loads(cursor_path.read_text())
+        try:
+            cursor = json.loads(cursor_path.read_text())
+        except ValueError:
+            cursor = None
+        if not isinstance(cursor, dict) or not {"last_id", "offset", "lines"} <= cursor.keys():
+            raise CliError(f"{cursor_path}: not an export cursor (damaged?); export afresh "
+                           "with --restart")
         size = output.stat().st_size if output.exists() else 0
         if size < cursor["offset"]:
             raise CliError(f"{str(output)!r} is shorter than {str(cursor_path)!r} records "

@@ -60,6 +60,8 @@ class Discuz(HtmlForumProfile):
         # or alert_right, whose <p> holds only the scripts that redirect
         error=("div#messagetext.alert_error > p", "div.alert_error > p"),
         logged_in='a[href*="action=logout"]',
+        # its message page (showmessage())
+        denial_at="//*[@id='messagetext']//text()",
         denied=("您需要先登录才能继续本操作", "抱歉，您尚未登录", "抱歉，您没有权限访问该版块",
                 "抱歉，本帖要求阅读权限"),
         token="formhash",

@@ -72,9 +72,14 @@ class HtmlForumProfile(ForumProfile):
     def is_soft_404(self, response: TextResponse) -> bool:
         if any(response.css(sel) for sel in self.soft_404_selectors):
             return True
-        if not self.soft_404_texts:
+        if not self.soft_404_texts or not any(t in response.text for t in self.soft_404_texts):
             return False
-        return any(text in response.text for text in self.soft_404_texts)
+        where = self.login.denial_at if self.login is not None else ""
+        if not where:
+            return True
+        # the engine's message template says it, not a post or a thread title that quotes it
+        said = " ".join(" ".join(response.xpath(where).getall()).split())
+        return any(" ".join(t.split()) in said for t in self.soft_404_texts)
 
     # -- listings ------------------------------------------------------------------------------
     def board_links(self, response: TextResponse) -> list[PageCursor]:

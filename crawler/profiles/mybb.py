@@ -64,6 +64,8 @@ class MyBB(HtmlForumProfile):
         # the page's own form, not the header's quick-login popup (quick_username/_password)
         form="//form[.//input[@name='action'][@value='do_login']][.//input[@name='password']]",
         error=("div.error li", "div.error"), logged_in='a[href*="action=logout"]',
+        # its error templates: the message is the text of the error table's cell
+        denial_at="//table[contains(@class, 'tborder')]/tr/td[contains(@class, 'trow1')]/text()",
         denied=("You are either not logged in or do not have permission to view this page",
                 "You do not have permission to access this page."),
         token="my_post_key",

@@ -42,6 +42,8 @@ class PhpBB(HtmlForumProfile):
     login = LoginForm(
         url="ucp.php?mode=login", form="//form[@id='login']", extra={"autologin": "on"},
         error=("form#login div.error", "div.error"), logged_in='a[href*="mode=logout"]',
+        # its login page's form, or its information page (message_body.html)
+        denial_at="//form[@id='login']//text() | //*[@id='message']//text()",
         denied=("The board requires you to be registered and logged in to view this forum.",
                 "You are not authorised to read this forum.",
                 "You are not authorised to read this topic."),

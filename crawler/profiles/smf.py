@@ -48,6 +48,8 @@ class SMF(HtmlForumProfile):
         url="index.php?action=login", username="user", password="passwrd",
         form="//form[contains(@action, 'action=login2')]", extra={"cookieneverexp": "1"},
         error=("div.errorbox", "div.error", "p.error"), logged_in='a[href*="action=logout"]',
+        # its login page's form (loadBoard() to a guest), or its fatal error
+        denial_at="//form[@id='frmLogin']//text() | //*[@id='fatal_error']//text()",
         denied=("Only registered members are allowed to access this section.",
                 "You are not allowed to access this section",
                 # 2.1's loadBoard() to a guest on a board or topic closed to guests

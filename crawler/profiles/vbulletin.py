@@ -67,6 +67,11 @@ class VBulletin(HtmlForumProfile):
         extra={"cookieuser": "1"},
         error=("td.panelsurround div.panel > div > div", "div.standard_error div.blockrow.restore"),
         logged_in='a[href*="do=logout"]',
+        # print_no_permission(): the login form; the error page: 4's standard_error block,
+        # 3's panel
+        denial_at="//form[.//input[@type='password']]//text()"
+                  " | //*[contains(@class, 'standard_error')]//text()"
+                  " | //td[contains(@class, 'panelsurround')]//text()",
         denied=("You are not logged in or you do not have permission to access this page.",),
         token="securitytoken",
     )

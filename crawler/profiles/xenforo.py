@@ -43,6 +43,8 @@ class XenForo(HtmlForumProfile):
         form="//form[contains(@action, 'login/login')]", extra={"remember": "1"},
         error=("div.blockMessage--error",),
         logged_in='html[data-logged-in="true"], div.p-navgroup--member',
+        # its error and no-permission pages' message block
+        denial_at="//*[contains(concat(' ', @class, ' '), ' blockMessage ')]//text()",
         denied=("You must be logged-in to do that.",
                 "You do not have permission to view this page or perform this action."),
         token="_xfToken",

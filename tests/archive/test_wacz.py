@@ -4,6 +4,7 @@ cannot use; skipped when pywb does not install)."""
 
 from __future__ import annotations
 
+import fcntl
 import gzip
 import hashlib
 import json
@@ -96,12 +97,15 @@ def test_wacz_errors_are_one_line_with_status_2(tmp_path: Path, runs: dict[str, 
              (["--warc-dir", str(tmp_path / "busy"), "-o", str(tmp_path / "a.wacz")],
               "(1 still being written: wait until the crawl ends)")]
     (tmp_path / "busy").mkdir()
-    (tmp_path / "busy" / "c-n-20261127000000-00001.warc.gz.open").write_bytes(b"")
-    for args, text in cases:
-        proc = _cli("wacz", *args)
-        assert proc.returncode == 2 and proc.stdout == ""
-        assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
-        assert text in proc.stderr
+    writing = tmp_path / "busy" / "c-n-20261127000000-00001.warc.gz.open"
+    writing.write_bytes(b"")
+    with writing.open("rb") as held:  # as a live writer holds its file
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX)
+        for args, text in cases:
+            proc = _cli("wacz", *args)
+            assert proc.returncode == 2 and proc.stdout == ""
+            assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+            assert text in proc.stderr
     assert not list(tmp_path.glob("*.wacz*"))
 
 

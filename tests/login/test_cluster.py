@@ -116,6 +116,7 @@ def test_a_node_waiting_for_another_nodes_login_sends_nothing_as_a_guest(tmp_pat
         with Board(hold_guests=held) as board, Board(cookie="public_sid") as public:
             site = board.netloc
             store = SessionStore(redis.client(), Keys("members"))
+            store.seal_with(site, "alice", USERS["alice"])  # as the node's Logins does
             assert store.acquire(site, "node-x")
             login = json.dumps({site: {"username": "alice", "password": USERS["alice"]}})
             settings = {**COMMON, "REDIS_URL": redis.url, "CRAWLER_CRAWL_ID": "members",

@@ -91,3 +91,31 @@ def test_the_cookies_without_the_browsers_user_agent_read_nothing_private(tmp_pa
     assert not private_items(items)
     assert stats["outcomes/filtered/login_required"] == 1
     assert "URLs stayed closed to the browser's cookies" in log
+
+
+@pytest.mark.parametrize("dotted", [False, True], ids=["bbs.example.org", ".bbs.example.org"])
+def test_the_subdomains_flag_is_followed_exactly(tmp_path, dotted):
+    # issue 39, item 4: Scrapy's cookies middleware (its own jar, as a crawl uses it) sends a
+    # "this host only" cookie (flag FALSE, even written with a dot) to that host alone, and
+    # a TRUE one to the domain and its subdomains
+    from scrapy import Request
+    from scrapy.downloadermiddlewares.cookies import CookiesMiddleware
+    from scrapy.utils.test import get_crawler
+
+    host = ".bbs.example.org" if dotted else "bbs.example.org"
+    path = tmp_path / "cookies.txt"
+    path.write_text(f"{host}\tFALSE\t/\tFALSE\t0\tsid\thost-only-1\n"
+                    f".example.org\tTRUE\t/\tFALSE\t0\tpref\tdomain-wide-2\n")
+    middleware = CookiesMiddleware.from_crawler(get_crawler())
+    cookiesfile.use(str(path), ["bbs.example.org"], middleware.jars[None], BROWSER)
+
+    def sent(url):
+        request = Request(url)
+        middleware.process_request(request)
+        return (request.headers.get(b"Cookie") or b"").decode()
+
+    assert sent("http://bbs.example.org/index.php") == "sid=host-only-1; pref=domain-wide-2"
+    assert sent("http://www.bbs.example.org/") == "pref=domain-wide-2"
+    assert sent("http://cdn.example.org/") == "pref=domain-wide-2"
+    assert sent("http://example.org/") == "pref=domain-wide-2"
+    assert sent("http://other.example/") == ""

@@ -61,6 +61,7 @@ def test_the_store_locks_versions_and_remembers_a_failure_briefly(tmp_path):
     server.start()
     try:
         store = SessionStore(server.client(), Keys("c"))
+        store.seal_with("bbs", "alice", "pw-1")
         assert store.load("bbs") is None
         assert store.acquire("bbs", "node-a") and not store.acquire("bbs", "node-b")
         store.release("bbs", "node-b")  # not its lock: kept

@@ -16,6 +16,7 @@ from pathlib import Path
 from threading import Thread
 
 from crawler.demo.fixture_server import RoutesSite
+from tests.archive.warcs import read_all
 from tests.extract.realsites import Capture, load_scorer
 from tests.helpers.crawl import run_crawl
 
@@ -65,7 +66,8 @@ def test_a_discuz_behind_its_anti_cc_protection_is_read_whole_one_request_a_seco
     try:
         start = f"http://127.0.0.1:{server.server_address[1]}{cap.manifest['start']}"
         result = run_crawl("discuz", start, tmp_path / "out.jl", timeout=240,
-                           settings={"ROBOTSTXT_OBEY": "False"})
+                           settings={"ROBOTSTXT_OBEY": "False",
+                                     "CRAWLER_WARC_DIR": str(tmp_path / "warc")})
     finally:
         server.shutdown()
         server.server_close()
@@ -79,3 +81,8 @@ def test_a_discuz_behind_its_anti_cc_protection_is_read_whole_one_request_a_seco
     assert min(b - a for a, b in zip(times, times[1:])) >= 0.95
     assert result.stats.get("login/attackevasive/reload") == 1
     assert not any("页面重载" in str(item) for item in result.items)
+    # the archive (issue 39, item 12): the reload page is no capture of the URL it answered
+    records = read_all(sorted((tmp_path / "warc").glob("*.warc.gz")))
+    captures = [r for r in records if r.type in ("response", "revisit")]
+    assert captures and not [r for r in captures if "页面重载".encode() in r.payload]
+    assert result.stats.get("warc/skipped/not_content") == 1

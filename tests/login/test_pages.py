@@ -37,9 +37,16 @@ def test_outcome_names_are_the_frontiers():
 
 def test_engine_denial_text_is_a_wall():
     assert wall_of(login_page(EXPLAIN), PhpBB.login) == LOGIN_REQUIRED
-    assert wall_of(page("<p>You are not authorised to read this forum.</p>"), PhpBB.login) == LOGIN_REQUIRED
-    assert wall_of(page("<p>You are either not logged in or do not have permission to view this "
-                        "page. This could be because</p>"), MyBB.login) == LOGIN_REQUIRED
+    # in the engine's message template: phpBB's information page, MyBB's error table
+    assert wall_of(page('<div class="panel" id="message"><div class="inner"><h2 class="message-'
+                        'title">Information</h2><p>You are not authorised to read this forum.</p>'
+                        '</div></div>'), PhpBB.login) == LOGIN_REQUIRED
+    assert wall_of(page('<table class="tborder"><tr><td class="thead">Forum</td></tr><tr><td '
+                        'class="trow1">You are either not logged in or do not have permission to '
+                        'view this page. This could be because</td></tr></table>'),
+                   MyBB.login) == LOGIN_REQUIRED
+    # the same words in a post: no wall (issue 39, item 5; tests/login/test_false_walls.py)
+    assert wall_of(page("<p>You are not authorised to read this forum.</p>"), PhpBB.login) is None
     assert wall_of(login_page(EXPLAIN), None) is None  # no profile: no engine texts
 
 

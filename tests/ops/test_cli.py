@@ -136,7 +136,7 @@ def test_seed_routes_like_a_node_and_skips_seen_urls(crawl, redis_session, r, ca
     code, out, _ = run(capsys, "seed", "--dont-filter", "http://big.example/0", *url)
     assert code == 0 and "queued 1" in out
     code, _, err = run(capsys, "seed", "ftp://x.example/", *url)
-    assert code == 2 and "not an http(s) URL" in err
+    assert code == 2 and "must start with http:// or https://" in err
 
 
 def test_seed_with_no_node_waits_in_orphans(r, redis_session, capsys):
