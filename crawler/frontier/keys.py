@@ -60,6 +60,9 @@ key                     type    content
 ``warc:digests``        hash    the web archive's digest index: URL -> ``<payload
                                 digest> <WARC-Date>`` of its last full capture, what
                                 a revisit record refers to (:mod:`crawler.archive`)
+``attachments``         hash    ``site|engine|attachment id`` -> the outcome of its
+                                download (stored, denied, too large): never fetched
+                                again (crawler/attachments/)
 ``login:<site>``        hash    the site's login session, shared by every node
                                 (:mod:`crawler.login.session`: its fields)
 ``login:<site>:lock``   string  the node logging in (``SET NX PX``)

@@ -89,7 +89,8 @@ KILL_AFTER_TWO_BATCHES = textwrap.dedent('''
     from crawler.archive.middleware import WarcMiddleware
 
     crawler = get_crawler(Spider, {"REDIS_URL": sys.argv[1], "CRAWLER_WARC_DIR": sys.argv[2],
-                                   "CRAWLER_CRAWL_ID": "k", "CRAWLER_NODE_ID": "n"})
+                                   "CRAWLER_CRAWL_ID": "k", "CRAWLER_NODE_ID": "n",
+                                   "SCHEDULER": "crawler.scheduler.Scheduler"})
     archive = WarcMiddleware.from_crawler(crawler)
     for batch in range(2):
         for i in range(2):  # (small: Python's buffer holds both batches)
