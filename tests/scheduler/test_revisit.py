@@ -136,7 +136,7 @@ def test_an_item_digest_is_kept_only_after_the_item_stream_wrote_the_item(r):
     pipeline.state.flush()  # a heartbeat before the stream's flush
     assert not r.keys("*:rvi:*")  # a crash now: the next pass emits the post again
     durability = ItemDurability(crawler, pipeline.state)
-    durability._sink = sink  # as it finds it when the spider opens
+    durability.add_output(sink.flush)  # as the sink registers itself when the spider opens
     assert durability.make_durable()  # what the node does right before it sends acks
     assert r.xlen(Cluster(r, "t").keys.items) == 1
     assert r.keys("*:rvi:a.test:*")
