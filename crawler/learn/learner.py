@@ -30,6 +30,7 @@ from lxml import etree
 from crawler.learn.apply import read_posts
 from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
+from crawler.learn.floor import page_rules
 from crawler.learn.opener import with_opener
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import (
@@ -42,7 +43,7 @@ from crawler.learn.records import RecordGroup, mine_records
 from crawler.learn.structured import RECORD as MICRODATA_RECORD
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, PostRules, Template
-from crawler.learn.thread import learn_breadcrumbs, learn_title
+from crawler.learn.thread import learn_breadcrumbs, learn_title, url_thread_regex
 from crawler.learn.urls import (
     clean_url,
     fixed_params,
@@ -132,18 +133,14 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     fixed = fixed_params(thread_urls, exclude={paging.param or ""})
     id_at = id_position(thread_urls, page_slot)
     # A thread URL without a number (``/topic/some-title/``) is named by its slug.
-    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) or slug_regex_for(thread_urls[0], "tid")
-    if thread_regex is None:
-        return NotLearned("not a forum: thread pages carry no thread number in their URLs", tried)
+    # A thread URL without a number (``/topic/some-title/``) is named by its slug, else by the
+    # URL less its page parameter.
+    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) or slug_regex_for(
+        thread_urls[0], "tid") or url_thread_regex(thread_urls[0], paging.param)
     if rules is None:
-        samples = [
-            Sample(p.root, p.url, g, page_number(paging, p.url))  # type: ignore[arg-type]
-            for p, g in thread_pages[:8]
-        ]
-        rules = learn_post_rules(samples)
-        if rules is None or rules.body is None:
-            return NotLearned("not a forum: the repeated blocks share no post layout", tried)
-        rules = with_opener(rules, [s.root for s in samples])
+        rules = _post_rules([(p, g) for p, g in thread_pages[:8]], paging)
+        if rules is None:
+            return NotLearned("not a forum: no page reads as posts on its own", tried)
     elif rules.data:
         values = [str(post["created_raw"]) for p in chosen for post in read_data_posts(rules.data, p.root) if post["created_raw"]]
         rules.date_order = date_order(values)
@@ -167,6 +164,22 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     _learn_quirks(template, chosen)
     template.learned_from = [p.url for p in chosen[:8]]
     return template
+
+
+def _post_rules(pages: list[tuple[Page, RecordGroup]], paging: Paging) -> PostRules | None:
+    """Rules shared by the sample pages; where they share none (two layouts, a page whose best
+    group is another list), the rules of one page alone that read posts on the most pages."""
+    samples = [Sample(p.root, p.url, g, page_number(paging, p.url)) for p, g in pages]
+    rules = learn_post_rules(samples)
+    if rules is not None and rules.body is not None:
+        return with_opener(rules, [s.root for s in samples])
+    best, reach = None, 0
+    for page, _ in pages:
+        own = page_rules(page.root, page.url, page_number(paging, page.url))
+        read = sum(1 for p, _ in pages if own is not None and p.root.xpath(own.record)) if own else 0
+        if read > reach:
+            best, reach = own, read
+    return best
 
 
 def data_rules(roots: list[etree._Element]) -> PostRules | None:
