@@ -17,6 +17,7 @@ from crawler.learn.dom import content_digest, element_text, inner_html, iter_tex
 from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
+from crawler.learn.thread import heading_title
 from crawler.learn.when import FIND_DATE, find_date
 
 __all__ = ["matches", "read_field", "read_posts", "read_thread", "record_rows"]
@@ -163,7 +164,8 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
         node = eval_first(root, template.title.xpath)
         title = element_text(node) if node is not None else None
     if not title:
-        title = strip_title(root.findtext(".//title") or "", template.title.strip)
+        shown = root.findtext(".//title") or ""
+        title = heading_title(root) or strip_title(shown, template.title.strip)
     crumbs = []
     if template.breadcrumbs:
         for link in _compiled(template.breadcrumbs)(root):

@@ -19,7 +19,7 @@ from crawler.learn.posts import Sample, learn_post_rules
 from crawler.learn.records import mine_records
 from crawler.learn.template import PostRules, Template
 
-__all__ = ["page_rules", "read_page"]
+__all__ = ["floor_posts", "page_rules", "read_page"]
 
 
 def page_rules(root: etree._Element, url: str, page: int | None = None) -> PostRules | None:
@@ -31,15 +31,19 @@ def page_rules(root: etree._Element, url: str, page: int | None = None) -> PostR
     return None
 
 
-def read_page(root: etree._Element, url: str) -> list[dict[str, Any]]:
-    """The posts of one page as :func:`~crawler.learn.apply.read_posts` gives them, with
-    ``position`` filled in page order where the page shows none; ``[]`` for a page without
-    post records."""
+def floor_posts(root: etree._Element, url: str) -> list[dict[str, Any]]:
+    """The posts of one page as :func:`~crawler.learn.apply.read_posts` gives them (those with
+    a body); ``[]`` for a page without post records."""
     rules = page_rules(root, url)
     if rules is None:
         return []
     template = Template(host=urlsplit(url).netloc, posts=rules, thread_url="(?P<tid>.*)")
-    posts = [p for p in read_posts(template, root, url) if p["body_html"]]
+    return [p for p in read_posts(template, root, url) if p["body_html"]]
+
+
+def read_page(root: etree._Element, url: str) -> list[dict[str, Any]]:
+    """:func:`floor_posts` with ``position`` filled in page order where the page shows none."""
+    posts = floor_posts(root, url)
     for index, post in enumerate(posts, 1):
         if post["position"] is None:
             post["position"] = index

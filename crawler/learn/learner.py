@@ -176,7 +176,7 @@ def _post_rules(pages: list[tuple[Page, RecordGroup]], paging: Paging) -> PostRu
     best, reach = None, 0
     for page, _ in pages:
         own = page_rules(page.root, page.url, page_number(paging, page.url))
-        read = sum(1 for p, _ in pages if own is not None and p.root.xpath(own.record)) if own else 0
+        read = sum(1 for p, _ in pages if p.root.xpath(own.record)) if own else 0
         if read > reach:
             best, reach = own, read
     return best

@@ -38,8 +38,8 @@ _AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|post
 _RECORD_WORD = re.compile(r"post|message|comment|reply|entry|topic|thread|item", re.IGNORECASE)
 _POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
 _BLOCK_PARENTS = {
-    "table", "tbody", "ul", "ol", "li", "div", "section", "main", "article", "form", "dl", "body", "td",
-    "center", "font",
+    "table", "tbody", "ul", "ol", "li", "div", "section", "main", "article", "form", "dl", "body",
+    "td", "center", "font",
 }
 
 
@@ -263,7 +263,9 @@ def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[Reco
 
 
 def _pair_groups(
-    parent: etree._Element, children: list[etree._Element], kinds: dict[tuple[str, ...], list[etree._Element]]
+    parent: etree._Element,
+    children: list[etree._Element],
+    kinds: dict[tuple[str, ...], list[etree._Element]],
 ) -> list[RecordGroup]:
     """A post rendered as two sibling blocks of different kinds, a header (author, date) and
     then its body, with no wrapper of its own: the header is the record's first row (the record

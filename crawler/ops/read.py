@@ -37,13 +37,14 @@ def main(source: str, out: TextIO = sys.stdout) -> int:
     try:
         body, url = page_text(source)
     except (OSError, ValueError) as exc:
-        print(f"error: cannot read {source}: {getattr(exc, 'reason', None) or exc}", file=sys.stderr)
+        reason = getattr(exc, "reason", None) or exc
+        print(f"error: cannot read {source}: {reason}", file=sys.stderr)
         return 2
     posts = read_page(parse(body, url), url)
     for post in posts:
         text = " ".join((post["body_text"] or "").split())
         words = text if len(text) <= WORDS else text[:WORDS].rsplit(" ", 1)[0] + " ..."
-        print(f"{post['position']:>3}  {post['author_name'] or '-'}  {post['created_raw'] or '-'}  {words}",
-              file=out)
+        author, date = post["author_name"] or "-", post["created_raw"] or "-"
+        print(f"{post['position']:>3}  {author}  {date}  {words}", file=out)
     print(f"{len(posts)} posts", file=out)
     return 0 if posts else 1
