@@ -114,3 +114,15 @@ def test_read_command_says_in_one_line_what_it_cannot_read(tmp_path: Path) -> No
                           capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: cannot read")
+
+
+def test_page_numbers_from_a_select() -> None:
+    """A pager that shows its page numbers only in a ``<select>`` (with Prev/Next links)."""
+    from crawler.learn.paging import learn_paging, page_number
+
+    options = "".join(f'<option value="/topic/slow-crawl/?page={n}">Page {n} of 4</option>' for n in range(1, 5))
+    url = "http://forum.invalid/topic/slow-crawl/?page=2"
+    root = parse(f'<html><body><a href="/topic/slow-crawl/?page=1">Prev</a><select>{options}</select>'
+                 f'<a href="/topic/slow-crawl/?page=3">Next</a></body></html>', url)
+    paging = learn_paging([(root, url)])
+    assert paging.param == "page" and page_number(paging, "http://forum.invalid/topic/slow-crawl/?page=4") == 4
