@@ -100,6 +100,8 @@ _BYLINE = re.compile(r"^(?:by|von|par|por|door)\s+(?=\S)", re.IGNORECASE)
 #: A date after "»" or "|" ("par alice » Lun 8 Jan 2018").
 _TRAILER = re.compile(r"\s*[»|].*$")
 _NUMBER = re.compile(r"^[-+]?\d[\d.,]*$")
+#: A page number or a previous/next link: "2", "« Previous", "Next »", "›".
+_PAGER_TEXT = re.compile(r"^[«‹<\s]*(?:\d+|next|prev(?:ious)?|older|newer|)[»›>\s]*$", re.I)
 
 
 def _without_badges(node: etree._Element) -> str:
@@ -170,7 +172,7 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
     if template.breadcrumbs:
         for link in _compiled(template.breadcrumbs)(root):
             name = element_text(link)
-            if name:
+            if name and not _PAGER_TEXT.match(name):  # a board's pager shown inside the trail
                 crumbs.append((name, link.get("href") or ""))
     return {"title": title or None, "crumbs": crumbs}
 
