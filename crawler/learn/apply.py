@@ -18,9 +18,10 @@ from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
 from crawler.learn.thread import heading_title
+from crawler.learn.urls import id_position, slots
 from crawler.learn.when import FIND_DATE, find_date
 
-__all__ = ["matches", "read_field", "read_posts", "read_thread", "record_rows"]
+__all__ = ["board_of", "matches", "read_field", "read_posts", "read_thread", "record_rows"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -175,6 +176,19 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
             if name and not _PAGER_TEXT.match(name):  # a board's pager shown inside the trail
                 crumbs.append((name, link.get("href") or ""))
     return {"title": title or None, "crumbs": crumbs}
+
+
+def board_of(template: Template, crumbs: list[tuple[str, str]]) -> str | None:
+    """The board's id: from the last crumb the learned board URL form names; before one is
+    learned (no board page among the first pages), the first number of the last crumb's id
+    slot (a board's own link is its first page: ``board=1.0`` is board 1)."""
+    for _, href in reversed(crumbs):
+        if (found := template.board_id(href)) is not None:
+            return found
+    if template.board_url is not None or not crumbs:
+        return None
+    at = id_position([crumbs[-1][1]], None)
+    return slots(crumbs[-1][1])[at[0]].numbers[0] if at else None
 
 
 def strip_title(text: str, affixes: list[str]) -> str:

@@ -30,7 +30,7 @@ from urllib.parse import urljoin
 from typing import Any
 
 from crawler.items import Author, Board
-from crawler.learn.apply import read_posts, read_thread
+from crawler.learn.apply import board_of, read_posts, read_thread
 from crawler.learn.dom import parse
 from crawler.learn.floor import floor_posts
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
@@ -370,7 +370,7 @@ class LearnedForum:
         assert template is not None
         info = read_thread(template, root)
         crumbs = [(name, href) for name, href in info["crumbs"] if template.thread_id(href) is None]
-        board_id = next((template.board_id(href) for _, href in reversed(crumbs) if template.board_id(href)), None)
+        board_id = board_of(template, crumbs)
         opener = posts[0] if posts and posts[0]["position"] == 1 else None
         return {
             "thread_id": tid,

@@ -126,3 +126,22 @@ def test_page_numbers_from_a_select() -> None:
                  f'<a href="/topic/slow-crawl/?page=3">Next</a></body></html>', url)
     paging = learn_paging([(root, url)])
     assert paging.param == "page" and page_number(paging, "http://forum.invalid/topic/slow-crawl/?page=4") == 4
+
+
+def test_board_of_a_thread_before_any_board_page_was_learned() -> None:
+    """Learned from thread pages alone (no board page yet): the board is the last crumb, its
+    id the number of its URL; a board's pager inside MyBB's trail is no crumb."""
+    from crawler.learn.apply import board_of, read_thread
+
+    site = REAL / "mybb-1.8.37" / "site"
+    urls = ["/showthread.php?tid=12", "/showthread.php?tid=8", "/showthread.php?tid=5"]
+    pages = [Page("http://fixture.invalid" + u, parse((site / f"showthread-php-tid-{u.split('=')[1]}.html")
+                                                       .read_bytes(), "http://fixture.invalid" + u)) for u in urls]
+    template = learn_site(pages)
+    assert isinstance(template, Template) and template.board_url is None
+    truth = {t["id"]: t for t in json.loads((REAL / "mybb-1.8.37" / "expected.json").read_text())["threads"]}
+    for page in pages:
+        crumbs = read_thread(template, page.root)["crumbs"]
+        tid = template.thread_id(page.url)
+        assert crumbs[-1][0] == truth[tid]["board"]
+        assert board_of(template, crumbs) == truth[tid]["board_id"]
