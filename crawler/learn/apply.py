@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree
 
@@ -170,11 +171,12 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
         shown = root.findtext(".//title") or ""
         title = heading_title(root) or strip_title(shown, template.title.strip)
     crumbs = []
+    base = root.getroottree().docinfo.URL or ""  # relative hrefs: the URL forms are anchored
     if template.breadcrumbs:
         for link in _compiled(template.breadcrumbs)(root):
             name = element_text(link)
             if name and not _PAGER_TEXT.match(name):  # a board's pager shown inside the trail
-                crumbs.append((name, link.get("href") or ""))
+                crumbs.append((name, urljoin(base, link.get("href") or "")))
     return {"title": title or None, "crumbs": crumbs}
 
 

@@ -20,7 +20,7 @@ was tried. Steps:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
@@ -53,7 +53,7 @@ from crawler.learn.urls import (
     slots,
     slug_regex_for,
 )
-from crawler.learn.when import date_order, has_clock
+from crawler.learn.when import date_order, has_clock, stated_offset
 
 __all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
 
@@ -149,6 +149,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen]
         check_positions(rules, per_page)
         rules.date_precision = date_precision(rules, [r for _, records in per_page for r in records])
+    rules.utc_offset = _stated_offset(chosen)
     template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
     id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
         re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)
@@ -180,6 +181,13 @@ def _post_rules(pages: list[tuple[Page, RecordGroup]], paging: Paging) -> PostRu
         if read > reach:
             best, reach = own, read
     return best
+
+
+def _stated_offset(pages: list[Page]) -> str | None:
+    """The offset most thread pages state their times in, if they state one."""
+    stated = Counter(stated_offset(p.root) for p in pages[:8])
+    offset, count = stated.most_common(1)[0] if stated else (None, 0)
+    return offset if count * 2 > min(len(pages), 8) else None
 
 
 def data_rules(roots: list[etree._Element]) -> PostRules | None:

@@ -358,7 +358,7 @@ class LearnedForum:
             "url": f"{clean_url(url)}#{post_id}",
             "position": position,
             "author": Author(name=post["author_name"], id=post["author_id"]),
-            "created_raw": to_ymd(post["created_raw"], template.posts.date_order),
+            "created_raw": to_ymd(post["created_raw"], rules.date_order, rules.utc_offset),
             "created_precision": template.posts.date_precision,
             "body_html": post["body_html"],
             "quoted_post_ids": [],

@@ -145,3 +145,25 @@ def test_board_of_a_thread_before_any_board_page_was_learned() -> None:
         tid = template.thread_id(page.url)
         assert crumbs[-1][0] == truth[tid]["board"]
         assert board_of(template, crumbs) == truth[tid]["board_id"]
+
+
+def test_the_zone_a_site_states_makes_its_dates_instants() -> None:
+    """Discuz! says "GMT+8" in its footer (phpBB and vBulletin say "UTC-8", "GMT -5"): a
+    date shown without an offset is a time in that zone, the instant the database holds."""
+    from datetime import UTC, datetime
+
+    from crawler.dates import normalize_date
+    from crawler.learn.apply import read_posts
+    from crawler.learn.when import to_ymd
+
+    site = REAL / "discuz-x3.5" / "site"
+    urls = [f"http://fixture.invalid/forum.php?mod=viewthread&tid={t}" for t in (2, 3, 4)]
+    pages = [Page(u, parse((site / f"forum-php-mod-viewthread-tid-{u.rsplit('=', 1)[1]}.html").read_bytes(), u))
+             for u in urls]
+    template = learn_site(pages)
+    assert isinstance(template, Template) and template.posts.utc_offset == "+08:00"
+    truth = {t["id"]: t for t in json.loads((REAL / "discuz-x3.5" / "expected.json").read_text())["threads"]}
+    post = read_posts(template, pages[0].root, pages[0].url)[0]
+    raw = to_ymd(post["created_raw"], template.posts.date_order, template.posts.utc_offset)
+    when = normalize_date(raw, base=datetime(2026, 1, 1, tzinfo=UTC))
+    assert when == truth["2"]["posts"][0]["created"]
