@@ -288,13 +288,28 @@ def stated_offset(root: etree._Element) -> str | None:
     return f"{'-' if sign != '+' else '+'}{hours:02d}:{minutes:02d}" if hours <= 14 else None
 
 
+def _with_offset(raw: str | None, offset: str) -> str | None:
+    """A dated time as ISO wall clock plus the site's offset (``2009-05-08T23:56:00-08:00``:
+    the day as shown, the instant it was); other forms ("Today, 10:23") with the offset after."""
+    if raw and _YEAR.search(raw):
+        order = "YMD" if _ISO_DAY.match(raw) else None
+        wall = normalize_date(raw, base=datetime.now(UTC), date_order=order)
+        if wall and wall.endswith("+00:00"):
+            return wall[:-6] + offset
+    return f"{raw.strip()} {offset}" if raw else raw
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_ISO_DAY = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}")
+
+
 def to_ymd(raw: str | None, order: str | None, offset: str | None = None) -> str | None:
     """On a day-first site, ``raw`` with its numeric date rewritten year first (``08/03/2024
     14:05`` -> ``2024-03-08 14:05``), so the normalizer, month-first where a date is ambiguous,
     cannot read it the other way round; two-digit years are this century's. Other dates are
-    kept as shown. ``offset``: the zone the site states, added to a date without one."""
+    kept as shown. ``offset``: the zone the site states, for a date shown without one."""
     if raw and offset and not _OWN_ZONE.search(raw.strip()):
-        raw = f"{raw.strip()} {offset}"
+        return _with_offset(to_ymd(raw, order), offset)
     if not raw or order != "DMY":
         return raw
     match = _NUMERIC.search(raw)
