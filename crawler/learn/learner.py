@@ -175,11 +175,13 @@ def _post_rules(pages: list[tuple[Page, RecordGroup]], paging: Paging) -> PostRu
     if rules is not None and rules.body is not None:
         return with_opener(rules, [s.root for s in samples])
     best, reach = None, 0
-    for page, _ in pages:
+    for page, _ in pages[:3]:  # each costs a learning of its own: the first that reads all wins
         own = page_rules(page.root, page.url, page_number(paging, page.url))
         read = sum(1 for p, _ in pages if p.root.xpath(own.record)) if own else 0
         if read > reach:
             best, reach = own, read
+        if reach == len(pages):
+            break
     return best
 
 
