@@ -279,7 +279,8 @@ def _pair_groups(
             if shapes[i] != shapes[i + 1] and shapes[i] and shapes[i + 1]:
                 pairs[(shapes[i], shapes[i + 1])].append(children[i])
         for members in pairs.values():
-            if len(members) >= 2:
+            # Posts are most of their parent's children (and scoring is what mining costs).
+            if len(members) >= 2 and len(members) * 2 >= 0.6 * len(children):
                 group = _score(parent, members, 2)
                 if group is not None:
                     group.anchored = True
