@@ -307,8 +307,9 @@ def to_ymd(raw: str | None, order: str | None, offset: str | None = None) -> str
     """On a day-first site, ``raw`` with its numeric date rewritten year first (``08/03/2024
     14:05`` -> ``2024-03-08 14:05``), so the normalizer, month-first where a date is ambiguous,
     cannot read it the other way round; two-digit years are this century's. Other dates are
-    kept as shown. ``offset``: the zone the site states, for a date shown without one."""
-    if raw and offset and not _OWN_ZONE.search(raw.strip()):
+    kept as shown. ``offset``: the zone the site states, for a time shown without one (a day
+    alone stays a day)."""
+    if raw and offset and has_clock(raw) and not _OWN_ZONE.search(raw.strip()):
         return _with_offset(to_ymd(raw, order), offset)
     if not raw or order != "DMY":
         return raw
