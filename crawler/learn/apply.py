@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 from lxml import etree
 
@@ -17,9 +18,11 @@ from crawler.learn.dom import content_digest, element_text, inner_html, iter_tex
 from crawler.learn.embedded import read_data_posts
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
+from crawler.learn.thread import heading_title
+from crawler.learn.urls import id_position, slots
 from crawler.learn.when import FIND_DATE, find_date
 
-__all__ = ["matches", "read_field", "read_posts", "read_thread", "record_rows"]
+__all__ = ["board_of", "matches", "read_field", "read_posts", "read_thread", "record_rows"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -99,6 +102,8 @@ _BYLINE = re.compile(r"^(?:by|von|par|por|door)\s+(?=\S)", re.IGNORECASE)
 #: A date after "»" or "|" ("par alice » Lun 8 Jan 2018").
 _TRAILER = re.compile(r"\s*[»|].*$")
 _NUMBER = re.compile(r"^[-+]?\d[\d.,]*$")
+#: A page number or a previous/next link: "2", "« Previous", "Next »", "›".
+_PAGER_TEXT = re.compile(r"^[«‹<\s]*(?:\d+|next|prev(?:ious)?|older|newer|)[»›>\s]*$", re.I)
 
 
 def _without_badges(node: etree._Element) -> str:
@@ -163,14 +168,29 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
         node = eval_first(root, template.title.xpath)
         title = element_text(node) if node is not None else None
     if not title:
-        title = strip_title(root.findtext(".//title") or "", template.title.strip)
+        shown = root.findtext(".//title") or ""
+        title = heading_title(root) or strip_title(shown, template.title.strip)
     crumbs = []
+    base = root.getroottree().docinfo.URL or ""  # relative hrefs: the URL forms are anchored
     if template.breadcrumbs:
         for link in _compiled(template.breadcrumbs)(root):
             name = element_text(link)
-            if name:
-                crumbs.append((name, link.get("href") or ""))
+            if name and not _PAGER_TEXT.match(name):  # a board's pager shown inside the trail
+                crumbs.append((name, urljoin(base, link.get("href") or "")))
     return {"title": title or None, "crumbs": crumbs}
+
+
+def board_of(template: Template, crumbs: list[tuple[str, str]]) -> str | None:
+    """The board's id: from the last crumb the learned board URL form names; before one is
+    learned (no board page among the first pages), the first number of the last crumb's id
+    slot (a board's own link is its first page: ``board=1.0`` is board 1)."""
+    for _, href in reversed(crumbs):
+        if (found := template.board_id(href)) is not None:
+            return found
+    if template.board_url is not None or not crumbs:
+        return None
+    at = id_position([crumbs[-1][1]], None)
+    return slots(crumbs[-1][1])[at[0]].numbers[0] if at else None
 
 
 def strip_title(text: str, affixes: list[str]) -> str:

@@ -20,7 +20,7 @@ was tried. Steps:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
@@ -30,6 +30,7 @@ from lxml import etree
 from crawler.learn.apply import read_posts
 from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
+from crawler.learn.floor import page_rules
 from crawler.learn.opener import with_opener
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import (
@@ -42,7 +43,7 @@ from crawler.learn.records import RecordGroup, mine_records
 from crawler.learn.structured import RECORD as MICRODATA_RECORD
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, PostRules, Template
-from crawler.learn.thread import learn_breadcrumbs, learn_title
+from crawler.learn.thread import learn_breadcrumbs, learn_title, url_thread_regex
 from crawler.learn.urls import (
     clean_url,
     fixed_params,
@@ -52,7 +53,7 @@ from crawler.learn.urls import (
     slots,
     slug_regex_for,
 )
-from crawler.learn.when import date_order, has_clock
+from crawler.learn.when import date_order, has_clock, stated_offset
 
 __all__ = ["NotLearned", "Page", "learn_site", "url_shape"]
 
@@ -132,18 +133,14 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     fixed = fixed_params(thread_urls, exclude={paging.param or ""})
     id_at = id_position(thread_urls, page_slot)
     # A thread URL without a number (``/topic/some-title/``) is named by its slug.
-    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) or slug_regex_for(thread_urls[0], "tid")
-    if thread_regex is None:
-        return NotLearned("not a forum: thread pages carry no thread number in their URLs", tried)
+    # A thread URL without a number (``/topic/some-title/``) is named by its slug, else by the
+    # URL less its page parameter.
+    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) or slug_regex_for(
+        thread_urls[0], "tid") or url_thread_regex(thread_urls[0], paging.param)
     if rules is None:
-        samples = [
-            Sample(p.root, p.url, g, page_number(paging, p.url))  # type: ignore[arg-type]
-            for p, g in thread_pages[:8]
-        ]
-        rules = learn_post_rules(samples)
-        if rules is None or rules.body is None:
-            return NotLearned("not a forum: the repeated blocks share no post layout", tried)
-        rules = with_opener(rules, [s.root for s in samples])
+        rules = _post_rules([(p, g) for p, g in thread_pages[:8]], paging)
+        if rules is None:
+            return NotLearned("not a forum: no page reads as posts on its own", tried)
     elif rules.data:
         values = [str(post["created_raw"]) for p in chosen for post in read_data_posts(rules.data, p.root) if post["created_raw"]]
         rules.date_order = date_order(values)
@@ -152,6 +149,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen]
         check_positions(rules, per_page)
         rules.date_precision = date_precision(rules, [r for _, records in per_page for r in records])
+    rules.utc_offset = _stated_offset(chosen)
     template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
     id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
         re.escape(s.key) + r"=\(\?P<tid>", thread_regex)), None)
@@ -167,6 +165,31 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     _learn_quirks(template, chosen)
     template.learned_from = [p.url for p in chosen[:8]]
     return template
+
+
+def _post_rules(pages: list[tuple[Page, RecordGroup]], paging: Paging) -> PostRules | None:
+    """Rules shared by the sample pages; where they share none (two layouts, a page whose best
+    group is another list), the rules of one page alone that read posts on the most pages."""
+    samples = [Sample(p.root, p.url, g, page_number(paging, p.url)) for p, g in pages]
+    rules = learn_post_rules(samples)
+    if rules is not None and rules.body is not None:
+        return with_opener(rules, [s.root for s in samples])
+    best, reach = None, 0
+    for page, _ in pages[:3]:  # each costs a learning of its own: the first that reads all wins
+        own = page_rules(page.root, page.url, page_number(paging, page.url))
+        read = sum(1 for p, _ in pages if p.root.xpath(own.record)) if own else 0
+        if read > reach:
+            best, reach = own, read
+        if reach == len(pages):
+            break
+    return best
+
+
+def _stated_offset(pages: list[Page]) -> str | None:
+    """The offset most thread pages state their times in, if they state one."""
+    stated = Counter(stated_offset(p.root) for p in pages[:8])
+    offset, count = stated.most_common(1)[0] if stated else (None, 0)
+    return offset if count * 2 > min(len(pages), 8) else None
 
 
 def data_rules(roots: list[etree._Element]) -> PostRules | None:

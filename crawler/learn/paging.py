@@ -37,10 +37,15 @@ _NEXT_XPATHS = (
 )
 
 _REL_XPATHS = 3
+#: An option naming a page: "3", "Page 3", "3 / 7", "Seite 3 von 7".
+_OPTION_PAGE = re.compile(r"^\D{0,12}?(\d+)(?:\s*(?:/|of|von|sur|de|di|z)\s*\d+)?\s*$", re.I)
+_URLISH = re.compile(r"[/?=]")
 _DIGIT = re.compile(r"\d")
 
 
 def page_links(root: etree._Element, url: str) -> Iterator[tuple[str, str]]:
+    """Same-host links and their labels; also the options of a page ``<select>`` whose values
+    are URLs, labelled by their page number ("Page 3 of 7" is page 3)."""
     host = urlsplit(url).netloc
     for a in root.iter("a"):
         href = a.get("href")
@@ -49,6 +54,12 @@ def page_links(root: etree._Element, url: str) -> Iterator[tuple[str, str]]:
         absolute = urljoin(url, href)
         if urlsplit(absolute).netloc == host:
             yield absolute, element_text(a) or (a.get("title") or "") or (a.get("aria-label") or "")
+    for option in root.iter("option"):
+        value, label = option.get("value") or "", _OPTION_PAGE.match(element_text(option))
+        if label and _URLISH.search(value) and not value.startswith(("#", "javascript:")):
+            absolute = urljoin(url, value)
+            if urlsplit(absolute).netloc == host:
+                yield absolute, label.group(1)
 
 
 def _masked_path(url: str) -> str:

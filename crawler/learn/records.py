@@ -37,7 +37,10 @@ _AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|post
 #: Class tokens that name a record, preferred over layout tokens (``card``, ``row``, ``box``).
 _RECORD_WORD = re.compile(r"post|message|comment|reply|entry|topic|thread|item", re.IGNORECASE)
 _POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
-_BLOCK_PARENTS = {"table", "tbody", "ul", "ol", "div", "section", "main", "article", "form", "dl", "body", "td", "center", "font"}
+_BLOCK_PARENTS = {
+    "table", "tbody", "ul", "ol", "li", "div", "section", "main", "article", "form", "dl", "body",
+    "td", "center", "font",
+}
 
 
 @dataclass
@@ -213,6 +216,8 @@ def mine_records(root: etree._Element, min_members: int = 2) -> list[RecordGroup
         if children[0].tag == "tr" and len(children) >= 4:
             groups.extend(_row_groups(parent, children))
             groups.extend(_anchored_rows(parent, children))
+        elif len(children) >= 4 and len(by_shape) >= 2:
+            groups.extend(_pair_groups(parent, children, by_shape))
     groups = _drop_coarse(groups)
     groups.sort(key=lambda g: g.score, reverse=True)
     return _drop_nested(groups)
@@ -254,6 +259,32 @@ def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[Reco
                     group = _score(parent, members, span)
                     if group is not None:
                         found.append(group)
+    return found
+
+
+def _pair_groups(
+    parent: etree._Element,
+    children: list[etree._Element],
+    kinds: dict[tuple[str, ...], list[etree._Element]],
+) -> list[RecordGroup]:
+    """A post rendered as two sibling blocks of different kinds, a header (author, date) and
+    then its body, with no wrapper of its own: the header is the record's first row (the record
+    rule names the headers themselves, as for rows found by their date)."""
+    kind_of = {id(m): kind for kind, members in kinds.items() for m in members}
+    shapes = [kind_of.get(id(c)) for c in children]
+    found = []
+    for start in (0, 1):
+        pairs: dict[tuple[object, object], list[etree._Element]] = defaultdict(list)
+        for i in range(start, len(children) - 1, 2):
+            if shapes[i] != shapes[i + 1] and shapes[i] and shapes[i + 1]:
+                pairs[(shapes[i], shapes[i + 1])].append(children[i])
+        for members in pairs.values():
+            # Posts are most of their parent's children (and scoring is what mining costs).
+            if len(members) >= 2 and len(members) * 2 >= 0.6 * len(children):
+                group = _score(parent, members, 2)
+                if group is not None:
+                    group.anchored = True
+                    found.append(group)
     return found
 
 

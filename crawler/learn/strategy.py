@@ -28,9 +28,9 @@ from urllib.parse import urljoin
 from typing import Any
 
 from crawler.items import Author, Board
-from crawler.learn.apply import read_posts, read_thread
+from crawler.learn.apply import board_of, read_posts, read_thread
 from crawler.learn.dom import parse
-from crawler.learn.walks import Walks, read_kept, short_digest, trail
+from crawler.learn.floor import floor_posts
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
@@ -38,7 +38,8 @@ from crawler.learn.records import mine_records
 from crawler.learn.rows import ROW_FIELDS, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
-from crawler.learn.when import to_ymd
+from crawler.learn.walks import Walks, read_kept, short_digest, trail
+from crawler.learn.when import date_order, to_ymd
 
 logger = logging.getLogger(__name__)
 
@@ -248,11 +249,11 @@ class LearnedForum:
             self._refine_paging(root, url)
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
-        posts = read_posts(template, root, url)
-        if number > 1 and posts and (template.repeats_first_post or template.repeats_last_post):
-            seen = {cursor.get("op"), cursor.get("last")} - {None}
-            if _key(posts[0]) in seen or not seen:
-                posts = posts[1:]
+        posts = read_posts(template, root, url) or floor_posts(root, url)  # another layout: alone
+        seen = {cursor.get("op"), cursor.get("last")} - {None}
+        repeats = template.repeats_first_post or template.repeats_last_post
+        if number > 1 and posts and (_key(posts[0]) in seen or (repeats and not seen)):
+            posts = posts[1:]  # the opening post, or the last one before, shown again on top
         out = Output()
         kept: list[dict[str, Any]] = []
         ids: set[str] = set()
@@ -350,14 +351,15 @@ class LearnedForum:
     def _post(self, post: dict[str, Any], tid: str, url: str, position: int) -> dict[str, Any]:
         template = self.template
         assert template is not None
-        post_id = post["post_id"] or post["digest"]
+        post_id, rules = post["post_id"] or post["digest"], template.posts
+        rules.date_order = rules.date_order or date_order([post["created_raw"] or ""])
         return {
             "post_id": post_id,
             "thread_id": tid,
             "url": f"{clean_url(url)}#{post_id}",
             "position": position,
             "author": Author(name=post["author_name"], id=post["author_id"]),
-            "created_raw": to_ymd(post["created_raw"], template.posts.date_order),
+            "created_raw": to_ymd(post["created_raw"], rules.date_order, rules.utc_offset),
             "created_precision": template.posts.date_precision,
             "body_html": post["body_html"],
             "quoted_post_ids": [],
@@ -369,7 +371,7 @@ class LearnedForum:
         assert template is not None
         info = read_thread(template, root)
         crumbs = [(name, href) for name, href in info["crumbs"] if template.thread_id(href) is None]
-        board_id = next((template.board_id(href) for _, href in reversed(crumbs) if template.board_id(href)), None)
+        board_id = board_of(template, crumbs)
         opener = posts[0] if posts and posts[0]["position"] == 1 else None
         return {
             "thread_id": tid,

@@ -66,6 +66,8 @@ class PostRules:
     date_precision: str = "time"
     #: ``"DMY"``/``"MDY"``: the order of the site's numeric display dates (``08/03/2024``).
     date_order: str | None = None
+    #: The UTC offset the site's pages state their times in (``+08:00``), for dates without one.
+    utc_offset: str | None = None
     #: Posts read from data, not markup (JSON-LD, a front end's JSON): see
     #: :mod:`crawler.learn.embedded`; ``record`` and the field rules are then unused.
     data: dict[str, Any] | None = None
@@ -83,6 +85,7 @@ class PostRules:
             position_delta=int(data.get("position_delta", 0)),
             date_precision=data.get("date_precision", "time"),
             date_order=data.get("date_order"),
+            utc_offset=data.get("utc_offset"),
             data=data.get("data"),
             **rules,
         )

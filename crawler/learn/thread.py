@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from lxml import etree
+from w3lib.url import canonicalize_url
 
 from crawler.learn.dom import element_text, has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.template import TitleRule
 
-__all__ = ["learn_breadcrumbs", "learn_title"]
+__all__ = ["heading_title", "learn_breadcrumbs", "learn_title", "url_thread_regex"]
 
 _SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
 _PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$", re.IGNORECASE)
@@ -31,6 +32,34 @@ _CRUMB_HINT = re.compile(r"bread|crumb|navigat|^nav$|navbit|location|^pt$|trail|
 
 _ROOTS = ("", "/index.php", "/forum.php", "/index.html", "/forums", "/forum", "/categories", "/bbs", "/board")
 _HOME = re.compile(r"^(?:home|index|forum|forums|board index|首页|首頁|论坛|論壇|主页|startseite|accueil)$", re.I)
+
+
+def url_thread_regex(url: str, page_param: str | None) -> str:
+    """A thread named by its canonical URL less the page parameter, for URLs with no number
+    and no plain slug (``/topic/some-title.html``, ``/read.php?topic=some-title``): the last path
+    segment, or for a script path the first query value that is not the page, is the id."""
+    parts = urlsplit(canonicalize_url(url))
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    params = [(k, v) for k, v in query if k != page_param and v]
+    segments = parts.path.rstrip("/").split("/")
+    if params and (len(segments) < 2 or "." in segments[-1] or not segments[-1]):
+        key = re.escape(params[0][0])
+        return f"^{re.escape(parts.path)}\\?(?:.*[&;])?{key}=(?P<tid>[^&;#]+)"
+    head = "/".join(re.escape(s) if len(s) <= 20 else r"[^/?#&;]+" for s in segments[:-1])
+    return f"^{head}/(?P<tid>[^/?#&;]+)/?(?:[?#;&]|$)"
+
+
+def heading_title(root: etree._Element) -> str | None:
+    """The page heading that ``<title>`` begins with ("Topic - Board - Site" names the topic
+    first): the thread's title where no learned rule names its element."""
+    title = _loose(_title_text(root))
+    best = None
+    for node in _title_nodes(root):
+        text = element_text(node)
+        own = _loose(text)
+        if len(own) >= 2 and title.startswith(own) and len(text) > len(best or ""):
+            best = text
+    return best
 
 
 def _title_text(root: etree._Element) -> str:

@@ -29,6 +29,7 @@ __all__ = [
     "looks_like_date",
     "parse_date",
     "prepare",
+    "stated_offset",
     "to_ymd",
 ]
 
@@ -266,11 +267,50 @@ def date_order(values: list[str]) -> str | None:
     return "DMY" if all(sep == "." for _, _, sep in pairs) else None
 
 
-def to_ymd(raw: str | None, order: str | None) -> str | None:
+#: "GMT+8", "UTC+08:00", "GMT -5": the zone a page says its times are in.
+_STATED = re.compile(r"\b(?:GMT|UTC)\s?([+\-\u2212])\s?(\d{1,2})(?::?(\d{2}))?\b")
+#: A date that carries its own offset or zone.
+_OWN_ZONE = re.compile(r"(?:[+\-]\d{2}:?\d{2}|Z|\b(?:GMT|UTC)\b.*)$")
+#: Characters at the end of a page where it states its zone (the footer).
+_FOOTER = 1500
+
+
+def stated_offset(root: etree._Element) -> str | None:
+    """The UTC offset the page's footer states its times in ("All times are GMT -5", Discuz!'s
+    "GMT+8, 2024-3-5 10:00", phpBB's "UTC+08:00"), as ``+08:00``; ``None`` when it states none
+    or more than one."""
+    body = root.find("body")
+    found = {(m.group(1), int(m.group(2)), int(m.group(3) or 0))
+             for m in _STATED.finditer(element_text(body if body is not None else root)[-_FOOTER:])}
+    if len(found) != 1:
+        return None
+    sign, hours, minutes = found.pop()
+    return f"{'-' if sign != '+' else '+'}{hours:02d}:{minutes:02d}" if hours <= 14 else None
+
+
+def _with_offset(raw: str | None, offset: str) -> str | None:
+    """A dated time as ISO wall clock plus the site's offset (``2009-05-08T23:56:00-08:00``:
+    the day as shown, the instant it was); other forms ("Today, 10:23") with the offset after."""
+    if raw and _YEAR.search(raw):
+        order = "YMD" if _ISO_DAY.match(raw) else None
+        wall = normalize_date(raw, base=datetime.now(UTC), date_order=order)
+        if wall and wall.endswith("+00:00"):
+            return wall[:-6] + offset
+    return f"{raw.strip()} {offset}" if raw else raw
+
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_ISO_DAY = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}")
+
+
+def to_ymd(raw: str | None, order: str | None, offset: str | None = None) -> str | None:
     """On a day-first site, ``raw`` with its numeric date rewritten year first (``08/03/2024
     14:05`` -> ``2024-03-08 14:05``), so the normalizer, month-first where a date is ambiguous,
     cannot read it the other way round; two-digit years are this century's. Other dates are
-    kept as shown."""
+    kept as shown. ``offset``: the zone the site states, for a time shown without one (a day
+    alone stays a day)."""
+    if raw and offset and has_clock(raw) and not _OWN_ZONE.search(raw.strip()):
+        return _with_offset(to_ymd(raw, order), offset)
     if not raw or order != "DMY":
         return raw
     match = _NUMERIC.search(raw)

@@ -98,6 +98,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE",
                    help="a forum spider argument, as for scrapy crawl (e.g. -a timezone=Asia/Shanghai)")
     add_new_engine(sub)
+    p = sub.add_parser("read", help="print the posts the generic reader finds on one page")
+    p.add_argument("source", metavar="FILE|URL")
     p = sub.add_parser("node", help="run a node configured by its environment (container "
                        "entry point): node SPIDER [scrapy crawl options]")
     p.add_argument("crawl_args", nargs=argparse.REMAINDER, metavar="SPIDER ...")
@@ -122,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         return new_engine(args.name, args.url, settings, spargs, args.pages, args.force)
+    if args.command == "read":
+        from crawler.ops.read import main as read  # noqa: PLC0415
+
+        return read(args.source)
     if args.command == "node":
         from crawler.ops.node import run  # imports all of Scrapy's machinery
         return run(args.crawl_args)
