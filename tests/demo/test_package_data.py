@@ -58,6 +58,8 @@ def test_the_demo_sites_are_in_the_package_and_small() -> None:
 
 
 def test_no_module_reads_the_checkouts_tests_folder() -> None:
+    # crawler/scaffold/ is `new-engine`, run in a checkout: writing its tests is its job
     reaching = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
-                if re.search(r"""/ ["']tests["']""", p.read_text(encoding="utf-8"))]
+                if re.search(r"""/ ["']tests["']""", p.read_text(encoding="utf-8"))
+                and not p.is_relative_to(PACKAGE / "scaffold")]
     assert not reaching
