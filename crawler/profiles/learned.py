@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 from scrapy import Request, signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider
 
+from crawler.learn.paging import page_number
+from crawler.learn.urls import clean_url
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.learned_store import MemoryTemplateStore, store_for
 from crawler.profiles.records import (
@@ -91,6 +93,8 @@ class Learned(ForumProfile):
         already_failed = learner.failure is not None
         state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
         learning = learner.template is None and not already_failed
+        # a walk's cursor waiting for this page (its own request was a duplicate): read with it
+        waiting = dict(learner.kept.waiting.get(clean_url(response.url)) or {})
         started = time.process_time()
         out = learner.page(response.url, response.text, str(kind), state)
         if learning and self.stats is not None:
@@ -107,7 +111,18 @@ class Learned(ForumProfile):
                 {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
             )
             logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
-        return page_result(out)
+        result = page_result(out)
+        template = learner.template
+        tid = template.thread_id(response.url) if template and kind is PageKind.PAGE else None
+        if tid is not None:
+            # asked for while learning, as a page of unknown role: a thread's, so no listing;
+            # a first page with the row its board showed then (kept by the learner), a later
+            # one with its walk's cursor (it names the first page)
+            first = page_number(template.paging, response.url) == 1
+            extra = learner.rows.get(tid, {}) if first else waiting
+            cursor = PageCursor(url=response.url, page=int(extra.pop("page", 1)), extra=extra)
+            result.follow.append(Follow(PageKind.THREAD, cursor, read_here=True))
+        return result
 
 
 def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
@@ -167,6 +182,10 @@ def page_result(out: Output) -> PageResult:
         # the learner from the page it kept, or with the walk's cursor when it comes.
         follow.append(Follow(PageKind(kind), cursor))
     follow += [Follow(PageKind.THREAD, PageCursor(url=url, extra=out.rows.get(url, {})), dont_filter=True) for url in out.refetch]
+    for url, state in out.read_here:
+        extra = {k: v for k, v in state.items() if k != "page"}
+        cursor = PageCursor(url=url, page=int(state.get("page", 1)), extra=extra)
+        follow.append(Follow(PageKind.THREAD, cursor, read_here=True))
     return PageResult(
         # The page's own thread, then those of pages kept while learning and read now.
         thread=ThreadRecord(**out.threads[0]) if out.threads else None,
