@@ -162,10 +162,36 @@ class _IdleFlush:
         logger.debug("Idle: %(n)d hosts still learning", {"n": len(self.store.learning())})
         for learner in self.store.learning():
             requests += finish_learning(self.crawler, spider, self.store, learner)
+        for learner in self.store.learners():
+            requests += _stalled_walks(self.crawler, spider, learner)
         for request in requests:
             self.crawler.engine.crawl(request)
         if requests:
             raise DontCloseSpider
+
+
+def _stalled_walks(crawler: Crawler, spider: Spider, learner: LearnedForum) -> list[Request]:
+    """Walks still waiting for a page when the crawl went idle: their request was a duplicate
+    of one whose page never came to this node (another node fetched it before taking the
+    host over, or it failed). Fetched again for them: the walk goes on, nothing is lost.
+    So are later pages parked for a walk that never came (it was on a node that left)."""
+    template, waiting = learner.template, learner.kept.waiting
+    for url in list(learner.kept.parked) if template is not None else []:
+        if page_number(template.paging, url) > 1:  # its number tells its posts' positions
+            del learner.kept.parked[url]
+            waiting.setdefault(url, {"page": page_number(template.paging, url)})
+    requests = []
+    while waiting:
+        url, state = waiting.popitem(last=False)
+        extra = {k: v for k, v in state.items() if k != "page"}
+        cursor = PageCursor(url=url, page=int(state.get("page", 1)), extra=extra)
+        meta = {"revisit_key": extra["first"]} if "first" in extra else {}
+        requests.append(Request(url, callback=spider.parse_page, dont_filter=True, priority=10,
+                                meta=meta, cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD),
+                                           "cursor": cursor.as_dict()}))
+    if requests:
+        crawler.stats.inc_value("learn/walks_refetched", len(requests))
+    return requests
 
 
 def page_result(out: Output) -> PageResult:
