@@ -9,7 +9,9 @@ reason ``not_a_forum``). Templates live in :mod:`crawler.profiles.learned_store`
 Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
 ``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``, and
 ``learn/cpu_ms``: the CPU time of the pages read while learning (the one-off cost of a site,
-apart from reading with the template; the bench subtracts it).
+apart from reading with the template; the bench subtracts it); ``learn/walks_refetched``:
+thread pages fetched again when the crawl went idle, for walks a host's move to another node
+broke (:func:`_stalled_walks`).
 """
 
 from __future__ import annotations
