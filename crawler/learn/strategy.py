@@ -59,6 +59,8 @@ class Output:
     refetch: list[str] = field(default_factory=list)
     #: Refetched URL -> what its thread-list row showed (reply_count, view_count, last_post_at_raw).
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: ``(url, cursor)``: thread pages fetched before and read here from the kept copy.
+    read_here: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def extend(self, other: Output) -> None:
         self.threads += other.threads
@@ -66,6 +68,7 @@ class Output:
         self.follow += other.follow
         self.refetch += other.refetch
         self.rows |= other.rows
+        self.read_here += other.read_here
         self.learned = self.learned or other.learned
 
 
@@ -282,7 +285,7 @@ class LearnedForum:
                            "(said once for %(host)s)", {"url": url, "host": self.host})
         if nxt and clean_url(nxt) != clean_url(url):
             state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": trail(url, cursor),
-                     "walk_id": walk_id}
+                     "walk_id": walk_id, "first": cursor.get("first") or (url if number == 1 else None)}
             if kept:
                 state["last"] = _key(kept[-1])
                 state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
@@ -298,7 +301,9 @@ class LearnedForum:
 
     def _step(self, url: str, state: dict[str, Any]) -> Output:
         if (root := self.kept.take(url)) is not None:  # fetched already: read here
-            return self._thread_page(url, root, state)
+            out = self._thread_page(url, root, state)
+            out.read_here.insert(0, (url, state))
+            return out
         self.kept.wait(url, state)
         return Output(follow=[(url, "thread", state)])
 

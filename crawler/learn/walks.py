@@ -91,6 +91,7 @@ def read_kept(forum: LearnedForum, out: Output) -> Output:
             if not forum.frontier.read_elsewhere(tid, url):
                 read.follow.append((url, "thread", row))
         elif forum.frontier.first_time(tid, url):  # else one thread under two URL forms
+            read.read_here.append((url, row))
             read.extend(forum._thread_page(url, root, row))
     out.refetch, out.rows = [], {}
     return read

@@ -43,7 +43,12 @@ import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from crawler.frontier import codec
+from crawler.frontier.keys import host_of
+
 if TYPE_CHECKING:
+    from scrapy import Request, Spider
+
     from crawler.frontier.frontier import Frontier
     from crawler.frontier.membership import Membership
     from crawler.node.outcomes import Outcomes
@@ -194,6 +199,22 @@ class Revisits:
         self._fields.get(self.keys.revisit_state(host), {}).pop("p" + fingerprint, None)
         self._due.get(host, {}).pop(fingerprint, None)
         self._dropped.setdefault(host, set()).add(fingerprint)
+
+    def read_as_thread(self, spider: Spider, request: Request) -> None:
+        """A page of unknown role (taken for a listing) read as a thread's from a copy a
+        learner kept, *request* the one that would fetch it now: the state its response
+        would leave (:mod:`crawler.incremental`): a listing no more, its row (``r``) and
+        its thread's last page read (``l``) kept."""
+        host = host_of(request)
+        self.unschedule(host, spider.crawler.request_fingerprinter.fingerprint(request).hex())
+        if row := request.meta.get("revisit_row"):
+            self.set(host, "r" + row[0], bytes.fromhex(row[1]))
+        if key := request.meta.get("revisit_key"):
+            last = request.replace(dont_filter=True, meta={"revisit_key": key})
+            try:
+                self.set(host, "l" + key, codec.encode(last, spider, host))
+            except codec.EncodeError:
+                self.count("revisit/unencodable")
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n

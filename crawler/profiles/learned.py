@@ -9,7 +9,9 @@ reason ``not_a_forum``). Templates live in :mod:`crawler.profiles.learned_store`
 Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
 ``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``, and
 ``learn/cpu_ms``: the CPU time of the pages read while learning (the one-off cost of a site,
-apart from reading with the template; the bench subtracts it).
+apart from reading with the template; the bench subtracts it); ``learn/walks_refetched``:
+thread pages fetched again when the crawl went idle, for walks a host's move to another node
+broke (:func:`_stalled_walks`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from urllib.parse import urlsplit
 from scrapy import Request, signals
 from scrapy.exceptions import CloseSpider, DontCloseSpider
 
+from crawler.learn.paging import page_number
+from crawler.learn.urls import clean_url
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.learned_store import MemoryTemplateStore, store_for
 from crawler.profiles.records import (
@@ -91,6 +95,8 @@ class Learned(ForumProfile):
         already_failed = learner.failure is not None
         state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
         learning = learner.template is None and not already_failed
+        # a walk's cursor waiting for this page (its own request was a duplicate): read with it
+        waiting = dict(learner.kept.waiting.get(clean_url(response.url)) or {})
         started = time.process_time()
         out = learner.page(response.url, response.text, str(kind), state)
         if learning and self.stats is not None:
@@ -107,7 +113,18 @@ class Learned(ForumProfile):
                 {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
             )
             logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
-        return page_result(out)
+        result = page_result(out)
+        template = learner.template
+        tid = template.thread_id(response.url) if template and kind is PageKind.PAGE else None
+        if tid is not None:
+            # asked for while learning, as a page of unknown role: a thread's, so no listing;
+            # a first page with the row its board showed then (kept by the learner), a later
+            # one with its walk's cursor (it names the first page)
+            first = page_number(template.paging, response.url) == 1
+            extra = learner.rows.get(tid, {}) if first else waiting
+            cursor = PageCursor(url=response.url, page=int(extra.pop("page", 1)), extra=extra)
+            result.follow.append(Follow(PageKind.THREAD, cursor, read_here=True))
+        return result
 
 
 def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
@@ -147,10 +164,36 @@ class _IdleFlush:
         logger.debug("Idle: %(n)d hosts still learning", {"n": len(self.store.learning())})
         for learner in self.store.learning():
             requests += finish_learning(self.crawler, spider, self.store, learner)
+        for learner in self.store.learners():
+            requests += _stalled_walks(self.crawler, spider, learner)
         for request in requests:
             self.crawler.engine.crawl(request)
         if requests:
             raise DontCloseSpider
+
+
+def _stalled_walks(crawler: Crawler, spider: Spider, learner: LearnedForum) -> list[Request]:
+    """Walks still waiting for a page when the crawl went idle: their request was a duplicate
+    of one whose page never came to this node (another node fetched it before taking the
+    host over, or it failed). Fetched again for them: the walk goes on, nothing is lost.
+    So are later pages parked for a walk that never came (it was on a node that left)."""
+    template, waiting = learner.template, learner.kept.waiting
+    for url in list(learner.kept.parked) if template is not None else []:
+        if page_number(template.paging, url) > 1:  # its number tells its posts' positions
+            del learner.kept.parked[url]
+            waiting.setdefault(url, {"page": page_number(template.paging, url)})
+    requests = []
+    while waiting:
+        url, state = waiting.popitem(last=False)
+        extra = {k: v for k, v in state.items() if k != "page"}
+        cursor = PageCursor(url=url, page=int(state.get("page", 1)), extra=extra)
+        meta = {"revisit_key": extra["first"]} if "first" in extra else {}
+        requests.append(Request(url, callback=spider.parse_page, dont_filter=True, priority=10,
+                                meta=meta, cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD),
+                                           "cursor": cursor.as_dict()}))
+    if requests:
+        crawler.stats.inc_value("learn/walks_refetched", len(requests))
+    return requests
 
 
 def page_result(out: Output) -> PageResult:
@@ -167,6 +210,10 @@ def page_result(out: Output) -> PageResult:
         # the learner from the page it kept, or with the walk's cursor when it comes.
         follow.append(Follow(PageKind(kind), cursor))
     follow += [Follow(PageKind.THREAD, PageCursor(url=url, extra=out.rows.get(url, {})), dont_filter=True) for url in out.refetch]
+    for url, state in out.read_here:
+        extra = {k: v for k, v in state.items() if k != "page"}
+        cursor = PageCursor(url=url, page=int(state.get("page", 1)), extra=extra)
+        follow.append(Follow(PageKind.THREAD, cursor, read_here=True))
     return PageResult(
         # The page's own thread, then those of pages kept while learning and read now.
         thread=ThreadRecord(**out.threads[0]) if out.threads else None,

@@ -150,6 +150,9 @@ class Follow:
     #: For a board, what the page linking to it says of it (the text of its row on the index:
     #: topics, posts, last post): an incremental pass reads the board again only when it changed.
     said: str | None = None
+    #: Read already from a copy fetched before (a learner's kept page): not fetched, its
+    #: request only tells the incremental state what was read (a thread page, not a listing).
+    read_here: bool = False
 
 
 @dataclass

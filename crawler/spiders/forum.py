@@ -51,6 +51,7 @@ from crawler.learn.rows import ROW_FIELDS
 from crawler.login.pages import empty_login_page, not_content, wall_of
 from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
 from crawler.profiles.records import Follow
+from crawler.node.api import node_of
 from crawler.node.revisit import digest
 from crawler.spiders.arguments import parse_start_urls
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
@@ -299,6 +300,10 @@ class ForumSpider(scrapy.Spider):
                 request.meta.update(_revisit_meta(page_kind, follow, meta))
             elif follow.kind is PageKind.BOARD:
                 request.meta.update(_listing_row(response.url, follow, meta))
+            if follow.read_here:  # read already: what its fetch would have told, no fetch
+                if (node := node_of(self.crawler)) is not None and node.revisits is not None:
+                    node.revisits.read_as_thread(self, request)
+                continue
             yield request.replace(dont_filter=True) if follow.dont_filter else request
 
     def _request(
@@ -334,8 +339,10 @@ def _revisit_meta(page_kind: PageKind, follow: Follow, meta: dict[str, Any]) -> 
     thread's key and a digest of its row (what changes when replies come: not the views),
     from the profile's :class:`ThreadRef` or the row a fallback read (its cursor, keyed by
     the thread's URL: :data:`crawler.learn.rows.ROW_FIELDS`); from a thread page, the
-    thread's key, carried on to its next pages."""
+    thread's key, carried on to its next pages (a walk's cursor names its first page)."""
     if page_kind is not PageKind.THREAD:
+        if follow.cursor.page > 1 and (first := follow.cursor.extra.get("first")):
+            return {"revisit_key": first}  # a walk's page read along a learner's kept page
         if follow.ref is not None:
             key, row = follow.ref.thread_id, follow.ref.as_dict()
         else:
