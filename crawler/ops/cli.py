@@ -108,22 +108,17 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if args.command == "learn":
+    if args.command in ("learn", "new-engine"):
+        try:
+            settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if args.command == "new-engine":
+            return new_engine(args.name, args.url, settings, spargs, args.pages, args.force)
         from crawler.ops.learn import main as learn  # imports Scrapy's machinery
 
-        try:
-            settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
         return learn(args.url, args.name, args.max_pages, settings, spargs)
-    if args.command == "new-engine":
-        try:
-            settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
-        except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        return new_engine(args.name, args.url, settings, spargs, args.pages, args.force)
     if args.command == "read":
         from crawler.ops.read import main as read  # noqa: PLC0415
 
