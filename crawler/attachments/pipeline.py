@@ -9,7 +9,7 @@ URL and stores whatever answered, a "no permission" page included.
 
 For each attachment, in this order (the first that decides):
 
-1. the outcome index (:class:`crawler.frontier.cluster.AttachmentOutcomes`, by site, engine
+1. the outcome index (:class:`crawler.frontier.cluster.StringHash` ``attachments``, by site, engine
    and attachment id, never by URL): an attachment stored, denied or too large in an earlier
    pass costs no request;
 2. a forum's price in credits, unless :setting:`CRAWLER_ATTACHMENT_SPEND_CREDITS`: denied;

@@ -32,8 +32,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-__all__ = ["AttachmentOutcomes", "Cluster", "RingUnstable", "SeedResult", "UsesFrontier",
-           "sum_outcomes",
+__all__ = ["Cluster", "RingUnstable", "SeedResult", "StringHash", "UsesFrontier", "sum_outcomes",
            "uses_frontier"]
 
 _OPS_NODE = "ops-cli"  # never joins the ring; names the Frontier's own (unused) keys
@@ -89,28 +88,10 @@ class ItemStream:
         return self.client.xtrim(self.key, minid=f"{ms}-{seq + 1}", approximate=False)
 
 
-class SiteTemplates:
-    """Learned site templates (JSON), one per host: every node reads the same one, so
-    a host that moves to another node keeps its template."""
-
-    def __init__(self, client: redis.Redis, key: str) -> None:
-        self.client = client
-        self.key = key
-
-    def get(self, host: str) -> str | None:
-        value = self.client.hget(self.key, host)
-        return None if value is None else value.decode()
-
-    def put(self, host: str, template: str) -> None:
-        self.client.hset(self.key, host, template)
-
-    def hosts(self) -> list[str]:
-        return sorted(h.decode() for h in self.client.hkeys(self.key))
-
-
-class AttachmentOutcomes:
-    """What became of each attachment (a JSON object per ``site|engine|id``), so a later
-    pass asks nothing of attachments already stored, denied or too large."""
+class StringHash:
+    """Strings in one Redis hash that every node reads alike: a learned site template per
+    host (a host that moves to another node keeps it), an attachment's outcome per
+    ``site|engine|id`` (a later pass asks nothing of files stored, denied or too large)."""
 
     def __init__(self, client: redis.Redis, key: str) -> None:
         self.client = client
@@ -120,8 +101,8 @@ class AttachmentOutcomes:
         value = self.client.hget(self.key, name)
         return None if value is None else value.decode()
 
-    def put(self, name: str, outcome: str) -> None:
-        self.client.hset(self.key, name, outcome)
+    def put(self, name: str, value: str) -> None:
+        self.client.hset(self.key, name, value)
 
 
 def _decode(mapping: dict[bytes, bytes]) -> dict[str, str]:
@@ -134,7 +115,7 @@ class Cluster:
     def __init__(self, client: redis.Redis, crawl: str) -> None:
         self.client = client
         self.keys = Keys(crawl)
-        self.attachments = AttachmentOutcomes(client, self.keys.attachments)
+        self.attachments = StringHash(client, self.keys.attachments)
 
     @classmethod
     def of(cls, crawler: Crawler) -> Cluster | None:
@@ -259,8 +240,8 @@ class Cluster:
         return ItemStream(self.client, self.keys.items)
 
     @property
-    def templates(self) -> SiteTemplates:
-        return SiteTemplates(self.client, self.keys.templates)
+    def templates(self) -> StringHash:
+        return StringHash(self.client, self.keys.templates)
 
     # -- status -----------------------------------------------------------------
 

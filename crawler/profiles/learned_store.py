@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from crawler.frontier.cluster import SiteTemplates
+    from crawler.frontier.cluster import StringHash
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ class MemoryTemplateStore:
 class ClusterTemplateStore(MemoryTemplateStore):
     """A :class:`MemoryTemplateStore` in front of the templates in the crawl's Redis."""
 
-    def __init__(self, templates: SiteTemplates, stats: StatsCollector) -> None:
+    def __init__(self, templates: StringHash, stats: StatsCollector) -> None:
         super().__init__()
         self.templates = templates
         self.stats = stats
