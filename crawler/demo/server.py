@@ -4,11 +4,12 @@ A :class:`Site` maps, for each of its hosts, a request target to a :class:`Respo
 generated (:class:`crawler.demo.content.GeneratedForum`) or loaded from a folder
 (:class:`crawler.demo.fixture_server.RoutesSite`). :class:`LoopbackServer` gives every host
 its own listening socket (127.0.0.1 on a free port unless told otherwise) and answers from the
-site, with optional per-host latency, fault hooks and robots.txt overrides. Every request goes
-to a :class:`~crawler.demo.recorder.Recorder`.
+site, with optional per-host latency. Every request goes to a
+:class:`~crawler.demo.recorder.Recorder`. (Tests add fault hooks and robots.txt overrides:
+``tests/sitekit/faulty.py``.)
 
 One thread accepts on all listening sockets; each connection gets a thread (HTTP/1.1 keep-alive),
-so a fault hook or a latency may simply block. :meth:`LoopbackServer.stop` cuts latencies short,
+so a latency (or a test's fault hook) may simply block. :meth:`LoopbackServer.stop` cuts latencies short,
 unblocks idle connections and joins every thread, so it returns at once.
 """
 
@@ -20,8 +21,7 @@ import selectors
 import socket
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from types import TracebackType
@@ -31,7 +31,7 @@ from crawler.demo.recorder import Recorder, RequestRecord
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Fault", "LoopbackServer", "Response", "RobotsConfig", "RobotsSpec", "Site"]
+__all__ = ["LoopbackServer", "Response", "Site"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,26 +57,11 @@ class Site(Protocol):
     def respond(self, host: int, target: str, origins: Sequence[str]) -> Response: ...
 
 
-# The answer of a fault hook: (status, headers, body); headers may replace Content-Type.
-FaultResult = tuple[int, Mapping[str, str], bytes]
-#: ``fault(target, hit) -> FaultResult | None``, ``hit`` counting earlier requests for that target.
-Fault = Callable[[str, int], FaultResult | None]
-# str -> 200 with that body; int -> that status, empty body; (status, body); None -> the site's own.
-RobotsSpec = str | int | tuple[int, str] | None
-RobotsConfig = Mapping[int, RobotsSpec] | Callable[[int], RobotsSpec] | None
-
-_PLAIN = "text/plain; charset=utf-8"
-
-
 class LoopbackServer:
     """Serve ``site`` on one listening socket per host; use as a context manager.
 
-    ``faults``: {host: :data:`Fault`}, called for every request after the site has answered,
-    to make a host misbehave: answer 429 with Retry-After, fail with 503, stall (wait on
-    :attr:`stopping`), ... ``robots``: {host: spec} or ``callable(host) -> spec``, evaluated per
-    request to ``/robots.txt``; a spec of None leaves it to the site. ``latency`` (``host_latency``
-    per host) delays every response, robots.txt included. ``addresses``: (address, port) per host,
-    default ``("127.0.0.1", 0)``. Can be started once.
+    ``latency`` (``host_latency`` per host) delays every response, robots.txt included.
+    ``addresses``: (address, port) per host, default ``("127.0.0.1", 0)``. Can be started once.
     """
 
     def __init__(
@@ -85,8 +70,6 @@ class LoopbackServer:
         *,
         latency: float = 0.0,
         host_latency: Mapping[int, float] | None = None,
-        faults: Mapping[int, Fault] | None = None,
-        robots: RobotsConfig = None,
         recorder: Recorder | None = None,
         addresses: Sequence[tuple[str, int]] | None = None,
     ) -> None:
@@ -99,10 +82,6 @@ class LoopbackServer:
             raise ValueError(f"{len(self.addresses)} addresses for {site.hosts} hosts")
         self.latency = latency
         self.host_latency = dict(host_latency or {})
-        self.faults = dict(faults or {})
-        self.robots = robots
-        self._hits: Counter[tuple[int, str]] = Counter()
-        self._hits_lock = threading.Lock()
         self._listeners: list[socket.socket] = []
         self._netlocs: list[str] = []
         self._origins: list[str] = []
@@ -178,45 +157,14 @@ class LoopbackServer:
 
     @property
     def stopping(self) -> threading.Event:
-        """Set by stop(); faults that stall should wait on it."""
+        """Set by stop(); a handler that stalls should wait on it."""
         return self._stopping
 
     # -- answering ----------------------------------------------------------
 
-    def robots_for(self, host: int) -> tuple[int, str]:
-        """(status, body) of ``/robots.txt`` on ``host``; a callable config is evaluated anew."""
-        response = self._robots_override(host)
-        if response is None:
-            response = self.site.respond(host, "/robots.txt", self._origins)
-        return response.status, response.body.decode()
-
-    def _robots_override(self, host: int) -> Response | None:
-        robots = self.robots
-        spec = robots(host) if callable(robots) else (robots or {}).get(host)
-        if spec is None:
-            return None
-        if isinstance(spec, str):
-            spec = (200, spec)
-        elif isinstance(spec, int):
-            spec = (spec, "")
-        return Response(spec[0], _PLAIN, spec[1].encode())
-
     def respond(self, host: int, target: str) -> Response:
-        """The response to ``target`` on ``host``: the site's, robots.txt's override, or a fault's."""
-        override = self._robots_override(host) if target == "/robots.txt" else None
-        response = self.site.respond(host, target, self._origins) if override is None else override
-        fault = self.faults.get(host)
-        if fault is None:
-            return response
-        with self._hits_lock:
-            hit = self._hits[(host, target)]
-            self._hits[(host, target)] += 1
-        if (result := fault(target, hit)) is None:
-            return response
-        status, headers, body = result
-        headers = dict(headers)
-        ctype = next((headers.pop(k) for k in list(headers) if k.lower() == "content-type"), None)
-        return Response(status, ctype or response.content_type, body, headers)
+        """The response to ``target`` on ``host``."""
+        return self.site.respond(host, target, self._origins)
 
     def delay(self, host: int) -> None:
         if (seconds := self.host_latency.get(host, self.latency)) > 0:

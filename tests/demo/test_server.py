@@ -13,6 +13,7 @@ import pytest
 
 from crawler.demo.recorder import Recorder
 from crawler.demo.server import LoopbackServer, Response
+from tests.sitekit.faulty import FaultyServer
 
 FIXED_DATE = "Sat, 02 Mar 2024 04:00:00 GMT"
 
@@ -79,12 +80,12 @@ def test_robots_overrides_and_the_sites_own() -> None:
         calls.append(host)
         return 503 if host == 0 else None
 
-    with LoopbackServer(TwoHosts(), robots=robots) as server:
+    with FaultyServer(TwoHosts(), robots=robots) as server:
         assert body_of(server.netlocs[0], "/robots.txt") == (503, b"")
         assert body_of(server.netlocs[1], "/robots.txt") == (200, b"User-agent: *\nDisallow: /private\n")
         assert server.robots_for(1) == (200, "User-agent: *\nDisallow: /private\n")
     assert calls == [0, 1, 1]  # evaluated once per request, and once per robots_for()
-    server = LoopbackServer(TwoHosts(), robots={0: "User-agent: *\nAllow: /\n", 1: (410, "gone")})
+    server = FaultyServer(TwoHosts(), robots={0: "User-agent: *\nAllow: /\n", 1: (410, "gone")})
     with server:
         assert body_of(server.netlocs[0], "/robots.txt") == (200, b"User-agent: *\nAllow: /\n")
         assert body_of(server.netlocs[1], "/robots.txt") == (410, b"gone")
@@ -99,7 +100,7 @@ def test_faults_count_hits_per_target_and_replace_the_content_type() -> None:
             return 429, {"Retry-After": "3", "content-type": "text/html; charset=latin-1"}, b"slow down"
         return None
 
-    with LoopbackServer(TwoHosts(), faults={0: fault}) as server:
+    with FaultyServer(TwoHosts(), faults={0: fault}) as server:
         first = get(server.netlocs[0], "/")
         assert first.status == 429 and first.headers["Retry-After"] == "3"
         assert first.headers.get_all("Content-Type") == ["text/html; charset=latin-1"]
@@ -116,7 +117,7 @@ def test_a_failing_fault_drops_the_connection_records_500_and_serving_goes_on() 
             raise ZeroDivisionError("a bug in a fault hook")
         return None
 
-    with LoopbackServer(TwoHosts(), faults={0: broken}) as server:
+    with FaultyServer(TwoHosts(), faults={0: broken}) as server:
         with pytest.raises((http.client.RemoteDisconnected, ConnectionError)):
             get(server.netlocs[0], "/bug")
         assert get(server.netlocs[0], "/").status == 200
@@ -174,7 +175,7 @@ def test_stop_ends_stalls_latencies_and_idle_connections_at_once() -> None:
         server.stopping.wait(30)
         return None
 
-    server = LoopbackServer(TwoHosts(), latency=30, host_latency={0: 0}, faults={0: stall}).start()
+    server = FaultyServer(TwoHosts(), latency=30, host_latency={0: 0}, faults={0: stall}).start()
     idle = http.client.HTTPConnection(server.netlocs[1], timeout=5)
     idle.connect()
     clients = [threading.Thread(target=lambda n=n: _quietly(n)) for n in server.netlocs]

@@ -54,14 +54,14 @@ def test_robots_failures_disallow_until_a_fetch_succeeds(redis_server, nodes):
 
 
 def test_robots_txt_answering_429_waits_its_retry_after_in_the_host_gate(redis_server, nodes):
-    from crawler.demo.server import LoopbackServer  # noqa: PLC0415
     from tests.helpers.graph_site import GraphSite, Page  # noqa: PLC0415
+    from tests.sitekit.faulty import FaultyServer  # noqa: PLC0415
 
     def busy_once(target: str, hit: int):
         return (429, {"Retry-After": "3"}, b"") if target == "/robots.txt" and hit == 0 else None
 
     site = GraphSite([{"/": Page(links=((0, "/a"),)), "/a": Page()}])
-    with LoopbackServer(site, faults={0: busy_once}) as server:
+    with FaultyServer(site, faults={0: busy_once}) as server:
         node = nodes("crawler-0", [server.origins[0] + "/"],
                      **{**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0,
                         "CRAWLER_BACKOFF_BASE": 0.1, "CRAWLER_BACKOFF_MAX": 1})

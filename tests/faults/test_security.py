@@ -17,6 +17,7 @@ from tests.helpers import ROOT
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.k8s import find, render
 from tests.helpers.nodes import COMMON
+from tests.sitekit.faulty import FaultyServer
 
 if TYPE_CHECKING:
     from tests.helpers.redis_server import RedisServer
@@ -90,8 +91,8 @@ def test_a_retried_request_cannot_be_redirected_off_site(redis_server: RedisServ
     def fail_once(target: str, hit: int):
         return (503, {}, b"") if target == "/" and hit == 0 else None
 
-    with LoopbackServer(site, addresses=[("127.0.0.1", 0), ("127.0.0.2", 0)],
-                        faults={0: fail_once}) as server:
+    with FaultyServer(site, addresses=[("127.0.0.1", 0), ("127.0.0.2", 0)],
+                      faults={0: fail_once}) as server:
         node = nodes("n0", [server.origins[0] + "/"], REDIS_URL=redis_server.url,
                      **{**COMMON, "DOWNLOAD_DELAY": 0, "CRAWLER_BACKOFF_BASE": 0.1,
                         "CRAWLER_BACKOFF_MAX": 0.5})

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from crawler.demo.server import LoopbackServer
 from crawler.frontier.cluster import Cluster
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring
@@ -19,6 +18,7 @@ from crawler.settings_defaults import DEFAULTS
 from tests.helpers.changing_forum import ChangingForum, version1
 from tests.helpers.nodes import COMMON
 from tests.helpers.ops import wait_until
+from tests.sitekit.faulty import FaultyServer
 
 if TYPE_CHECKING:
     from tests.helpers.redis_server import RedisServer
@@ -53,7 +53,7 @@ def test_new_posts_appear_after_the_owner_dies_mid_revisit(redis_server: RedisSe
             requested.set()
             owner_dead.wait(60)
 
-    with LoopbackServer(site, faults={0: hold_first_revisit}) as server:
+    with FaultyServer(site, faults={0: hold_first_revisit}) as server:
         url = server.origins[0] + site.start
         cluster = {name: nodes(name, [url], spider="phpbb", REDIS_URL=redis_server.url, **WATCH)
                    for name in ("w0", "w1")}

@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from crawler.demo.recorder import Recorder, RequestRecord
-from crawler.demo.server import Fault, LoopbackServer, RobotsConfig, RobotsSpec
 from tests.sitekit.content import DEFAULT_ROBOTS, ForumShape, GeneratedForum, Node
+from tests.sitekit.faulty import Fault, FaultyServer, RobotsConfig, RobotsSpec
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class SiteServer:
         self.content = GeneratedForum(hosts, pages_per_host, seed, shape=shape, cross_links=cross_links,
                                       broken_links=broken_links)
         self.recorder = Recorder(hosts)
-        self.server = LoopbackServer(self.content, latency=latency, host_latency=host_latency, faults=faults,
+        self.server = FaultyServer(self.content, latency=latency, host_latency=host_latency, faults=faults,
                                      robots=robots, recorder=self.recorder)
 
     # -- lifecycle ------------------------------------------------------------
