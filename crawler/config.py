@@ -119,7 +119,8 @@ def check_zone(name: str, raw: Any) -> str:
     try:
         ZoneInfo(str(raw))
     except (ValueError, KeyError, OSError):
-        raise ConfigError(f"{name} ({raw!r}) is not an IANA time zone, e.g. Asia/Shanghai") from None
+        raise ConfigError(
+            f"{name} ({raw!r}) is not an IANA time zone, e.g. Asia/Shanghai") from None
     return str(raw)
 
 

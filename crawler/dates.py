@@ -226,7 +226,8 @@ def _parse_dateparser(
     }
     if date_order:
         settings["DATE_ORDER"] = date_order
-    value = dateparser.parse(text, languages=list(languages) if languages else None, settings=settings)
+    value = dateparser.parse(text, languages=list(languages) if languages else None,
+                             settings=settings)
     if value is None:
         logger.debug("Unparsed date %(text)r", {"text": text})
     return value

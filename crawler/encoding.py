@@ -171,7 +171,8 @@ class CharsetMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         if not isinstance(response, TextResponse) or not response.body:
             return response
-        header = http_content_type_encoding(response.headers.get(b"Content-Type", b"").decode("latin-1"))
+        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
+        header = http_content_type_encoding(content_type)
         default = getattr(self.crawler.spider, "default_charset", None)
         encoding, source = detect_encoding(response.body, header_charset=header, default=default)
         if _canonical(response.encoding) == encoding:

@@ -30,7 +30,8 @@ class Setting:
 
     @property
     def type_text(self) -> str:
-        text = {"codes": "list of int", "zones": "dict", "zone": "str", "crawl_id": "str"}.get(self.kind, self.kind)
+        names = {"codes": "list of int", "zones": "dict", "zone": "str", "crawl_id": "str"}
+        text = names.get(self.kind, self.kind)
         if self.low is not None and self.high is not None:
             text += f" {_num(self.low)}..{_num(self.high)}"
         elif self.low is not None:

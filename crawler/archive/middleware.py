@@ -6,10 +6,11 @@ robots.txt middleware (100): it sees each response as it came off the wire (body
 de-chunked by Scrapy, content encoding kept), every redirect hop, every retry attempt,
 every robots.txt and every 304. Not archived: the login flow's fetches (meta
 ``crawler_login``: a password in a POST body, session cookies) and pages
-:mod:`crawler.login` marks ``not_content`` (login walls, denial pages, bot challenges). A request refused before the download (robots.txt, the
-netguard, offsite) never reaches it, so it is never archived; nor is a response served
-from Scrapy's HTTP cache or made up by another middleware (only requests that passed
-through :meth:`process_request`, i.e. went to the download handler, are written).
+:mod:`crawler.login` marks ``not_content`` (login walls, denial pages, bot challenges).
+A request refused before the download (robots.txt, the netguard, offsite) never reaches it,
+so it is never archived; nor is a response served from Scrapy's HTTP cache or made up by
+another middleware (only requests that passed through :meth:`process_request`, i.e. went to
+the download handler, are written).
 
 Fetches are buffered and written in batches (a full batch, every second, and at the
 close): one Redis round trip per batch stores the digests of the previous batch and reads

@@ -6,7 +6,8 @@ which pywb and ReplayWeb.page read), ``datapackage.json`` with a SHA-256 per fil
 ``datapackage-digest.json``. Written here, because py-wacz's own detection lists every
 HTML response (or none without ``--detect-pages``): ``pages/pages.jsonl``, one line per
 thread (or article) first page, titled with the thread's title. The crawl notes those in
-its WARC files as ``metadata`` records (:meth:`crawler.archive.middleware.WarcMiddleware.item_scraped`);
+its WARC files as ``metadata`` records
+(:meth:`crawler.archive.middleware.WarcMiddleware.item_scraped`);
 a page is listed at its first capture. WARC files of every node in DIR are packed, in
 name order (``*.warc.gz``; files still being written, ``*.open``, are not, and are named;
 a killed run's ``.open`` files are closed first and packed). A damaged or cut file stops it

@@ -96,12 +96,14 @@ def run_crawls(sites: FixtureSites, names: list[str], args: argparse.Namespace,
                "-s", f"CRAWLER_CRAWL_ID={name}", "-s", f"CRAWLER_STATE_DIR={state}",
                "-s", f"CRAWLER_STATS_FILE={state / (name + '.stats.json')}",
                "-s", f"DOWNLOAD_DELAY={args.delay}",
-               "-s", "CRAWLER_PROGRESS_INTERVAL=5", "-s", f"LOG_FILE={log}", "-s", "LOG_FILE_APPEND=False",
+               "-s", "CRAWLER_PROGRESS_INTERVAL=5",
+               "-s", f"LOG_FILE={log}", "-s", "LOG_FILE_APPEND=False",
                "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]  # the demo's sites are on 127.0.0.1
         for key, value in sites.arguments(name).items():
             cmd += ["-a", f"{key}={value}"]
         print(f"Crawling {name} with `scrapy crawl {crawl.spider}` (log: {log})", flush=True)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")]))}
+        path = os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")]))
+        env = {**os.environ, "PYTHONPATH": path}
         proc = subprocess.Popen(cmd, cwd=PROJECT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE)
         running.append((crawl, proc, out))
@@ -111,7 +113,8 @@ def run_crawls(sites: FixtureSites, names: list[str], args: argparse.Namespace,
         if proc.returncode and err:
             sys.stderr.write(err.decode(errors="replace")[-2000:])
         if out.exists():
-            crawl.items = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
+            lines = out.read_text(encoding="utf-8").splitlines()
+            crawl.items = [json.loads(line) for line in lines if line]
         stats_file = state / f"{crawl.site}.stats.json"
         if stats_file.exists():
             crawl.stats = json.loads(stats_file.read_text())
@@ -120,7 +123,8 @@ def run_crawls(sites: FixtureSites, names: list[str], args: argparse.Namespace,
     return [crawl for crawl, _, _ in running]
 
 
-def summary(crawls: list[Crawl], sites: FixtureSites, elapsed: float, args: argparse.Namespace) -> str:
+def summary(crawls: list[Crawl], sites: FixtureSites, elapsed: float,
+            args: argparse.Namespace) -> str:
     kinds = Counter(item.get("item_type", "record") for c in crawls for item in c.items)
     pages = sum(c.stats.get("response_received_count", 0) for c in crawls)
     failures = sum(c.stats.get("outcomes/failed", 0) for c in crawls)

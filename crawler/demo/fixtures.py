@@ -95,7 +95,8 @@ class FixtureSites:
         """Per site: (peak requests in flight, smallest gap in seconds between request starts),
         as the server saw them (robots.txt included)."""
         return {name: (peak, gap) for name, peak, gap in
-                zip(self.names, self.recorder.peak_inflight(), self.recorder.min_gaps(), strict=True)}
+                zip(self.names, self.recorder.peak_inflight(), self.recorder.min_gaps(),
+                    strict=True)}
 
     def requests(self) -> int:
         return len(self.recorder.requests)

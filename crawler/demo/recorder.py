@@ -64,7 +64,8 @@ class Recorder:
     serving thread and outside the lock (the benchmarks write their access log with it).
     """
 
-    def __init__(self, hosts: int, on_record: Callable[[RequestRecord], None] | None = None) -> None:
+    def __init__(self, hosts: int,
+                 on_record: Callable[[RequestRecord], None] | None = None) -> None:
         self.hosts: int = hosts
         self._on_record = on_record
         # RLock so that wait_for() predicates may call the (locking) query methods.

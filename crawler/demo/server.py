@@ -9,8 +9,8 @@ site, with optional per-host latency. Every request goes to a
 ``tests/sitekit/faulty.py``.)
 
 One thread accepts on all listening sockets; each connection gets a thread (HTTP/1.1 keep-alive),
-so a latency (or a test's fault hook) may simply block. :meth:`LoopbackServer.stop` cuts latencies short,
-unblocks idle connections and joins every thread, so it returns at once.
+so a latency (or a test's fault hook) may simply block. :meth:`LoopbackServer.stop` cuts
+latencies short, unblocks idle connections and joins every thread, so it returns at once.
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ class LoopbackServer:
             raise RuntimeError("a server can only be started once")
         try:
             for address, port in self.addresses:
-                listener = socket.create_server((address, port), backlog=512)  # crawlers open many at once
+                # a big backlog: crawlers open many connections at once
+                listener = socket.create_server((address, port), backlog=512)
                 listener.setblocking(False)  # one thread accepts on all of them
                 self._listeners.append(listener)
         except OSError:
@@ -263,7 +264,7 @@ class _Handler(BaseHTTPRequestHandler):
                        **response.headers, "Content-Length": str(len(response.body))}
             for name, value in headers.items():
                 self.send_header(name, value)
-            # Record before writing anything: a client holding the response always finds it recorded.
+            # Record before writing anything: a client holding the response finds it recorded.
             recorded = True
             record()
             self.end_headers()

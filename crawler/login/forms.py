@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 #: Any page's login form: the form that holds a password input
 PASSWORD_FORM = "//form[.//input[translate(@type, 'PASSWORD', 'password')='password']]"
 #: A link that logs out: never fetched while a session is in use, and the sign of one
-LOGOUT = re.compile(r"(?:[?&](?:mode|action|do)=log_?out\b|/log_?out\b|[?&]mod=logging&action=logout)",
-                    re.IGNORECASE)
+LOGOUT = re.compile(
+    r"(?:[?&](?:mode|action|do)=log_?out\b|/log_?out\b|[?&]mod=logging&action=logout)",
+    re.IGNORECASE)
 #: A login form that asks a CAPTCHA or a question (Discuz! seccode/secqaa, MyBB's captcha
 #: after failed logins, reCAPTCHA, hCaptcha, Turnstile): no password login is possible
 _CAPTCHA = re.compile(r"captcha|seccode|secqaa|secanswer|imagestring|cf-turnstile", re.IGNORECASE)

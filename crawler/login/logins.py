@@ -37,7 +37,7 @@ from crawler.login.forms import (
 )
 from crawler.login.pages import Walls
 from crawler.login.session import LOCK_TTL_MS, MemoryStore, SessionStore
-from crawler.login.signin import LoginFailed, sleep_for, sign_in
+from crawler.login.signin import LoginFailed, sign_in, sleep_for
 
 if TYPE_CHECKING:
 
@@ -311,7 +311,8 @@ class Logins:
             if self.versions.get(site) != used:
                 return True  # renewed on this node meanwhile
             stored = self.store.load(site)
-            if stored and stored["version"] != used and stored.get("user") == self.credentials[site].username:
+            user = self.credentials[site].username
+            if stored and stored["version"] != used and stored.get("user") == user:
                 self.install(site, stored)  # another node renewed it
                 return True
             when, version = self.checked.get(site, (0.0, None))

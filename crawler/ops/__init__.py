@@ -1,1 +1,2 @@
-"""Operating a crawl: the ``python -m crawler`` commands, progress, health, metrics, the item sink."""
+"""Operating a crawl: the ``python -m crawler`` commands, progress, health, metrics, the item
+sink."""

@@ -96,7 +96,8 @@ def parser() -> argparse.ArgumentParser:
                    help="a setting for the crawl, as for scrapy crawl (e.g. -s "
                    "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True for a site on a local address)")
     p.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE",
-                   help="a forum spider argument, as for scrapy crawl (e.g. -a timezone=Asia/Shanghai)")
+                   help="a forum spider argument, as for scrapy crawl "
+                        "(e.g. -a timezone=Asia/Shanghai)")
     add_new_engine(sub)
     p = sub.add_parser("read", help="print the posts the generic reader finds on one page")
     p.add_argument("source", metavar="FILE|URL")

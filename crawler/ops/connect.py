@@ -67,7 +67,8 @@ def open_target(args: argparse.Namespace, *, must_exist: bool = True) -> Target:
     else:
         # --state-dir as typed (relative to here); the setting as a crawl reads it (relative
         # to the project)
-        state_dir = Path(args.state_dir) if args.state_dir else state_root(settings.get("CRAWLER_STATE_DIR"))
+        state_dir = (Path(args.state_dir) if args.state_dir
+                     else state_root(settings.get("CRAWLER_STATE_DIR")))
         if is_crawl_state(state_dir) and (not crawl or crawl == state_dir.name):
             # the folder a crawl logs ("Embedded Redis ... serving <dir>/<crawl id>")
             state_dir, crawl = state_dir.parent, state_dir.name

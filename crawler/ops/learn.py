@@ -35,7 +35,8 @@ SHOWN_POSTS = 5
 
 
 def learn_url(url: str, max_pages: int = 60, settings: dict[str, str] | None = None,
-              spider_args: dict[str, str] | None = None, posts: list[Post] | None = None) -> Template | str:
+              spider_args: dict[str, str] | None = None,
+              posts: list[Post] | None = None) -> Template | str:
     """The template learned on ``url``'s site, or why none was: ``fetched N pages: <reason>``.
 
     ``settings`` (``-s NAME=VALUE``) and ``spider_args`` (``-a NAME=VALUE``) go to the crawl
@@ -84,9 +85,11 @@ def learn_url(url: str, max_pages: int = 60, settings: dict[str, str] | None = N
     return f"fetched {fetched} pages: {reason}"
 
 
-def _preflight(url: str, settings: Any, given: dict[str, str], arguments: dict[str, str]) -> str | None:
+def _preflight(url: str, settings: Any, given: dict[str, str],
+               arguments: dict[str, str]) -> str | None:
     """Why the crawl would fetch nothing, said before it starts: a mistyped or bad setting or
-    spider argument, a start URL the netguard refuses (``-s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True``)."""
+    spider argument, a start URL the netguard refuses
+    (``-s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True``)."""
     from crawler.spiders.forum import ForumSpider
 
     checked = settings.copy()
@@ -130,5 +133,6 @@ def _first_posts(posts: list[Post]) -> str:
     for post in posts:
         author = post.author.name if post.author else None
         words = " ".join((post.body_text or "").split())[:70]
-        lines.append(f"  #{post.position} {author or '?'} {post.created or post.created_raw or '?'}: {words}")
+        created = post.created or post.created_raw or "?"
+        lines.append(f"  #{post.position} {author or '?'} {created}: {words}")
     return "\n".join(lines)

@@ -45,8 +45,8 @@ def disabled(component: type | object, reason: str) -> NotConfigured:
 
 #: Loggers that report one failed download each, with a traceback: Scrapy's retry middleware
 #: ("Gave up retrying"), its robots.txt middleware, and the scraper (a download error).
-HOST_ERROR_LOGGERS = ("scrapy.downloadermiddlewares.retry", "scrapy.downloadermiddlewares.robotstxt",
-                      "scrapy.core.scraper")
+HOST_ERROR_LOGGERS = ("scrapy.downloadermiddlewares.retry",
+                      "scrapy.downloadermiddlewares.robotstxt", "scrapy.core.scraper")
 #: How those loggers begin a failed download's message (Scrapy 2.19's wording).
 _DOWNLOAD_ERRORS = ("Error downloading", "Gave up retrying")
 _HOST_DOWN = ("Cannot download from %(host)s: %(error)s (%(request)s); further download errors "
@@ -77,7 +77,8 @@ class OncePerHost(logging.Filter):
             return True
         self.hosts.add(host)
         record.levelno, record.levelname = logging.WARNING, "WARNING"
-        record.msg, record.args = _HOST_DOWN, {"host": host, "error": str(error).strip(), "request": request}
+        record.msg = _HOST_DOWN
+        record.args = {"host": host, "error": str(error).strip(), "request": request}
         return True
 
 

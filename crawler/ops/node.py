@@ -1,4 +1,5 @@
-"""``python -m crawler node SPIDER [scrapy crawl options]``: run one node, configured by its environment.
+"""``python -m crawler node SPIDER [scrapy crawl options]``: run one node, configured by its
+environment.
 
 The container's entry point. Scrapy 2.19 reads no settings from the environment
 (only ``SCRAPY_SETTINGS_MODULE``, ``SCRAPY_PROJECT``, ``SCRAPY_CHECK`` and

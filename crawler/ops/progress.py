@@ -353,7 +353,8 @@ def state_location(crawler: Crawler) -> str:
     if not crawler.settings.get("REDIS_URL"):
         if where := getattr(crawler, "_crawler_state_dir", None):  # set once Redis started
             return where
-        return str(crawl_state_dir(config.value(crawler.settings, "CRAWLER_STATE_DIR"), crawl_id(crawler)))
+        state_root = config.value(crawler.settings, "CRAWLER_STATE_DIR")
+        return str(crawl_state_dir(state_root, crawl_id(crawler)))
     from crawler.redis import redact  # noqa: PLC0415
 
     return redact(crawler.settings.get("REDIS_URL") or "?")

@@ -38,7 +38,8 @@ def render(status: dict[str, Any], url: str) -> str:
                        f"(limit {b['error_rate']:g})")]
     lines.append(f"items in stream: {status['items_stream']}")
     if templates := status["site_templates"]:
-        shown = ", ".join(templates[:5]) + (f" and {len(templates) - 5} more" if len(templates) > 5 else "")
+        more = f" and {len(templates) - 5} more" if len(templates) > 5 else ""
+        shown = ", ".join(templates[:5]) + more
         lines.append(f"learned site templates: {len(templates)} ({shown})")
     r = status["revisits"]
     if r["hosts"]:
