@@ -151,12 +151,3 @@ def is_wordpress(response: Response) -> bool:
     generator = response.css('meta[name="generator"]::attr(content)').get("")
     return generator.startswith("WordPress") or bool(response.css('link[href*="/wp-content/"], '
                                                                   'script[src*="/wp-includes/"]'))
-
-
-def form_of_engine(engine: str) -> LoginForm | None:
-    if engine == "wordpress":
-        return WORDPRESS
-    from crawler.profiles import REGISTRY
-
-    profile = REGISTRY.get(engine)
-    return profile.login if profile is not None else None

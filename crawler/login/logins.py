@@ -28,11 +28,11 @@ from crawler.login.credentials import (
     from_arguments,
     from_settings,
 )
+from crawler.login.engines import form_of_engine
 from crawler.login.evasive import TRIES, Evasive, kind_of
 from crawler.login.forms import (
     WORDPRESS,
     LoginForm,
-    form_of_engine,
     is_wordpress,
 )
 from crawler.login.pages import Walls

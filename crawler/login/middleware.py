@@ -36,8 +36,9 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
+from crawler.login.engines import form_of_engine
 from crawler.login.evasive import Evasive
-from crawler.login.forms import LOGOUT, LoginForm, form_of_engine
+from crawler.login.forms import LOGOUT, LoginForm
 from crawler.login.logins import LoginFailed, Logins
 from crawler.login.pages import (
     Walls,

@@ -19,7 +19,7 @@ from scrapy.utils.test import get_crawler
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
 from crawler.login.evasive import PROXY, QUESTION, RELOAD, Evasive, kind_of
-from crawler.login.logins import form_of_engine
+from crawler.login.engines import form_of_engine
 from crawler.login.pages import wall_of
 
 PAGES = Path(__file__).parent / "pages"

@@ -13,7 +13,7 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from crawler.login import CHALLENGE, LOGIN_REQUIRED
-from crawler.login.forms import form_of_engine
+from crawler.login.engines import form_of_engine
 from crawler.login.pages import is_challenge, wall_of
 
 PAGES = Path(__file__).parent / "pages"

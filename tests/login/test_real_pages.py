@@ -12,7 +12,7 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from crawler.login import LOGIN_REQUIRED
-from crawler.login.logins import form_of_engine
+from crawler.login.engines import form_of_engine
 from crawler.login.pages import has_login_form, wall_of
 from crawler.profiles import REGISTRY
 
