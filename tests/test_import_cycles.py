@@ -2,7 +2,7 @@
 
 Imports under ``if TYPE_CHECKING:`` are left out: they never run. A package counts as its
 ``__init__`` module, so ``from crawler.profiles import REGISTRY`` depends on every module the
-package imports.
+package imports; a package that walks its folder with ``pkgutil`` imports all its modules.
 """
 
 from __future__ import annotations
@@ -54,9 +54,11 @@ def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = defaultdict(set)
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for target in _imports(ast.parse(path.read_text(encoding="utf-8")), package):
-            if target in modules and target != name:
-                graph[name].add(target)
+        source = path.read_text(encoding="utf-8")
+        targets = _imports(ast.parse(source), package)
+        if path.name == "__init__.py" and "pkgutil.iter_modules" in source:
+            targets += [m for m in modules if m.rpartition(".")[0] == name]
+        graph[name].update(t for t in targets if t in modules and t != name)
     return graph
 
 
