@@ -191,11 +191,12 @@ class Exchange:
         ``partial`` (each heartbeat), also those of host batches not done yet (their hosts
         stay parked in Redis)."""
         engine = self.crawler.engine
-        slot = getattr(engine.scraper, "slot", None) if engine else None
+        slot = engine.scraper.slot if engine is not None else None
         scraping = slot.active if slot is not None else ()
-        engine_slot = getattr(engine, "_slot", None)
-        if engine_slot is not None:
-            self.leases.settle_finished(engine_slot.inprogress, scraping)
+        if slot is not None:
+            # in the downloader (its middlewares included), then scraped: a request moves
+            # from one set to the other in one call, so one it is in neither is done with
+            self.leases.settle_finished(engine.downloader.active, scraping)
         released = self.acks.release(scraping)
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
