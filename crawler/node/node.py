@@ -311,7 +311,7 @@ class Node:
         self.politeness.longer_gap(host, gap)
 
     def add_ack_barrier(self, barrier: Callable[[], bool]) -> None:
-        # after the feeds, before the item digests and revisit state (crawler.durable)
+        # before the item digests and revisit state (crawler.durable)
         self.durability.add_output(barrier)
 
     def health(self) -> dict[str, Any]:
