@@ -164,15 +164,16 @@ def test_unknown_fallback_is_a_one_line_error() -> None:
         LocalForumSpider.check_arguments(start_url="http://bbs.example/", fallback="discuz")
 
 
-def test_records_carry_every_item_field_the_profile_reads() -> None:
-    # What the spider adds (site, engine, fetch time) and the pipelines compute are the rest.
-    added = {"item_type", "site", "engine", "crawled_at", "created", "body_text", "last_post_at"}
-    assert {f.name for f in fields(Post)} - added == {f.name for f in fields(PostRecord)}
-    assert {f.name for f in fields(Thread)} - added == {f.name for f in fields(ThreadRecord)}
-    record = PostRecord(post_id="9", thread_id="1", url="u", position=2, quoted_post_ids=["3"], edited=True)
-    item = record.to_item(site="s", engine="e", crawled_at="t")
-    assert {f.name: getattr(item, f.name) for f in fields(PostRecord)} == {
-        f.name: getattr(record, f.name) for f in fields(PostRecord)
-    }
+def test_a_profiles_record_is_the_item_the_spider_stamps() -> None:
+    # one record shape (issue 38 item 7): no second list of the item's fields to drift
+    assert PostRecord is Post and ThreadRecord is Thread
+    record = PostRecord(post_id="9", thread_id="1", url="u", position=2, quoted_post_ids=["3"],
+                        edited=True)
+    item = record.stamped(site="s", engine="e", crawled_at="t")
+    stamped = {"site", "engine", "crawled_at"}
+    assert {f.name: getattr(item, f.name) for f in fields(Post) if f.name not in stamped} == {
+        f.name: getattr(record, f.name) for f in fields(Post) if f.name not in stamped}
+    assert (item.site, item.engine, item.crawled_at) == ("s", "e", "t")
+    assert (record.site, record.engine, record.crawled_at) == ("", "", None)  # a copy is stamped
     thread = ThreadRecord(thread_id="1", url="u", title="T", reply_count=3, last_post_at_raw="x")
-    assert thread.to_item(site="s", engine="e", crawled_at="t").last_post_at_raw == "x"
+    assert thread.stamped(site="s", engine="e", crawled_at="t").last_post_at_raw == "x"
