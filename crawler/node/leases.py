@@ -73,6 +73,10 @@ class AckQueue:
     def __bool__(self) -> bool:
         return bool(self.held or self.queued)
 
+    def holding(self) -> bool:
+        """Acks held while Scrapy still scrapes their responses."""
+        return bool(self.held)
+
     def due(self) -> bool:
         """Any ack queued for the next flush."""
         return bool(self.queued)
