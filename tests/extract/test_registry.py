@@ -66,7 +66,8 @@ class Template(ForumProfile, register=False):
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
         return None
 
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(self, response: TextResponse, cursor: PageCursor,
+                     ref: ThreadRef | None) -> ThreadPage:
         post = PostRecord(post_id="1", thread_id="7", url=response.url, body_html=self.body)
         return ThreadPage(thread=None, posts=[post], next=None, stats=["template/pages"])
 
@@ -84,13 +85,16 @@ class LocalForumSpider(ForumSpider):
 
 
 def spider(**kwargs: Any) -> ForumSpider:
-    crawler = get_crawler(LocalForumSpider, settings_dict={"ADDONS": {}, "TEMPLATE_BODY": "<p>learned</p>"})
-    crawler.spider = LocalForumSpider.from_crawler(crawler, start_url="http://bbs.example/", **kwargs)
+    crawler = get_crawler(LocalForumSpider,
+                          settings_dict={"ADDONS": {}, "TEMPLATE_BODY": "<p>learned</p>"})
+    crawler.spider = LocalForumSpider.from_crawler(crawler, start_url="http://bbs.example/",
+                                                   **kwargs)
     return crawler.spider
 
 
 def fluxbb_index(extra: bytes = b"") -> HtmlResponse:
-    body = (SITES / "generic_fluxbb" / "index.html").read_bytes().replace(b"</body>", extra + b"</body>")
+    body = (SITES / "generic_fluxbb" / "index.html").read_bytes()
+    body = body.replace(b"</body>", extra + b"</body>")
     return HtmlResponse(url="http://bbs.example/index.php", body=body, encoding="utf-8")
 
 
@@ -98,7 +102,8 @@ def test_engines_in_detect_order_and_fallbacks_apart() -> None:
     orders = [p.detect_order for p in REGISTRY.engines]
     assert orders == sorted(orders) and None not in orders
     assert Learned in REGISTRY.fallbacks and Learned not in REGISTRY.engines
-    assert REGISTRY.fallbacks[-1] is Learned, "the learned fallback reads anything: it must be the last resort"
+    assert REGISTRY.fallbacks[-1] is Learned, \
+        "the learned fallback reads anything: it must be the last resort"
     # Markup versions inherit the order but not the registration.
     assert VBulletin3 not in REGISTRY.engines and REGISTRY.get("vbulletin") is not VBulletin3
 
@@ -122,7 +127,8 @@ def test_no_engine_uses_the_json_or_html_base_it_does_not_need() -> None:
     # An engine is read through a JSON API, with CSS selectors, or with a template made by
     # `python -m crawler new-engine`: one of the three bases, never two.
     for profile in REGISTRY.engines:
-        bases = [b for b in (JsonApiProfile, HtmlForumProfile, TemplateProfile) if issubclass(profile, b)]
+        bases = [b for b in (JsonApiProfile, HtmlForumProfile, TemplateProfile)
+                 if issubclass(profile, b)]
         assert len(bases) == 1, f"{profile.name}: {bases}"
         if bases == [JsonApiProfile]:
             assert not hasattr(profile, "_post_body")
