@@ -341,9 +341,13 @@ def _durable(plugin: Any) -> Any:
     return DURABLE_PLUGINS.get(load_object(plugin), plugin)
 
 
+_UNFLUSHABLE_SAID: set[Any] = set()  # once per plugin, not per batch
+
+
 def _say_unflushable(uri: str, feed_options: dict[str, Any] | None) -> None:
     for plugin in (feed_options or {}).get("postprocessing") or ():
-        if not issubclass(load_object(plugin), _Flushed):
+        if not issubclass(load_object(plugin), _Flushed) and plugin not in _UNFLUSHABLE_SAID:
+            _UNFLUSHABLE_SAID.add(plugin)
             logger.warning("Feed %(uri)s: the post-processing plugin %(plugin)s cannot be "
                            "flushed before pages are acked: items it holds when the crawl "
                            "is killed are lost (crawler.feeds has durable gzip, bz2 and "
