@@ -20,6 +20,8 @@ class ClusterAddon:
     - sets every ``CRAWLER_*`` default (lowest priority, so project, spider and
       command-line values win);
     - makes :class:`crawler.scheduler.Scheduler` the scheduler;
+    - makes feeds durable before acks (:mod:`crawler.feeds`: the file and stdout storages,
+      Scrapy's gzip, bz2 and lzma plugins in their flushable form);
     - adds the lease-settling middlewares and the politeness-aware robots.txt
       middleware;
     - leaves :setting:`DOWNLOAD_DELAY` (and a spider's ``download_delay``, which Scrapy
@@ -35,6 +37,7 @@ class ClusterAddon:
         from scrapy.spidermiddlewares.depth import DepthMiddleware  # noqa: PLC0415
         from scrapy.spidermiddlewares.urllength import UrlLengthMiddleware  # noqa: PLC0415
 
+        from crawler.feeds import use_durable_feeds  # noqa: PLC0415
         from crawler.fetch_policy import RedirectOffsiteMiddleware  # noqa: PLC0415
         from crawler.netguard import offline_public_suffix_list  # noqa: PLC0415
         from crawler.node.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
@@ -43,6 +46,8 @@ class ClusterAddon:
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")
+        # feeds that hold a page's items before it is acked (crawler/feeds.py)
+        use_durable_feeds(settings)
         # Forum and blog pages are small: Scrapy's 1 GiB limit lets one response take a
         # node's memory (over the limit: outcomes/filtered/too_large); a project's wins
         settings.set("DOWNLOAD_MAXSIZE", MAXSIZE, "addon")

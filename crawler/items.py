@@ -7,6 +7,10 @@ Each item has a :meth:`key` giving its stable identity, used by
 :class:`crawler.pipelines.DedupPipeline`: engine ids where the engine has them, never the raw URL
 of a page (URLs carry session ids and page numbers).
 
+A forum profile reads a :class:`Thread` or a :class:`Post` off a page directly (the one record
+shape: :mod:`crawler.profiles.records` names them ``ThreadRecord`` and ``PostRecord``); the
+spider stamps the site, the engine and the fetch time with :meth:`Thread.stamped`.
+
 Dates: the profiles fill the ``*_raw`` fields with what the page shows (a ``title`` attribute
 over the display text when both exist); :class:`crawler.pipelines.NormalizeDatesPipeline` turns
 them into timezone-aware ISO 8601 strings in ``created``, ``published`` and so on.
@@ -14,7 +18,8 @@ them into timezone-aware ISO 8601 strings in ``created``, ``published`` and so o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Self
 
 __all__ = ["Article", "Attachment", "Author", "Board", "Comment", "Post", "Thread"]
 
@@ -58,12 +63,21 @@ class Attachment:
     status: str | None = None
 
 
+class _ReadOffAPage:
+    """What a profile reads off a page, before the spider says where and when."""
+
+    def stamped(self, *, site: str, engine: str, crawled_at: str) -> Self:
+        """The item as the spider emits it: with its site, its engine and the fetch time."""
+        return replace(self, site=site, engine=engine, crawled_at=crawled_at)  # type: ignore[type-var]
+
+
 @dataclass(kw_only=True)
-class Thread:
+class Thread(_ReadOffAPage):
     #: Discriminator in mixed feeds (JSON Lines carry no type).
     item_type: str = field(default="thread", init=False)
-    site: str
-    engine: str
+    #: the site and the engine (profile) that read it: stamped by the spider (required)
+    site: str = ""
+    engine: str = ""
     thread_id: str
     url: str
     title: str | None = None
@@ -85,11 +99,12 @@ class Thread:
 
 
 @dataclass(kw_only=True)
-class Post:
+class Post(_ReadOffAPage):
     #: Discriminator in mixed feeds (JSON Lines carry no type).
     item_type: str = field(default="post", init=False)
-    site: str
-    engine: str
+    #: as in :class:`Thread`: stamped by the spider
+    site: str = ""
+    engine: str = ""
     thread_id: str
     post_id: str
     url: str

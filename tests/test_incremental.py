@@ -169,7 +169,7 @@ def _discuz_posts(body: bytes) -> list[dict[str, Any]]:
     url = "http://127.0.0.1:18089/forum.php?mod=viewthread&tid=12&page=2"
     response = HtmlResponse(url=url, body=body, encoding="utf-8")
     page = REGISTRY.get("discuz")().read(response, PageKind.THREAD, PageCursor(url=url, page=2), None)
-    return [ItemAdapter(p.to_item(site="x", engine="discuz", crawled_at="t")).asdict() for p in page.posts]
+    return [ItemAdapter(p.stamped(site="x", engine="discuz", crawled_at="t")).asdict() for p in page.posts]
 
 
 def test_an_item_seen_again_is_not_an_edit_for_its_per_view_markup():

@@ -178,10 +178,8 @@ def test_no_getattr_reaches_into_the_node() -> None:
     assert not found, "use crawler.node.api.NodeAPI"
 
 
-#: Scrapy private attributes still read, and why (issue 38 item 5): Scrapy 2.19 has no public
-#: way to wake the engine's loop or to list the requests it has in progress. Shrink only.
-PRIVATE_READS = {"crawler.node.wakeup": 1, "crawler.node.exchange": 1,
-                 "crawler.netguard": 3}  # netguard: tldextract's splitter, swapped offline
+#: Scrapy private attributes still read (issue 38 item 5): none of Scrapy's. Shrink only.
+PRIVATE_READS = {"crawler.netguard": 3}  # netguard: tldextract's splitter, swapped offline
 
 
 def test_no_scrapy_private_attribute_is_read() -> None:

@@ -75,17 +75,15 @@ class Frontier:
         self.backoff_max_ms = backoff_max_ms
         self.park_ms = 60_000
         if host_batch > 1:
-            self._require_lpop_count()
+            _require_lpop_count(self.link)
         self.bloom = self._init_bloom(bloom_capacity, bloom_error_rate)
         self._bloom_sizing = (bloom_capacity, bloom_error_rate)
         self.ledger = Ledger(self.link, keys, node)
         self.revisits = RevisitStore(self.link, keys)
 
-    def _require_lpop_count(self) -> None:
-        version = self.link.command("info", "server").get("redis_version", "0")
-        if tuple(int(part) for part in version.split(".")[:2]) < (6, 2):
-            raise RedisTooOld(f"Redis {version} cannot lease host batches (LPOP with a count "
-                              f"needs Redis 6.2): upgrade it, or set CRAWLER_HOST_BATCH=1")
+    def round_trips(self) -> int:
+        """Round trips to Redis so far (every command goes through the link)."""
+        return self.link.round_trips
 
     def recreate(self) -> None:
         """The crawl's keys are gone (Redis came back empty): start a new Bloom filter."""
@@ -343,6 +341,13 @@ class Frontier:
             chunk = hosts[start:start + SWEEP_CHUNK]
             moved += self.link.call("sweep", [*keys, *(moves[h] for h in chunk)], [*args, *chunk])
         return moved
+
+
+def _require_lpop_count(link: RedisLink) -> None:
+    version = link.command("info", "server").get("redis_version", "0")
+    if tuple(int(part) for part in version.split(".")[:2]) < (6, 2):
+        raise RedisTooOld(f"Redis {version} cannot lease host batches (LPOP with a count "
+                          f"needs Redis 6.2): upgrade it, or set CRAWLER_HOST_BATCH=1")
 
 
 def _group(pushes: Sequence[Pending]) -> list[tuple[str, list[tuple[int, Pending]]]]:

@@ -68,6 +68,14 @@ class Membership:
         self.epoch = -1
         self.join()
 
+    def is_member(self) -> bool:
+        """Whether this node owns hosts (its weight is not 0: not draining)."""
+        return self.weight > 0
+
+    def owns(self, host: str) -> bool:
+        """Whether *host* is this node's on the ring as it last saw it."""
+        return self.ready_key(host) == self.frontier.keys.ready(self.node)
+
     def members(self) -> list[str]:
         """The nodes that own hosts on the ring, as this node last saw it."""
         return list(self.ring.weights)

@@ -57,7 +57,7 @@ class Exchange:
     def __init__(self, crawler: Crawler, options: SchedulerOptions, frontier: Frontier,
                  membership: Membership, leases: LeaseBook, acks: AckQueue, dispatch: Dispatch,
                  politeness: Politeness, dupefilter: BloomDupeFilter, outcomes: Outcomes,
-                 outage: Outage, ack_barriers: list[Callable[[], bool]]) -> None:
+                 outage: Outage, ack_barriers: list[Callable[[], bool]], run: str) -> None:
         self.crawler = crawler
         self.options = options
         self.frontier = frontier
@@ -69,6 +69,7 @@ class Exchange:
         self.outcomes = outcomes
         self.outage = outage
         self.waker = Waker(crawler)
+        self.run = run  # this node run's id: its batch ids are unique
         self.dispatch = dispatch
         self.outbox: list[Pending] = []
         # requests this node pushed, by host and payload: leased back here, they need no
@@ -87,9 +88,6 @@ class Exchange:
         # called before acks are sent: False keeps them (items not written yet)
         self.before_acks = ack_barriers  # the node's (NodeAPI.add_ack_barrier)
         self.acks_held_back = False  # a hook said no: they wait (no refill at once for them)
-        # the operator paused the crawl: nothing is handed to the engine (the unstarted
-        # leases went back to Redis; requests kept in memory wait here)
-        self.paused = False
 
     def has_unsent(self) -> bool:
         return bool(self.outbox or self.unconfirmed or self.sending)
@@ -104,9 +102,13 @@ class Exchange:
         """Discovered requests buffered here, not yet sent to Redis."""
         return len(self.outbox)
 
-    def wake(self) -> None:
-        """Wake the engine now (news it should act on: a resume, the crawl's end)."""
-        self.waker.wake()
+    def wake(self, at: float | None = None) -> None:
+        """Wake the engine now (news it should act on: a resume, the crawl's end), or
+        at *at* (monotonic) unless a wake-up comes first."""
+        if at is None:
+            self.waker.wake()
+        else:
+            self.waker.wake_at(at)
 
     def stop(self) -> None:
         """Cancel the pending wake-ups (the node closes)."""
@@ -126,19 +128,22 @@ class Exchange:
             except TRANSIENT as exc:  # keep buffering; flushed when Redis returns
                 self.outage.failed(exc)
 
-    def next_request(self, paused: bool) -> Request | None:
+    def next_request(self, lease: bool = True, hand_out: bool = True) -> Request | None:
+        """The next request for the engine; *lease*: more may be leased (not draining nor
+        paused), *hand_out*: what is held may be handed out (the operator did not pause)."""
         # The engine asks right after it finishes scraping a response: the moment
         # that response's held ack may go, and its host become due again.
-        if self.leases.leased or self.acks.held:  # (fields read: the hot path)
+        if self.leases or self.acks.holding():
             self.release_acks()
         if self.sending is not None and self.sending.sending.sent.ready():
             self.finish_refill()
-        if self.paused:
+        if not hand_out:  # paused: the unstarted leases went back to Redis, the rest waits
             return None
+        paused = not lease
         now = time.monotonic()
         request = self.dispatch.next(now, self.politeness.gap)
         if request is None and not paused and self.outbox and now >= self._at_once_after \
-                and not self.leases.leased and not self.acks \
+                and not self.leases and not self.acks \
                 and (engine := self.crawler.engine) is not None and not engine.downloader.active:
             request = self._refill_at_once()
         # more hosts: when none of those held may start now, up to a refill's worth
@@ -191,11 +196,12 @@ class Exchange:
         ``partial`` (each heartbeat), also those of host batches not done yet (their hosts
         stay parked in Redis)."""
         engine = self.crawler.engine
-        slot = getattr(engine.scraper, "slot", None) if engine else None
+        slot = engine.scraper.slot if engine is not None else None
         scraping = slot.active if slot is not None else ()
-        engine_slot = getattr(engine, "_slot", None)
-        if engine_slot is not None:
-            self.leases.settle_finished(engine_slot.inprogress, scraping)
+        if slot is not None:
+            # in the downloader (its middlewares included), then scraped: a request moves
+            # from one set to the other in one call, so one it is in neither is done with
+            self.leases.settle_finished(engine.downloader.active, scraping)
         released = self.acks.release(scraping)
         if released:  # each released lease makes its host due once its gap has passed
             self.waker.expedite(max(0.002, self.politeness.soonest_due(released)))
@@ -214,7 +220,7 @@ class Exchange:
         self.release_acks()
         if self.unconfirmed is None and self.outbox:
             self._batches += 1
-            self.unconfirmed = (f"{self.outcomes.run}:{self._batches}", self.outbox)
+            self.unconfirmed = (f"{self.run}:{self._batches}", self.outbox)
             self.outbox = []
         if delays := self.politeness.take_unsaved():  # before the acks that would use them
             self.frontier.set_crawl_delays(delays)

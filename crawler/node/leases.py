@@ -73,6 +73,10 @@ class AckQueue:
     def __bool__(self) -> bool:
         return bool(self.held or self.queued)
 
+    def holding(self) -> bool:
+        """Acks held while Scrapy still scrapes their responses."""
+        return bool(self.held)
+
     def due(self) -> bool:
         """Any ack queued for the next flush."""
         return bool(self.queued)
@@ -289,10 +293,11 @@ class LeaseBook:
             lease.outcome = response_outcome(response)
             lease.free_slot()
 
-    def settle_finished(self, inprogress: Collection[Request], scraping: Collection[Request]
+    def settle_finished(self, downloading: Collection[Request], scraping: Collection[Request]
                         ) -> None:
         """Settle every lease whose request the engine is done with: handed to it, and
-        neither in progress (downloader middlewares, download) nor being scraped.
+        neither downloading (``engine.downloader.active``: its middlewares, the download)
+        nor being scraped (``engine.scraper.slot.active``).
 
         This needs no middleware of ours, so the scheduler settles its own leases in
         any Scrapy project; the add-on's middlewares settle earlier, with the exact
@@ -300,7 +305,7 @@ class LeaseBook:
         (:meth:`continue_lease`) before the engine lets go of the request.
         """
         for lease_id, lease in list(self.handed_out.items()):
-            if lease.request not in inprogress and lease.request not in scraping:
+            if lease.request not in downloading and lease.request not in scraping:
                 self._settle(lease_id, lease.outcome or "failed/download_error")
 
     def back_off(self, request: Request, backoff_ms: int) -> str | None:

@@ -43,7 +43,7 @@ from crawler.node.exchange import Exchange
 from crawler.node.leases import AckQueue, LeaseBook
 from crawler.node.node_loop import NodeLoop
 from crawler.node.outage import TRANSIENT, Outage, RedisTooOld
-from crawler.node.outcomes import Outcomes
+from crawler.node.outcomes import Outcomes, run_id
 from crawler.node.overflow import Overflow
 from crawler.node.politeness import Politeness
 from crawler.node.revisit import Revisits, watch_argument
@@ -91,7 +91,8 @@ class Node:
         self.dupefilter = dupefilter
         self.addon = addon  # the add-on's middlewares settle leases (else signals do)
         self.outage = Outage(crawler.stats)
-        self.outcomes = Outcomes(o.node, crawler.stats)
+        run = run_id(o.node)
+        self.outcomes = Outcomes(run, crawler.stats)
         self.membership = Membership(frontier, weight=o.weight, vnodes=o.vnodes,
                                      timeout_ms=int(o.node_timeout * 1000),
                                      dead_letter_after=o.dead_letter_after)
@@ -105,7 +106,7 @@ class Node:
         ack_barriers: list[Callable[[], bool]] = []
         self.exchange = Exchange(crawler, o, frontier, self.membership, self.leases, self.acks,
                                  self.dispatch, self.politeness, dupefilter, self.outcomes,
-                                 self.outage, ack_barriers)
+                                 self.outage, ack_barriers, run)
         self.revisits = Revisits(frontier, self.membership, self.outcomes, watch=watch,
                                  min_interval=o.revisit_min_interval,
                                  max_interval=o.revisit_max_interval)
@@ -250,8 +251,7 @@ class Node:
     def next_request(self) -> Request | None:
         if self.loop.cut_off():
             return None
-        loop = self.loop
-        return self.exchange.next_request(paused=loop.draining or loop.paused)
+        return self.exchange.next_request(*self.loop.allows())
 
     def _deduplicated(self, request: Request) -> bool:
         # dont_filter means what Scrapy says, except for start requests: a resumed crawl (or
@@ -311,7 +311,7 @@ class Node:
         self.politeness.longer_gap(host, gap)
 
     def add_ack_barrier(self, barrier: Callable[[], bool]) -> None:
-        # after the feeds, before the item digests and revisit state (crawler.durable)
+        # before the item digests and revisit state (crawler.durable)
         self.durability.add_output(barrier)
 
     def health(self) -> dict[str, Any]:
@@ -365,7 +365,8 @@ def _say_what_the_addon_adds(spider: Spider) -> None:
         "each download error, host backoff on 429/503 and connection errors, polite "
         "robots.txt (RFC 9309), binary responses stopped at their headers, depth and URL "
         "length counted as outcomes, DOWNLOAD_DELAY held by the cluster-wide gate only, "
-        "the item stream, health endpoints and progress lines, and repeated links dropped "
+        "the item stream, feeds written before their pages are acked, health endpoints and "
+        "progress lines, and repeated links dropped "
         "before Scrapy's spider middlewares. "
         "Add ADDONS = {\"crawler.addon.ClusterAddon\": 0} to get them.",
         extra={"spider": spider})

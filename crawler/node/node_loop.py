@@ -109,7 +109,7 @@ class NodeLoop:
         now = time.monotonic()
         if now < self._solo_next_check:  # the last look, just now, stands (the engine
             if not self.cluster_done:      # asks twice before it closes): else ask again
-                self.exchange.waker.wake_at(self._solo_next_check)
+                self.exchange.wake(at=self._solo_next_check)
             return self.cluster_done
         self._solo_next_check = now + SOLO_CHECK_EVERY
         self._engine_asks = True
@@ -208,11 +208,11 @@ class NodeLoop:
         self.outcomes.add_counts(self.membership.take_counts())
         self.outcomes.update_stats()
         self.dupefilter.update_stats(self.frontier)
-        self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.link.round_trips)
+        self.crawler.stats.set_value("frontier/redis_round_trips", self.frontier.round_trips())
         for key, count in self.revisits.stats().items():
             self.crawler.stats.inc_value(key, count)
-        if self.revisits.watch and self.revisits.next_due is not None:
-            self.crawler.stats.set_value("revisit/next_due", self.revisits.next_due)
+        if (due := self.revisits.next_watch_due()) is not None:
+            self.crawler.stats.set_value("revisit/next_due", due)
         if BLOCKED[0]:
             self.crawler.stats.set_value("netguard/blocked", BLOCKED[0])
 
@@ -283,7 +283,7 @@ class NodeLoop:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
         paused = control.get("paused") == "1"
         if paused != self.paused:
-            self.paused = self.exchange.paused = paused
+            self.paused = paused
             if paused:
                 # held batches stop too: their unstarted requests go back to the head of
                 # their queues now (acked as handed back; their hosts stay this node's);
@@ -304,6 +304,10 @@ class NodeLoop:
             logger.info("Node %(node)s owns hosts again", {"node": self.options.node})
             self.exchange.wake()
 
+    def allows(self) -> tuple[bool, bool]:
+        """What the operator's switches allow now: (lease more, hand out what is held)."""
+        return not (self.draining or self.paused), not self.paused
+
     def drain(self) -> None:
         """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
         self._handback += self.exchange.unstarted()
@@ -319,7 +323,7 @@ class NodeLoop:
         local_work = len(self.dispatch) or self.exchange.has_unsent() or self.leases.busy()
         if cluster_work and not local_work:
             cluster_work = self._recount(cluster_work)
-        if cluster_work or local_work or self.revisits.watch:  # watching: never done
+        if cluster_work or local_work or self.revisits.watching():  # watching: never done
             self._quiet_since = None
             self.cluster_done = False
             return
@@ -363,7 +367,7 @@ class NodeLoop:
         beat = self.last_beat
         return {
             "node": self.options.node,
-            "member": self.membership.weight > 0 and not self.draining,
+            "member": self.membership.is_member() and not self.draining,
             "draining": self.draining,
             "paused": self.paused,
             "redis_reachable": not self.outage.down,
@@ -376,5 +380,5 @@ class NodeLoop:
             "local_ready": len(self.dispatch),
             "local_leased": len(self.leases),
             "outbox": self.exchange.unsent_count(),
-            "redis_round_trips": self.frontier.link.round_trips,
+            "redis_round_trips": self.frontier.round_trips(),
         }

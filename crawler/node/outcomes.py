@@ -29,9 +29,9 @@ class Outcomes:
     they happen for every discovered link.
     """
 
-    def __init__(self, node: str, stats: StatsCollector) -> None:
+    def __init__(self, run: str, stats: StatsCollector) -> None:
         self.stats = stats
-        self.run = f"{node}@{int(time.time() * 1000)}"  # counters are kept per node run
+        self.run = run  # counters are kept per node run (:func:`run_id`)
         self.counts: Counter[str] = Counter()
         self._outcomes: Counter[str] = Counter()
         self._failures: list[tuple[str, str]] = []
@@ -86,6 +86,11 @@ class Outcomes:
             frontier.ledger.publish(self.run, dict(self._outcomes), failures)
         except transient:
             self._failures[:0] = failures
+
+
+def run_id(node: str) -> str:
+    """A node run's id: its counters in Redis and its batch ids are kept under it."""
+    return f"{node}@{int(time.time() * 1000)}"
 
 
 def response_outcome(response: Response) -> str:

@@ -120,6 +120,14 @@ class Revisits:
         """Whether stored state can tell new from changed (not on a crawl's first pass)."""
         return bool(self.watch) or self.pass_start is not None
 
+    def watching(self) -> bool:
+        """Watch mode: the crawl never finishes."""
+        return bool(self.watch)
+
+    def next_watch_due(self) -> int | None:
+        """In watch mode, when the next listing is due (Redis ms), if any is kept."""
+        return self.next_due if self.watch else None
+
     @property
     def first_interval(self) -> float:
         """Seconds a listing waits after its first fetch."""
@@ -235,8 +243,7 @@ class Revisits:
         now = self.frontier.now_ms()
         horizon = now if self.watch else self.pass_start
         hosts, self.next_due = self.store.due(horizon, _PROMOTE_BATCH)
-        mine = self.keys.ready(self.frontier.node)
-        hosts = [h for h in hosts if self.membership.ready_key(h) == mine]
+        hosts = [h for h in hosts if self.membership.owns(h)]
         if not hosts:
             return 0
         promoted = self.membership.with_ring(

@@ -17,6 +17,7 @@ from crawler.frontier.cluster import UsesFrontier
 from crawler.node.dupefilter import build_dupefilter
 from crawler.node.node import REFUSALS, REFUSED_STAT, Node, Refused, refusal
 from crawler.node.options import SchedulerOptions
+from crawler.node.wakeup import is_wake_up
 from crawler.ops.gc_tuning import GcTuning
 
 if TYPE_CHECKING:
@@ -114,6 +115,8 @@ class Scheduler(BaseScheduler, UsesFrontier):
         return len(self.runtime)
 
     def enqueue_request(self, request: Request) -> bool:
+        if is_wake_up(request):  # the node ran the engine's loop (crawler.node.wakeup)
+            return True
         return self.runtime.enqueue(request)
 
     def next_request(self) -> Request | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from scrapy import Request
 from scrapy.utils.asyncio import call_later
 from twisted.internet.interfaces import IReadDescriptor
 from zope.interface import implementer
@@ -15,12 +16,22 @@ if TYPE_CHECKING:
 
     from crawler.frontier.link import Sent
 
+#: The meta key of the request :meth:`Waker.wake` hands to ``engine.crawl()``: the
+#: scheduler takes it in and drops it (it is never queued, counted nor fetched).
+WAKE_META = "crawler_wake"
+
+
+def is_wake_up(request: Request) -> bool:
+    return bool(request.meta.get(WAKE_META))
+
 
 class Waker:
     """When the next refill may run, and the engine's wake-up call for it.
 
     Scrapy has no public "poll the scheduler now"; without a wake-up the engine
-    waits for its 5 s heartbeat when a politeness gap ends.
+    waits for its 5 s heartbeat when a politeness gap ends. ``engine.crawl()`` is the
+    public call that runs the engine's loop at once: the request it is given is a wake-up
+    the scheduler drops (:func:`is_wake_up`).
     """
 
     def __init__(self, crawler: Crawler) -> None:
@@ -65,9 +76,10 @@ class Waker:
 
     def wake(self) -> None:
         self._call = None
-        slot = getattr(self.crawler.engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+        engine = self.crawler.engine
+        if engine is not None and engine.scheduler is not None and engine.spider is not None:
+            # dont_filter: Scrapy's offsite filter (a request_scheduled receiver) lets it by
+            engine.crawl(Request("data:,", dont_filter=True, meta={WAKE_META: True}))
 
     def cancel(self) -> None:
         for call in (self._call, self._gap_call):

@@ -1,8 +1,9 @@
 """What a profile reads off a page, as typed records.
 
 A profile knows the engine's fields; the forum spider knows the site and the fetch time. So a
-profile returns :class:`ThreadRecord` and :class:`PostRecord`, and the spider turns them into
-:class:`~crawler.items.Thread` and :class:`~crawler.items.Post` items with :meth:`to_item`.
+profile returns :class:`~crawler.items.Thread` and :class:`~crawler.items.Post` items (named
+``ThreadRecord`` and ``PostRecord`` here, one shape, no second list of their fields), and the
+spider stamps them with :meth:`~crawler.items.Thread.stamped`.
 :class:`ThreadRef` is what a thread list says about a thread; it rides on the thread's request.
 :class:`PageResult` is everything one page yields: records, and the pages to fetch next.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
-from crawler.items import Attachment, Author, Board, Post, Thread
+from crawler.items import Post, Thread
 
 if TYPE_CHECKING:
     from crawler.profiles.base import PageCursor, PageKind
@@ -20,73 +21,12 @@ if TYPE_CHECKING:
 __all__ = ["Follow", "PageResult", "PostRecord", "ThreadPage", "ThreadRecord", "ThreadRef"]
 
 
-@dataclass(kw_only=True)
-class ThreadRecord:
-    """The Thread fields a profile reads (dates as shown: the pipelines normalize them)."""
-
-    thread_id: str
-    url: str
-    title: str | None = None
-    board: Board = field(default_factory=Board)
-    author: Author = field(default_factory=Author)
-    created_raw: str | None = None
-    #: ``"day"`` on sites that show dates without a time of day (see the Thread item).
-    created_precision: str | None = None
-    reply_count: int | None = None
-    view_count: int | None = None
-    last_post_at_raw: str | None = None
-
-    def to_item(self, *, site: str, engine: str, crawled_at: str) -> Thread:
-        return Thread(
-            site=site,
-            engine=engine,
-            crawled_at=crawled_at,
-            thread_id=self.thread_id,
-            url=self.url,
-            title=self.title,
-            board=self.board,
-            author=self.author,
-            created_raw=self.created_raw,
-            created_precision=self.created_precision,
-            reply_count=self.reply_count,
-            view_count=self.view_count,
-            last_post_at_raw=self.last_post_at_raw,
-        )
-
-
-@dataclass(kw_only=True)
-class PostRecord:
-    """The Post fields a profile reads; ``position`` stays ``None`` when the page hides it."""
-
-    post_id: str
-    thread_id: str
-    url: str
-    position: int | None = None
-    author: Author = field(default_factory=Author)
-    created_raw: str | None = None
-    created_precision: str | None = None
-    body_html: str | None = None
-    quoted_post_ids: list[str] = field(default_factory=list)
-    edited: bool = False
-    attachments: list[Attachment] = field(default_factory=list)
-
-    def to_item(self, *, site: str, engine: str, crawled_at: str) -> Post:
-        return Post(
-            site=site,
-            engine=engine,
-            crawled_at=crawled_at,
-            thread_id=self.thread_id,
-            post_id=self.post_id,
-            url=self.url,
-            position=self.position,
-            author=self.author,
-            created_raw=self.created_raw,
-            created_precision=self.created_precision,
-            body_html=self.body_html,
-            quoted_post_ids=self.quoted_post_ids,
-            edited=self.edited,
-            attachments=self.attachments,
-        )
+#: What a profile reads off a thread page is the item itself: the spider stamps the site, the
+#: engine and the fetch time (:meth:`~crawler.items.Thread.stamped`). Dates stay as shown
+#: (``*_raw``): the pipelines normalize them.
+ThreadRecord = Thread
+#: As :data:`ThreadRecord`: ``position`` stays ``None`` when the page hides it.
+PostRecord = Post
 
 
 @dataclass(kw_only=True)

@@ -284,9 +284,9 @@ class ForumSpider(scrapy.Spider):
             self.crawler.stats.inc_value(key)
         crawled_at = fetch_time(response)
         for thread in ([page.thread] if page.thread is not None else []) + page.more_threads:
-            yield thread.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
+            yield thread.stamped(site=site, engine=profile.name, crawled_at=crawled_at)
         for post in page.posts:
-            yield post.to_item(site=site, engine=profile.name, crawled_at=crawled_at)
+            yield post.stamped(site=site, engine=profile.name, crawled_at=crawled_at)
         meta = response.request.meta if response.request is not None else {}
         for follow in page.follow:
             if self.several and self.site_of(follow.cursor.url) not in (site, None):

@@ -140,10 +140,10 @@ def test_thread_pages_parse_to_expected(cap: Capture) -> None:
         assert [p.post_id for p in parsed.posts] == [p["id"] for p in want], f"{key}: not the truth's posts"
         base = fetch_time(response)
         made = {"site": "fixture.invalid", "engine": cap.engine, "crawled_at": base}
-        items += [_dated(asdict(p.to_item(**made)), profile_cls, base) for p in parsed.posts]
+        items += [_dated(asdict(p.stamped(**made)), profile_cls, base) for p in parsed.posts]
         if page == 1:
             assert parsed.thread is not None
-            items.append(_dated(asdict(parsed.thread.to_item(**made)), profile_cls, base))
+            items.append(_dated(asdict(parsed.thread.stamped(**made)), profile_cls, base))
         if page < want[0]["pages"]:
             assert parsed.next is not None, f"{key}: no link to page {page + 1}"
             nxt = target_key(profile.request_url(PageKind.THREAD, parsed.next.url))

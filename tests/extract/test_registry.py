@@ -66,7 +66,8 @@ class Template(ForumProfile, register=False):
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
         return None
 
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(self, response: TextResponse, cursor: PageCursor,
+                     ref: ThreadRef | None) -> ThreadPage:
         post = PostRecord(post_id="1", thread_id="7", url=response.url, body_html=self.body)
         return ThreadPage(thread=None, posts=[post], next=None, stats=["template/pages"])
 
@@ -84,13 +85,16 @@ class LocalForumSpider(ForumSpider):
 
 
 def spider(**kwargs: Any) -> ForumSpider:
-    crawler = get_crawler(LocalForumSpider, settings_dict={"ADDONS": {}, "TEMPLATE_BODY": "<p>learned</p>"})
-    crawler.spider = LocalForumSpider.from_crawler(crawler, start_url="http://bbs.example/", **kwargs)
+    crawler = get_crawler(LocalForumSpider,
+                          settings_dict={"ADDONS": {}, "TEMPLATE_BODY": "<p>learned</p>"})
+    crawler.spider = LocalForumSpider.from_crawler(crawler, start_url="http://bbs.example/",
+                                                   **kwargs)
     return crawler.spider
 
 
 def fluxbb_index(extra: bytes = b"") -> HtmlResponse:
-    body = (SITES / "generic_fluxbb" / "index.html").read_bytes().replace(b"</body>", extra + b"</body>")
+    body = (SITES / "generic_fluxbb" / "index.html").read_bytes()
+    body = body.replace(b"</body>", extra + b"</body>")
     return HtmlResponse(url="http://bbs.example/index.php", body=body, encoding="utf-8")
 
 
@@ -98,7 +102,8 @@ def test_engines_in_detect_order_and_fallbacks_apart() -> None:
     orders = [p.detect_order for p in REGISTRY.engines]
     assert orders == sorted(orders) and None not in orders
     assert Learned in REGISTRY.fallbacks and Learned not in REGISTRY.engines
-    assert REGISTRY.fallbacks[-1] is Learned, "the learned fallback reads anything: it must be the last resort"
+    assert REGISTRY.fallbacks[-1] is Learned, \
+        "the learned fallback reads anything: it must be the last resort"
     # Markup versions inherit the order but not the registration.
     assert VBulletin3 not in REGISTRY.engines and REGISTRY.get("vbulletin") is not VBulletin3
 
@@ -122,7 +127,8 @@ def test_no_engine_uses_the_json_or_html_base_it_does_not_need() -> None:
     # An engine is read through a JSON API, with CSS selectors, or with a template made by
     # `python -m crawler new-engine`: one of the three bases, never two.
     for profile in REGISTRY.engines:
-        bases = [b for b in (JsonApiProfile, HtmlForumProfile, TemplateProfile) if issubclass(profile, b)]
+        bases = [b for b in (JsonApiProfile, HtmlForumProfile, TemplateProfile)
+                 if issubclass(profile, b)]
         assert len(bases) == 1, f"{profile.name}: {bases}"
         if bases == [JsonApiProfile]:
             assert not hasattr(profile, "_post_body")
@@ -164,15 +170,16 @@ def test_unknown_fallback_is_a_one_line_error() -> None:
         LocalForumSpider.check_arguments(start_url="http://bbs.example/", fallback="discuz")
 
 
-def test_records_carry_every_item_field_the_profile_reads() -> None:
-    # What the spider adds (site, engine, fetch time) and the pipelines compute are the rest.
-    added = {"item_type", "site", "engine", "crawled_at", "created", "body_text", "last_post_at"}
-    assert {f.name for f in fields(Post)} - added == {f.name for f in fields(PostRecord)}
-    assert {f.name for f in fields(Thread)} - added == {f.name for f in fields(ThreadRecord)}
-    record = PostRecord(post_id="9", thread_id="1", url="u", position=2, quoted_post_ids=["3"], edited=True)
-    item = record.to_item(site="s", engine="e", crawled_at="t")
-    assert {f.name: getattr(item, f.name) for f in fields(PostRecord)} == {
-        f.name: getattr(record, f.name) for f in fields(PostRecord)
-    }
+def test_a_profiles_record_is_the_item_the_spider_stamps() -> None:
+    # one record shape (issue 38 item 7): no second list of the item's fields to drift
+    assert PostRecord is Post and ThreadRecord is Thread
+    record = PostRecord(post_id="9", thread_id="1", url="u", position=2, quoted_post_ids=["3"],
+                        edited=True)
+    item = record.stamped(site="s", engine="e", crawled_at="t")
+    stamped = {"site", "engine", "crawled_at"}
+    assert {f.name: getattr(item, f.name) for f in fields(Post) if f.name not in stamped} == {
+        f.name: getattr(record, f.name) for f in fields(Post) if f.name not in stamped}
+    assert (item.site, item.engine, item.crawled_at) == ("s", "e", "t")
+    assert (record.site, record.engine, record.crawled_at) == ("", "", None)  # a copy is stamped
     thread = ThreadRecord(thread_id="1", url="u", title="T", reply_count=3, last_post_at_raw="x")
-    assert thread.to_item(site="s", engine="e", crawled_at="t").last_post_at_raw == "x"
+    assert thread.stamped(site="s", engine="e", crawled_at="t").last_post_at_raw == "x"
