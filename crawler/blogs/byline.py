@@ -31,6 +31,9 @@ _SUFFIX = re.compile(
     r"|\bsaid\b|于|於|发表于|發表於|说|說).*$",
     re.IGNORECASE,
 )
+#: Words that introduce a name and also start names ("de Dave Reader", "De Niro"): dropped only
+#: where two or more words are left.
+_PARTICLE = re.compile(r"^de\s+(?=\S+\s+\S)", re.IGNORECASE)
 _MAILBOX = re.compile(r"\S+@\S+\s+\((.+)\)")
 _EDGES = "\"'“”‘’«»()[]{}:：,，;；.。·•|-–—@ \t\r\n"
 _AUTHOR_PAGE = re.compile(r"/authors?/|[?&/]author=|/users?/|/members?/|/profile", re.IGNORECASE)
@@ -50,6 +53,7 @@ def author_name(text: str | None) -> str | None:
         name = mailbox.group(1)  # RSS "mail@example.org (Name)"
     for _ in range(2):  # "Posted by: by ..." themes stack them
         name = _PREFIX.sub("", name).strip(_EDGES)
+    name = _PARTICLE.sub("", name)
     name = _SUFFIX.sub("", name).strip(_EDGES)
     return name if name and len(name) <= 60 and len(name.split()) <= 6 else None
 

@@ -7,12 +7,14 @@ sidebar, a site-wide ``<meta name="author">`` names someone else, and ``rel=next
 category page. The Eleventy post has no ``<article>`` at all. The WordPress post
 (twentytwentyone) has replies nested in the parent's list item. The Serendipity post has
 comments of several paragraphs, threaded by level classes, its author in a "Posted by … on"
-byline, and a ``index.php?/archives/…`` URL.
+byline, and a ``index.php?/archives/…`` URL. The French Dotclear post has no ``<time>``: each
+comment's line holds the author and a day-first numeric date.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from crawler.blogs.byline import author_name
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.dates import normalize_date
 from crawler.learn import when
 from tests.extract.realsites import load_scorer
 
@@ -43,6 +46,11 @@ def _page(site: str, name: str, url: str) -> BlogPage:
 
 def _text(html: str | None) -> str:
     return SCORER.normalise(SCORER.html_text(html))
+
+
+def _created(raw: str | None) -> Any:
+    """The instant the crawl's date pipeline makes of a comment's raw date (site in UTC)."""
+    return SCORER.instant(normalize_date(raw, base=datetime.now(UTC)))
 
 
 def _same_date(value: str | None, want: str) -> bool:
@@ -76,7 +84,7 @@ def test_comments_are_whole_records_with_parents(site: str, name: str,
     got = comment_blocks(html, spec["url"], spec["url"])
     rows = [
         {"comment_id": c["comment_id"], "author": c["author"],
-         "created": SCORER.instant(c["created_raw"]), "parent_id": c.get("parent_id"),
+         "created": _created(c["created_raw"]), "parent_id": c.get("parent_id"),
          "body_text": _text(c["body_html"])}
         for c in got
     ]
@@ -106,6 +114,8 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("Dave Reader on Saturday, January 6. 2024:", "Dave Reader"),
     ("nospam@example.com (Carol Zhang)", "Carol Zhang"),
     ("Erin Li", "Erin Li"),
+    ("De Dave Reader -", "Dave Reader"),
+    ("De Niro", "De Niro"),
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
@@ -149,3 +159,22 @@ def test_comments_without_time_elements_read_from_definition_lists() -> None:
         ("c1", "Dave Reader", "Friday 5 January 2024, 10:00", "First para. Second para."),
         ("c2", "Erin Li", "Saturday 6 January 2024, 11:00", "Other. More."),
     ]
+
+
+@pytest.mark.parametrize(("lang", "shown", "created"), [
+    ("fr", "06/01/2024, 09:37", "2024-01-06T09:37:00+00:00"),
+    ("en-US", "06/01/2024, 09:37", "2024-06-01T09:37:00+00:00"),
+    # a day above 12 on the page tells the order whatever the language says
+    ("en-US", "13/01/2024, 09:37", "2024-01-13T09:37:00+00:00"),
+])
+def test_numeric_comment_dates_in_the_page_s_order(lang: str, shown: str, created: str) -> None:
+    when.prepare()
+    html = f"""<html lang="{lang}"><body><div id="comments"><ul>
+      <li id="c1"><p class="comment-info"><a href="#c1">1</a> De Dave Reader - {shown}</p>
+        <div class="comment-content"><p>First para.</p><p>Second para.</p></div></li>
+      <li id="c2"><p class="comment-info"><a href="#c2">2</a> De Erin Li - {shown}</p>
+        <div class="comment-content"><p>Other.</p></div></li></ul></div></body></html>"""
+    got = comment_blocks(html, "http://h/post/", "http://h/post/")
+    want = SCORER.instant(created)
+    assert [(c["author"], _created(c["created_raw"]), _text(c["body_html"])) for c in got] == [
+        ("Dave Reader", want, "First para. Second para."), ("Erin Li", want, "Other.")]
