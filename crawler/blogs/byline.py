@@ -4,7 +4,8 @@ Bylines wrap the name in words and punctuation in the site's language ("By Carol
 "Posted by Alice on", "Par Jean :", "作者：李雷"). :func:`author_name` keeps the name;
 :func:`find_byline` finds it in a post: a ``rel=author`` link, an ``itemprop=author``, or the
 innermost element whose class says ``author`` or ``byline`` (its link to an author page if it has
-one, else its text, else an avatar's ``alt``).
+one, else its text, else an avatar's ``alt``); beside a post, else the one person the page's links
+to author pages name.
 """
 
 from __future__ import annotations
@@ -73,7 +74,19 @@ def find_byline(scope: etree._Element, beside: bool = False) -> str | None:
         name = author_name(_named_in(node))
         if name:
             return name
-    return None
+    return _author_page_link(scope) if beside else None
+
+
+def _author_page_link(scope: etree._Element) -> str | None:
+    """The one person the page's links to author pages name, outside its header and footer (a
+    documentation layout's post card: "Author: <a href=/blog/author/alice/>")."""
+    names = {
+        author_name(element_text(link))
+        for link in scope.xpath(".//a[@href][not(ancestor::header or ancestor::footer)]")
+        if _AUTHOR_PAGE.search(link.get("href") or "") and not _in_comments(link)
+    }
+    names.discard(None)
+    return names.pop() if len(names) == 1 else None
 
 
 def _itemprop_name(node: etree._Element) -> str | None:

@@ -8,7 +8,8 @@ category page. The Eleventy post has no ``<article>`` at all. The WordPress post
 (twentytwentyone) has replies nested in the parent's list item. The Serendipity post has
 comments of several paragraphs, threaded by level classes, its author in a "Posted by … on"
 byline, and a ``index.php?/archives/…`` URL. The French Dotclear post has no ``<time>``: each
-comment's line holds the author and a day-first numeric date.
+comment's line holds the author and a day-first numeric date. The ABlog (Sphinx) post is a
+documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _text(html: str | None) -> str:
 
 
 def _created(raw: str | None) -> Any:
-    """The instant the crawl's date pipeline makes of a comment's raw date (site in UTC)."""
+    """The instant the crawl's date pipeline makes of a raw date (site in UTC)."""
     return SCORER.instant(normalize_date(raw, base=datetime.now(UTC)))
 
 
@@ -57,7 +58,7 @@ def _same_date(value: str | None, want: str) -> bool:
     """The same instant, or the same day where the engine keeps only the day."""
     if len(want) == 10:
         return bool(value) and str(value)[:10] == want
-    return SCORER.instant(value) == SCORER.instant(want)
+    return _created(value) == SCORER.instant(want)
 
 
 @pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if "article" in p[2]],
