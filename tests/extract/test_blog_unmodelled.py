@@ -20,14 +20,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy.http import HtmlResponse
+from scrapy.http import HtmlResponse, XmlResponse
+from scrapy.utils.test import get_crawler
 
 from crawler.blogs.byline import author_name
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
 from crawler.dates import normalize_date
+from crawler.items import Article, Comment
 from crawler.learn import when
+from crawler.spiders.blog import BlogSpider
 from tests.extract.realsites import load_scorer
 
 SCORER = load_scorer()
@@ -179,3 +182,24 @@ def test_numeric_comment_dates_in_the_page_s_order(lang: str, shown: str, create
     want = SCORER.instant(created)
     assert [(c["author"], _created(c["created_raw"]), _text(c["body_html"])) for c in got] == [
         ("Dave Reader", want, "First para. Second para."), ("Erin Li", want, "Other.")]
+
+
+@pytest.mark.parametrize("feed_first", [True, False])
+def test_a_post_read_from_its_feed_keeps_its_page_s_comments(feed_first: bool) -> None:
+    # The French Dotclear page declares no article (no <article>, no <time>, no metadata): the
+    # feed holds the whole post, the page its comments; either may arrive first.
+    site = FIXTURES / "dotclear-2.39.2-fr"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    crawler = get_crawler(BlogSpider)
+    spider = BlogSpider.from_crawler(crawler, start_url="http://127.0.0.1:18209/index.php/")
+    feed = XmlResponse("http://127.0.0.1:18209/index.php/feed/atom",
+                       body=(site / "atom.xml").read_bytes())
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    steps = [(spider.parse_feed, (feed,)), (spider.parse_page, (page, False))]
+    items = [i for call, args in (steps if feed_first else steps[::-1]) for i in call(*args)
+             if isinstance(i, (Article, Comment))]
+    articles = [i for i in items if isinstance(i, Article)]
+    comments = [i for i in items if isinstance(i, Comment)]
+    assert [a.url for a in articles] == [canonical(spec["url"])]
+    assert [(c.article_url, c.author) for c in comments] == [
+        (canonical(spec["url"]), c["author"]) for c in spec["comments"]]
