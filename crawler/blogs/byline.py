@@ -4,7 +4,8 @@ Bylines wrap the name in words and punctuation in the site's language ("By Carol
 "Posted by Alice on", "Par Jean :", "作者：李雷"). :func:`author_name` keeps the name;
 :func:`find_byline` finds it in a post: a ``rel=author`` link, an ``itemprop=author``, or the
 innermost element whose class says ``author`` or ``byline`` (its link to an author page if it has
-one, else its text, else an avatar's ``alt``).
+one, else its text, else an avatar's ``alt``); beside a post, else the one person the page's links
+to author pages name.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ _SUFFIX = re.compile(
     r"|\bsaid\b|于|於|发表于|發表於|说|說).*$",
     re.IGNORECASE,
 )
+#: Words that introduce a name and also start names ("de Dave Reader", "De Niro"): dropped only
+#: where two or more words are left.
+_PARTICLE = re.compile(r"^de\s+(?=\S+\s+\S)", re.IGNORECASE)
 _MAILBOX = re.compile(r"\S+@\S+\s+\((.+)\)")
 _EDGES = "\"'“”‘’«»()[]{}:：,，;；.。·•|-–—@ \t\r\n"
 _AUTHOR_PAGE = re.compile(r"/authors?/|[?&/]author=|/users?/|/members?/|/profile", re.IGNORECASE)
@@ -50,6 +54,7 @@ def author_name(text: str | None) -> str | None:
         name = mailbox.group(1)  # RSS "mail@example.org (Name)"
     for _ in range(2):  # "Posted by: by ..." themes stack them
         name = _PREFIX.sub("", name).strip(_EDGES)
+    name = _PARTICLE.sub("", name)
     name = _SUFFIX.sub("", name).strip(_EDGES)
     return name if name and len(name) <= 60 and len(name.split()) <= 6 else None
 
@@ -69,7 +74,19 @@ def find_byline(scope: etree._Element, beside: bool = False) -> str | None:
         name = author_name(_named_in(node))
         if name:
             return name
-    return None
+    return _author_page_link(scope) if beside else None
+
+
+def _author_page_link(scope: etree._Element) -> str | None:
+    """The one person the page's links to author pages name, outside its header and footer (a
+    documentation layout's post card: "Author: <a href=/blog/author/alice/>")."""
+    names = {
+        author_name(element_text(link))
+        for link in scope.xpath(".//a[@href][not(ancestor::header or ancestor::footer)]")
+        if _AUTHOR_PAGE.search(link.get("href") or "") and not _in_comments(link)
+    }
+    names.discard(None)
+    return names.pop() if len(names) == 1 else None
 
 
 def _itemprop_name(node: etree._Element) -> str | None:

@@ -30,7 +30,7 @@ from crawler.learn.dom import element_text, inner_html, parse
 from crawler.learn.fields import learn_fields
 from crawler.learn.generalize import eval_first
 from crawler.learn.records import mine_records
-from crawler.learn.when import find_date
+from crawler.learn.when import date_order, find_date
 
 __all__ = ["comment_blocks"]
 
@@ -58,8 +58,39 @@ def comment_blocks(text: str, url: str, article_url: str) -> list[dict[str, Any]
             continue
         comments = _dated_blocks(section, article_url) or _mined(section, article_url)
         if comments:
-            return comments
+            return _day_month_resolved(comments, root)
     return []
+
+
+# -- numeric dates: 06/01/2024 is 6 January on a French page, June 1 on an American one ------
+_NUMERIC = re.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4})\b")
+#: Languages that write numeric dates month first; every other language writes the day first.
+_MONTH_FIRST = ("en-us", "fil", "tl")
+
+
+def _day_month_resolved(comments: list[dict[str, Any]], root: etree._Element) -> list[dict[str, Any]]:
+    """Ambiguous numeric dates written year first, in the order the page's dates show (a day
+    above 12 somewhere) or else its language states; bare ``en`` says neither and is left."""
+    raws = [c["created_raw"] for c in comments if c.get("created_raw")]
+    order = date_order(raws) or _language_order(root.get("lang") or "")
+    if order not in ("DMY", "MDY"):
+        return comments
+    for comment in comments:
+        comment["created_raw"] = _NUMERIC.sub(lambda m: _ymd(m, order), comment.get("created_raw") or "")
+    return comments
+
+
+def _language_order(lang: str) -> str | None:
+    lang = lang.strip().lower().replace("_", "-")
+    if not lang or lang == "en":
+        return None
+    return "MDY" if lang.startswith(_MONTH_FIRST) else "DMY"
+
+
+def _ymd(match: re.Match[str], order: str) -> str:
+    first, second, year = int(match.group(1)), int(match.group(3)), match.group(4)
+    month, day = (first, second) if order == "MDY" else (second, first)
+    return f"{year}-{month:02d}-{day:02d}"
 
 
 # -- one block per date --------------------------------------------------------------------------
@@ -85,8 +116,9 @@ def _text_dates(section: etree._Element) -> list[etree._Element]:
         if not isinstance(node.tag, str) or node.tag in ("script", "style", "form", "textarea"):
             continue
         text = element_text(node)
-        if len(text) <= 120 and find_date(text) and not any(_inside(node, f) for f in found):
-            found = [f for f in found if not _inside(f, node)] + [node]
+        if len(text) <= 120 and find_date(text):
+            # document order: an ancestor comes first and gives way to its inner date
+            found = [f for f in found if not _inside(node, f)] + [node]
     return found
 
 
@@ -147,7 +179,10 @@ def _author(block: etree._Element, date: etree._Element, body: etree._Element | 
         name = author_name(element_text(link))
         if name and not find_date(name):
             return name
-    return author_name(_text_without(holder, date)) if date.tag == "time" else None
+    line = _text_without(holder, date)
+    if date.tag != "time":  # a text date: the line less the date ("De Erin Li - 06/01/2024")
+        line = line.replace(find_date(line) or "", " ")
+    return author_name(line)
 
 
 def _text_without(node: etree._Element, drop: etree._Element) -> str:

@@ -47,6 +47,7 @@ _META = re.compile(
     re.IGNORECASE,
 )
 _DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
+_WHOLE_ID = re.compile(r"[a-z]+(?:[-_][a-z]+)?", re.IGNORECASE)
 _SECTIONS = {"section", "div", "aside", "ol", "ul", "nav"}
 _DATE_TEXT = re.compile(r"\d{4}|\d{1,2}:\d{2}")
 
@@ -259,12 +260,12 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     if not heading:
         return None
     # Documentation layouts put the date and the author in a sidebar beside the article.
-    raw = _time(article) or _text_date(article) or _only_time(root)
+    raw = _time(article) or _text_date(article) or _only_time(root) or _only_text_date(root, article)
     if not raw:
         return None
     return Entry(
         "article",
-        title=element_text(heading[0]),
+        title=_heading_text(heading[0]),
         author=find_byline(article) or find_byline(root, beside=True),
         published=raw,
         tags=_links(article, "tag"),
@@ -274,9 +275,13 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
 
 
 def _lists_posts(scope: etree._Element, url: str) -> bool:
-    """Two or more dates each beside a link to another page: a list of posts (an archive or
-    category page in one ``<article>``), not a post."""
+    """Two or more dates each beside a link to another page, or two or more headings linking to
+    other pages: a list of posts (an archive or category page in one ``<article>`` or
+    ``<main>``), not a post."""
     here = canonicalize_url(url)
+    titles = scope.xpath(".//h2//a/@href | .//h3//a/@href")
+    if sum(canonicalize_url(urljoin(url, h)) != here for h in titles if h.strip("#")) >= 2:
+        return True  # two or more post titles linking to their posts
     listed = 0
     for date in scope.xpath(".//time[not(ancestor::*[contains(@class, 'comment') or "
                             "contains(@id, 'comment')])]"):
@@ -287,10 +292,10 @@ def _lists_posts(scope: etree._Element, url: str) -> bool:
 
 
 def _main_post(root: etree._Element) -> etree._Element | None:
-    """Without ``<article>``: the page's ``<main>`` when it holds one post, one ``<h1>`` and one
-    date (a listing shows several dates)."""
+    """Without ``<article>``: the page's ``<main>`` when it holds one post, one ``<h1>`` and at
+    most one date (a listing shows several; documentation layouts show it in a sidebar)."""
     mains = root.xpath("//main | //*[@role='main']")
-    if len(mains) != 1 or len(mains[0].xpath(".//h1")) != 1 or len(mains[0].xpath(".//time")) != 1:
+    if len(mains) != 1 or len(mains[0].xpath(".//h1")) != 1 or len(mains[0].xpath(".//time")) > 1:
         return None
     return mains[0]
 
@@ -304,6 +309,30 @@ def _only_time(root: etree._Element) -> str | None:
     """The page's date when it shows exactly one (a post page's sidebar)."""
     dates = root.xpath("//time[@datetime][not(ancestor::*[contains(@class, 'comment')])]")
     return dates[0].get("datetime") if len(dates) == 1 else None
+
+
+def _only_text_date(root: etree._Element, article: etree._Element) -> str | None:
+    """The one date shown as text beside the post (a documentation layout's sidebar), outside
+    the page's header and footer; none when the page shows several (lists of posts)."""
+    dates = []
+    for node in root.iter():
+        if not isinstance(node.tag, str) or len(node) > 3 or node is article:
+            continue
+        if node.xpath("ancestor::header | ancestor::footer | ancestor::script | ancestor::style"):
+            continue
+        text = element_text(node)
+        if 6 <= len(text) <= 40 and parse_date(text):
+            dates = [d for d in dates if d[0] not in node.iterancestors()] + [(node, text)]
+    return dates[0][1] if len(dates) == 1 else None
+
+
+def _heading_text(heading: etree._Element) -> str:
+    """The heading less its own permalink anchor (Sphinx's and MkDocs' "¶", "#")."""
+    clone = copy.deepcopy(heading)
+    for anchor in clone.xpath(".//a[starts-with(@href, '#')]"):
+        if len(element_text(anchor)) <= 2:
+            _drop(anchor)
+    return element_text(clone) or element_text(heading)
 
 
 def _text_date(scope: etree._Element) -> str | None:
@@ -325,7 +354,10 @@ def _body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) ->
     for junk in list(node.iter()):
         if not isinstance(junk.tag, str) or junk is node:
             continue
-        label = (junk.get("class") or "") + " " + (junk.get("id") or "")
+        # an id counts whole ("comments"): ids made from headings ("post-07-threaded-comments") are
+        # the post's own sections
+        ident = junk.get("id") or ""
+        label = (junk.get("class") or "") + " " + (ident if _WHOLE_ID.fullmatch(ident) else "")
         if junk.tag in drop or _META.search(label) or _discussion(junk, label):
             _drop(junk)
     markup = inner_html(node)

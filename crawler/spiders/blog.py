@@ -54,7 +54,8 @@ class BlogSpider(scrapy.Spider):
         self.site_timezone = timezone
         #: Feed entries with whole posts, by canonical link, and pages that declared no article.
         self.feed_articles: dict[str, dict[str, Any]] = {}
-        self.unrecognised: set[str] = set()
+        #: Pages that declare no article, with their comment blocks, until a feed names them.
+        self.unrecognised: dict[str, list[dict[str, Any]]] = {}
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -106,8 +107,8 @@ class BlogSpider(scrapy.Spider):
     def parse_feed(self, response: Response) -> Iterator[Any]:
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
-        for url in entries.keys() & self.unrecognised:
-            yield from self._feed_article(url, response)
+        for url in entries.keys() & self.unrecognised.keys():
+            yield from self._feed_article(url, response, self.unrecognised.pop(url))
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
@@ -131,13 +132,13 @@ class BlogSpider(scrapy.Spider):
             return
         url = canonical(response.url)
         if url in self.feed_articles:
-            yield from self._feed_article(url, response)
+            yield from self._feed_article(url, response, page.comments(url))
             return
         self.crawler.stats.inc_value("blog/not_article")
         if not listing:
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
             # feed parsed later may still hold this page as a whole entry.
-            self.unrecognised.add(url)
+            self.unrecognised[url] = page.comments(url)
             return
         for feed in page.feeds():
             yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
@@ -186,12 +187,16 @@ class BlogSpider(scrapy.Spider):
         else:
             yield self._finish(article, fetch_time(response))
 
-    def _feed_article(self, url: str, response: Response) -> Iterator[Any]:
-        """An article whose page declares none, from its feed entry (full content)."""
-        self.unrecognised.discard(url)
+    def _feed_article(self, url: str, response: Response,
+                      comments: list[dict[str, Any]]) -> Iterator[Any]:
+        """An article whose page declares none, from its feed entry (full content), with the
+        comment blocks of its page."""
         self.crawler.stats.inc_value("blog/articles_from_feed")
         fields = self.feed_articles.pop(url)
-        yield self._finish({"platform": "generic", **fields}, fetch_time(response))
+        crawled_at = fetch_time(response)
+        yield self._finish({"platform": "generic", **fields}, crawled_at)
+        for comment in comments:
+            yield Comment(crawled_at=crawled_at, **dict(comment, article_url=fields["url"]))
 
     def _finish(self, article: dict[str, Any], crawled_at: str) -> Article:
         self.crawler.stats.inc_value("blog/articles")

@@ -7,23 +7,30 @@ sidebar, a site-wide ``<meta name="author">`` names someone else, and ``rel=next
 category page. The Eleventy post has no ``<article>`` at all. The WordPress post
 (twentytwentyone) has replies nested in the parent's list item. The Serendipity post has
 comments of several paragraphs, threaded by level classes, its author in a "Posted by … on"
-byline, and a ``index.php?/archives/…`` URL.
+byline, and a ``index.php?/archives/…`` URL. The French Dotclear post has no ``<time>``: each
+comment's line holds the author and a day-first numeric date. The ABlog (Sphinx) post is a
+documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card.
 """
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy.http import HtmlResponse
+from scrapy.http import HtmlResponse, XmlResponse
+from scrapy.utils.test import get_crawler
 
 from crawler.blogs.byline import author_name
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.dates import normalize_date
+from crawler.items import Article, Comment
 from crawler.learn import when
+from crawler.spiders.blog import BlogSpider
 from tests.extract.realsites import load_scorer
 
 SCORER = load_scorer()
@@ -45,11 +52,16 @@ def _text(html: str | None) -> str:
     return SCORER.normalise(SCORER.html_text(html))
 
 
+def _created(raw: str | None) -> Any:
+    """The instant the crawl's date pipeline makes of a raw date (site in UTC)."""
+    return SCORER.instant(normalize_date(raw, base=datetime.now(UTC)))
+
+
 def _same_date(value: str | None, want: str) -> bool:
     """The same instant, or the same day where the engine keeps only the day."""
     if len(want) == 10:
         return bool(value) and str(value)[:10] == want
-    return SCORER.instant(value) == SCORER.instant(want)
+    return _created(value) == SCORER.instant(want)
 
 
 @pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if "article" in p[2]],
@@ -76,7 +88,7 @@ def test_comments_are_whole_records_with_parents(site: str, name: str,
     got = comment_blocks(html, spec["url"], spec["url"])
     rows = [
         {"comment_id": c["comment_id"], "author": c["author"],
-         "created": SCORER.instant(c["created_raw"]), "parent_id": c.get("parent_id"),
+         "created": _created(c["created_raw"]), "parent_id": c.get("parent_id"),
          "body_text": _text(c["body_html"])}
         for c in got
     ]
@@ -106,6 +118,8 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("Dave Reader on Saturday, January 6. 2024:", "Dave Reader"),
     ("nospam@example.com (Carol Zhang)", "Carol Zhang"),
     ("Erin Li", "Erin Li"),
+    ("De Dave Reader -", "Dave Reader"),
+    ("De Niro", "De Niro"),
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
@@ -149,3 +163,43 @@ def test_comments_without_time_elements_read_from_definition_lists() -> None:
         ("c1", "Dave Reader", "Friday 5 January 2024, 10:00", "First para. Second para."),
         ("c2", "Erin Li", "Saturday 6 January 2024, 11:00", "Other. More."),
     ]
+
+
+@pytest.mark.parametrize(("lang", "shown", "created"), [
+    ("fr", "06/01/2024, 09:37", "2024-01-06T09:37:00+00:00"),
+    ("en-US", "06/01/2024, 09:37", "2024-06-01T09:37:00+00:00"),
+    # a day above 12 on the page tells the order whatever the language says
+    ("en-US", "13/01/2024, 09:37", "2024-01-13T09:37:00+00:00"),
+])
+def test_numeric_comment_dates_in_the_page_s_order(lang: str, shown: str, created: str) -> None:
+    when.prepare()
+    html = f"""<html lang="{lang}"><body><div id="comments"><ul>
+      <li id="c1"><p class="comment-info"><a href="#c1">1</a> De Dave Reader - {shown}</p>
+        <div class="comment-content"><p>First para.</p><p>Second para.</p></div></li>
+      <li id="c2"><p class="comment-info"><a href="#c2">2</a> De Erin Li - {shown}</p>
+        <div class="comment-content"><p>Other.</p></div></li></ul></div></body></html>"""
+    got = comment_blocks(html, "http://h/post/", "http://h/post/")
+    want = SCORER.instant(created)
+    assert [(c["author"], _created(c["created_raw"]), _text(c["body_html"])) for c in got] == [
+        ("Dave Reader", want, "First para. Second para."), ("Erin Li", want, "Other.")]
+
+
+@pytest.mark.parametrize("feed_first", [True, False])
+def test_a_post_read_from_its_feed_keeps_its_page_s_comments(feed_first: bool) -> None:
+    # The French Dotclear page declares no article (no <article>, no <time>, no metadata): the
+    # feed holds the whole post, the page its comments; either may arrive first.
+    site = FIXTURES / "dotclear-2.39.2-fr"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    crawler = get_crawler(BlogSpider)
+    spider = BlogSpider.from_crawler(crawler, start_url="http://127.0.0.1:18209/index.php/")
+    feed = XmlResponse("http://127.0.0.1:18209/index.php/feed/atom",
+                       body=(site / "atom.xml").read_bytes())
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    steps = [(spider.parse_feed, (feed,)), (spider.parse_page, (page, False))]
+    items = [i for call, args in (steps if feed_first else steps[::-1]) for i in call(*args)
+             if isinstance(i, (Article, Comment))]
+    articles = [i for i in items if isinstance(i, Article)]
+    comments = [i for i in items if isinstance(i, Comment)]
+    assert [a.url for a in articles] == [canonical(spec["url"])]
+    assert [(c.article_url, c.author) for c in comments] == [
+        (canonical(spec["url"]), c["author"]) for c in spec["comments"]]
