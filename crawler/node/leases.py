@@ -97,8 +97,8 @@ class AckQueue:
         batch.acks += acks
         batch.unsettled -= 1
         if batch.unsettled == 0:
-            done = self.partial_done.pop(batch, None)
-            if done is not None:  # not a hand-back's (-1): it has no response
+            done = max(self.partial_done.pop(batch, 0), batch.off_queue_done_ms)
+            if done:  # not on a hand-back's (-1): it has no response
                 batch.acks = [a._replace(done_ms=max(a.done_ms, done)) if a.done_ms >= 0 else a
                               for a in batch.acks]
             self.queued += batch.acks
