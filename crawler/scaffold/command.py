@@ -232,6 +232,9 @@ def _report(name, files, count, found, limits, posts, url, doubts, template) -> 
     print(f"detected by: generator {found.generator or '-'}, markers {found.markers or '-'}")
     print(f"limits declared: {', '.join(sorted(limits)) or 'none'}")
     tid = template.thread_id(url)
+    # as the profile reads them (expected.json), after the second look at the capture
+    items = json.loads(files["expected"].read_text(encoding="utf-8"))["items"]
+    posts = [i for i in items if i.get("item_type") == "post"] or posts
     shown = sorted((p for p in posts if p["thread_id"] == tid),
                    key=lambda p: p.get("position") or 0)
     print(f"\nthe first posts of {url} (check them against the page):")
