@@ -81,6 +81,10 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "DOWNLOADER_MIDDLEWARES", "crawler.node.middleware.HostBackoffMiddleware", 560
         )
+        # requests the frontier never queues (attachments) wait for their host's gate,
+        # closest to the downloader
+        settings.set_in_component_priority_dict(
+            "DOWNLOADER_MIDDLEWARES", "crawler.node.turns.HostTurnMiddleware", 990)
         settings.set_in_component_priority_dict(
             "EXTENSIONS", "crawler.fetch_policy.NotAPageFilter", 0
         )

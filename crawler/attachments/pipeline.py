@@ -1,9 +1,10 @@
 """The attachments pipeline: every post's files downloaded once, stored by content.
 
 Built on Scrapy's :class:`~scrapy.pipelines.media.MediaPipeline`: its requests go through
-``engine.download()``, so through the downloader's per-host slot (the delay and concurrency
-of the host's other requests), every downloader middleware (the crawl's login session and
+``engine.download()``, so through every downloader middleware (the crawl's login session and
 cookies, robots.txt, the netguard, the WARC archive) and redirects (phpBB 3.3 answers 301).
+They skip the scheduler, so they wait for their host's turn in the cluster-wide politeness
+gate in :class:`crawler.node.turns.HostTurnMiddleware` (the HEAD requests too).
 Not through :class:`~scrapy.pipelines.files.FilesPipeline`: it names files by a hash of the
 URL and stores whatever answered, a "no permission" page included.
 
@@ -43,6 +44,7 @@ from crawler.attachments.store import FileStore
 from crawler.frontier.cluster import Cluster
 from crawler.items import Attachment, Post
 from crawler.node.api import node_of
+from crawler.node.turns import OFF_QUEUE
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -186,7 +188,7 @@ class AttachmentsPipeline(MediaPipeline):
     def _request(self, item: Post, attachment: Attachment) -> Request:
         key = f"{item.site}|{item.engine}|{attachment.id}"
         # the cap is this pipeline's (signals above): Scrapy's would fail the download instead
-        return Request(attachment.url, meta={META: attachment, KEY: key,
+        return Request(attachment.url, meta={META: attachment, KEY: key, OFF_QUEUE: True,
                                              "download_maxsize": 0, "download_warnsize": 0})
 
     async def _head_size(self, request: Request) -> int | None:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from scrapy.settings import BaseSettings
 
     from crawler.node.revisit import Revisits
+    from crawler.node.turns import HostTurns
 
 __all__ = ["NodeAPI", "default_node_name", "node_name", "node_of"]
 
@@ -43,6 +44,8 @@ class NodeAPI(Protocol):
 
     #: the node's id in the ring (:setting:`CRAWLER_NODE_ID`, else host name and pid)
     name: str
+    #: the host's gate for requests the frontier never queues (:mod:`crawler.node.turns`)
+    turns: HostTurns
 
     def space_host(self, host: str, gap: float) -> None:
         """Keep at least *gap* seconds between the starts of *host*'s requests, cluster-wide

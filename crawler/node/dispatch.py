@@ -25,7 +25,7 @@ class HostBatch:
     """Requests of one host leased together, from the lease until their acks go."""
 
     __slots__ = ("host", "waiting", "running", "last_start", "last_done", "unsettled", "acks",
-                 "leased")
+                 "leased", "off_queue_done_ms")
 
     def __init__(self, host: str, leased: bool = True) -> None:
         self.host = host
@@ -37,6 +37,9 @@ class HostBatch:
         self.last_start = self.last_done = 0.0  # time.monotonic() of the last start, response
         self.unsettled = 0  # leases whose acks are not in self.acks yet
         self.acks: list[Ack] = []  # sent together once the batch is done
+        # Redis' clock when the last off-queue request (:mod:`.turns`) got its answer: the
+        # batch's acks carry it, so the host's next lease starts a gap after it
+        self.off_queue_done_ms = 0
 
     def response_in(self, now: float) -> None:
         """A request of this batch has its response (or failed): its slot is free."""

@@ -101,8 +101,8 @@ class AckQueue:
         batch.acks += acks
         batch.unsettled -= 1
         if batch.unsettled == 0:
-            done = self.partial_done.pop(batch, None)
-            if done is not None:  # not a hand-back's (-1): it has no response
+            done = max(self.partial_done.pop(batch, 0), batch.off_queue_done_ms)
+            if done:  # not on a hand-back's (-1): it has no response
                 batch.acks = [a._replace(done_ms=max(a.done_ms, done)) if a.done_ms >= 0 else a
                               for a in batch.acks]
             self.queued += batch.acks
@@ -138,6 +138,11 @@ class AckQueue:
         for ack, _, batch in done:
             self.batch_settled(batch, [ack])
         return self.queued[before:]
+
+    def batch_of(self, host: str) -> HostBatch | None:
+        """A batch of *host* whose acks are held or partly sent, if any."""
+        held = (batch for _, _, batch in self.held)
+        return next((batch for batch in (*held, *self.partial) if batch.host == host), None)
 
     def take(self) -> list[Ack]:
         acks, self.queued = self.queued, []
@@ -189,6 +194,13 @@ class LeaseBook:
         request.meta[LEASE_META] = lease_id
         self.leased[lease_id] = Lease(batch.host, request, batch)
         batch.unsettled += 1
+
+    def held_batch(self, host: str) -> HostBatch | None:
+        """A batch of *host* this node holds (a lease of it not acked yet), if any."""
+        for lease in self.leased.values():
+            if lease.host == host:
+                return lease.batch
+        return self.acks.batch_of(host)
 
     def handed(self, request: Request) -> bool:
         """*request* goes to the engine: it holds one of its host's slots. False if it

@@ -11,6 +11,7 @@ part                does
 ``acks``            settled leases' acks on their way to Redis (:mod:`.leases`)
 ``outcomes``        one outcome per URL, per-request counters (:mod:`.outcomes`)
 ``politeness``      Crawl-delays and host backoff fed to the gate (:mod:`.politeness`)
+``turns``           the gate for requests the frontier never queues: attachments (:mod:`.turns`)
 ``exchange``        batches out, leases in, engine wake-ups (:mod:`.exchange`)
 ``revisits``        the state of incremental re-crawls and watch mode (:mod:`.revisit`)
 ``loop``            heartbeat, deaths, control, outages, finish (:mod:`.node_loop`)
@@ -48,6 +49,7 @@ from crawler.node.overflow import Overflow
 from crawler.node.politeness import Politeness
 from crawler.node.revisit import Revisits, watch_argument
 from crawler.node.traps import strip_session_ids, strip_userinfo
+from crawler.node.turns import HostTurns
 from crawler.redis import FAILED, RedisUnavailable, client_from_crawler, crawl_id
 
 if TYPE_CHECKING:
@@ -102,6 +104,7 @@ class Node:
         self.politeness = Politeness(o.delay, self.leases, self.outcomes, max_delay=o.backoff_max,
                                      robots_user_agent=robots_user_agent, user_agent=user_agent,
                                      slots=crawler.settings.getdict("DOWNLOAD_SLOTS"))
+        self.turns = HostTurns(self.leases, self.politeness, o.max_inflight, frontier.now_ms)
         # acks go only once their pages' items are written (all True), and the revisit state
         ack_barriers: list[Callable[[], bool]] = []
         self.exchange = Exchange(crawler, o, frontier, self.membership, self.leases, self.acks,

@@ -32,7 +32,7 @@ from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.record import records, write_site
-from crawler.scaffold.refine import refine_title
+from crawler.scaffold.refine import refine_author, refine_title
 from crawler.scaffold.render import render_profile, render_test
 
 __all__ = ["main"]
@@ -114,6 +114,9 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     limits, more = limits_and_doubts(learned, posts)
     if refine_title(learned, mine):
         print(f"thread titles: read from {learned.title.xpath} (learned again on every thread)")
+    if refine_author(learned, mine):
+        print(f"authors: read from {learned.posts.author.xpath} (a longer link to the same "
+              "member page than the learned one, a letter avatar)")
     if not found.markers and not found.generator:
         more.append("no markup shared by every page and absent from other engines: not detected")
     _write_profile(name, url, learned, found, doubts + more, limits, files)
@@ -229,6 +232,9 @@ def _report(name, files, count, found, limits, posts, url, doubts, template) -> 
     print(f"detected by: generator {found.generator or '-'}, markers {found.markers or '-'}")
     print(f"limits declared: {', '.join(sorted(limits)) or 'none'}")
     tid = template.thread_id(url)
+    # as the profile reads them (expected.json), after the second look at the capture
+    items = json.loads(files["expected"].read_text(encoding="utf-8"))["items"]
+    posts = [i for i in items if i.get("item_type") == "post"] or posts
     shown = sorted((p for p in posts if p["thread_id"] == tid),
                    key=lambda p: p.get("position") or 0)
     print(f"\nthe first posts of {url} (check them against the page):")

@@ -3,7 +3,8 @@
 :class:`Recorder` is a downloader middleware: it sees each answer before redirects and retries
 act on it, and appends it to ``SCAFFOLD_RECORD_DIR/index.jsonl``. :func:`write_site` turns that
 record into a site :class:`~crawler.demo.fixture_server.FixtureServer` serves, the live origin
-rewritten to the fixture origin, so a crawl of the fixture asks for the same pages.
+rewritten to the fixture origin, so a crawl of the fixture asks for the same pages; its
+robots.txt keeps the site's rules but not its ``Crawl-delay``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ __all__ = ["Recorder", "write_site"]
 FAKE_ORIGIN = "http://fixture.invalid"
 #: Headers a crawl reads; the rest (cookies, server) stay out of the fixture.
 KEPT_HEADERS = ("Location", "Retry-After")
+#: A robots.txt ``Crawl-delay`` line (esoTalk's stock one asks for 10 s).
+CRAWL_DELAY = re.compile(rb"(?im)^[ \t]*crawl-delay[ \t]*:[^\n]*\n?")
 #: A fixed date: the "now" that relative dates on the pages are read against.
 FIXED_DATE = "Mon, 01 Jul 2024 00:00:00 GMT"
 
@@ -72,7 +75,10 @@ def write_site(saved: list[dict[str, Any]], origin: str, site: Path, start: str,
         key = route_key(record["url"][len(origin):] or "/")
         ctype = record["headers"].get("Content-Type", "text/html")
         name = _file_name(key, ctype)
-        (site / name).write_bytes(rewrite(record["body"], origin))
+        body = rewrite(record["body"], origin)
+        if key == "/robots.txt":  # the site's rules, not its pace: a test runs at full speed
+            body = CRAWL_DELAY.sub(b"", body)
+        (site / name).write_bytes(body)
         route: dict[str, Any] = {"file": name, "content_type": ctype}
         if record["status"] != 200:
             route["status"] = record["status"]

@@ -6,6 +6,10 @@ of one thread with ``(Page 2)`` in ``<title>`` would otherwise look like two tit
 fails to follow), with the learner's own :func:`crawler.learn.thread.learn_title`; when it
 finds no element, a heading's child is tried (a heading that adds the pager to the title,
 ``<h1><a>Title</a> <small>(Page 1 of 3)</small></h1>``, holds the title in its link).
+
+The author is looked at again on every captured post: a letter avatar (NodeBB, esoTalk, Flarum
+draw the name's initial in a link to the member's page) looks like a name to the learner. When
+most posts hold another link to the same member URL with a longer text, that link is the name.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.learn.dom import element_text, parse
-from crawler.learn.template import Template, TitleRule
+from crawler.learn.generalize import best_xpath, eval_first
+from crawler.learn.template import FieldRule, Template, TitleRule
 from crawler.learn.thread import learn_title
 
-__all__ = ["refine_title"]
+__all__ = ["refine_author", "refine_title"]
 
 
 def refine_title(template: Template, pages: list[tuple[str, str]]) -> bool:
@@ -57,3 +62,39 @@ def _heading_child(roots: list[Any]) -> TitleRule | None:
         if len(texts) == len(roots) and len(set(texts)) == len(texts):
             return TitleRule(xpath=f"({expr})[1]", strip=[])
     return None
+
+
+def refine_author(template: Template, pages: list[tuple[str, str]]) -> bool:
+    """Read the author from the name link rather than a letter avatar linking to the same
+    member page (see the module docstring); whether the rule changed."""
+    rule = template.posts.author
+    if rule is None or rule.value != "." or template.posts.data:
+        return False
+    pairs, named = [], 0
+    for url, text in pages:
+        if template.thread_id(url) is None:
+            continue
+        for record in parse(text, url).xpath(template.posts.record):
+            found = eval_first(record, rule.xpath)
+            name = _name_link(record, found)
+            named += name is not None
+            pairs.append((record, name if name is not None else found))
+    if not pairs or named * 2 < len(pairs):
+        return False
+    best = best_xpath(pairs)
+    if best is None or best[0] == rule.xpath:
+        return False
+    template.posts.author = FieldRule(xpath=best[0], value=".", row=rule.row)
+    return True
+
+
+def _name_link(record: Any, found: Any) -> Any:
+    """The link in ``record`` to the same URL as ``found`` with the longest text, if longer."""
+    link = next((a for a in ([found] if found is not None else []) + list(
+        found.iterancestors("a") if found is not None else []) if a.tag == "a"), None)
+    href = link.get("href") if link is not None else None
+    if not href:
+        return None
+    same = [a for a in record.iter("a") if a.get("href") == href]
+    longest = max(same, key=lambda a: len(element_text(a)))
+    return longest if len(element_text(longest)) > len(element_text(found)) else None

@@ -4,10 +4,10 @@
 Files are answered the way the engines answer them: phpBB's ``download/file.php?id=N`` (a
 403 HTML page for the members-only one), MyBB's ``attachment.php?aid=N`` (its "no
 permission" page with status 200). The log records per request the method, the target, the
-status and the body bytes the socket accepted (a body is written in 16 KiB pieces with a
-small send buffer, so a client that hangs up stops the count). ``stall`` holds every file
-answer after its headers until :attr:`release` is set (``stalled`` is set when one waits):
-what a kill during downloads needs.
+status, when it came in and was answered, and the body bytes the socket accepted (a body is
+written in 16 KiB pieces with a small send buffer, so a client that hangs up stops the count).
+``stall`` holds every file answer after its headers until :attr:`release` is set (``stalled``
+is set when one waits): what a kill during downloads needs. ``slow`` makes file answers slow.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import random
 import re
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -56,6 +57,8 @@ class Hit:
     target: str
     status: int
     sent: int = 0
+    at: float = field(default_factory=time.monotonic)  # when the request came in
+    done: float = 0.0  # when its answer was sent
 
 
 @dataclass
@@ -66,6 +69,8 @@ class LabServer:
     #: ids answered without Content-Length (chunked)
     chunked: set[str] = field(default_factory=set)
     stall: bool = False
+    #: seconds a file's answer takes (a slow server), HEAD included
+    slow: float = 0.0
     log: list[Hit] = field(default_factory=list)
     stalled: threading.Event = field(default_factory=threading.Event)
     #: set once ``after_stall`` more requests came in after a file answer stalled
@@ -151,6 +156,7 @@ class _Handler(BaseHTTPRequestHandler):
             aid = found.group(1)
             body, kind = FILES[aid]
             hit.status = 200
+            time.sleep(owner.slow)
             self._send(hit, owner.replace.get(aid, body), kind, send_body,
                        chunked=aid in owner.chunked, stall=owner.stall)
         else:
@@ -166,6 +172,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_header("Content-Length", str(len(body)))
         self.end_headers()
+        hit.done = time.monotonic()
         if not send_body:
             return
         if stall:
@@ -178,5 +185,6 @@ class _Handler(BaseHTTPRequestHandler):
                 hit.sent += len(piece)
             if chunked:
                 self.wfile.write(b"0\r\n\r\n")
+            hit.done = time.monotonic()
         except OSError:  # the client hung up: what it took is counted
             self.close_connection = True

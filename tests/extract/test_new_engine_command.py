@@ -11,10 +11,14 @@ import uuid
 from pathlib import Path
 
 import pytest
+from lxml import html
 
 from crawler.demo.fixture_server import FixtureServer
+from crawler.learn.template import FieldRule, PostRules, Template
 from crawler.profiles.base import ForumProfile, limits_of
 from crawler.scaffold.markers import fingerprint
+from crawler.scaffold.record import write_site
+from crawler.scaffold.refine import refine_author
 from tests.extract.test_new_engine import _copy_project, _files
 from tests.helpers.expected import SITES
 
@@ -72,6 +76,36 @@ def test_markers_are_shared_by_the_engine_pages_and_absent_elsewhere() -> None:
     found = fingerprint(mine, others)
     assert found.markers == ("div#brd-wrap",)  # numbered ids and classes seen elsewhere left out
     assert found.min_markers == 1
+
+
+def _thread(posts: list[str]) -> str:
+    rows = "".join(f'<div class="post"><div class="avatar"><a href="/member/{n}"><span>'
+                   f'{n[0].upper()}</span></a></div><h3><a href="/member/{n}" title="profile">'
+                   f'{n}</a></h3><div class="body">text {i}</div></div>'
+                   for i, n in enumerate(posts))
+    return f"<html><body>{rows}</body></html>"
+
+
+def test_a_letter_avatar_gives_way_to_the_name_link_to_the_same_member() -> None:
+    template = Template(host="h", thread_url=r"^/t/(?P<tid>\d+)", posts=PostRules(
+        record="//div[@class='post']", author=FieldRule(".//div[@class='avatar']//a")))
+    pages = [("http://h/t/1", _thread(["bob", "alice", "bob"])),
+             ("http://h/t/2", _thread(["carol", "dave"]))]
+    assert refine_author(template, pages)
+    records = html.fromstring(pages[0][1]).xpath("//div[@class='post']")
+    names = [r.xpath(template.posts.author.xpath)[0].text_content() for r in records]
+    assert names == ["bob", "alice", "bob"]
+    same = Template(host="h", thread_url=r"^/t/(?P<tid>\d+)", posts=PostRules(
+        record="//div[@class='post']", author=FieldRule(".//h3/a")))
+    assert not refine_author(same, pages)  # the name already: nothing longer to the same page
+
+
+def test_the_captured_robots_txt_keeps_its_rules_but_not_its_crawl_delay(tmp_path: Path) -> None:
+    robots = b"User-agent: *\nCrawl-delay: 10\nDisallow: /members/\n"
+    saved = [{"url": "http://h:1/robots.txt", "status": 200, "body": robots,
+              "headers": {"Content-Type": "text/plain"}}]
+    write_site(saved, "http://h:1", tmp_path, "/", {})
+    assert (tmp_path / "robots-txt.txt").read_bytes() == b"User-agent: *\nDisallow: /members/\n"
 
 
 def test_limits_unknown_names_fail_and_day_precision_implies_clock_time() -> None:
