@@ -195,13 +195,6 @@ class LeaseBook:
         self.leased[lease_id] = Lease(batch.host, request, batch)
         batch.unsettled += 1
 
-    def held_batch(self, host: str) -> HostBatch | None:
-        """A batch of *host* this node holds (a lease of it not acked yet), if any."""
-        for lease in self.leased.values():
-            if lease.host == host:
-                return lease.batch
-        return self.acks.batch_of(host)
-
     def handed(self, request: Request) -> bool:
         """*request* goes to the engine: it holds one of its host's slots. False if it
         has no lease (kept in memory: :mod:`.overflow`)."""
@@ -341,3 +334,11 @@ class LeaseBook:
             self.outcomes.count("frontier/lease_leaked")
             logger.warning("Lease %(id)s of host %(host)s was never settled; settling it",
                            {"id": lease_id, "host": lease.host})
+
+
+def held_batch(leases: LeaseBook, host: str) -> HostBatch | None:
+    """A batch of *host* this node holds (a lease of it not acked yet), if any."""
+    for lease in leases.leased.values():
+        if lease.host == host:
+            return lease.batch
+    return leases.acks.batch_of(host)

@@ -23,6 +23,7 @@ from crawler.frontier.keys import queue_host
 from crawler.login.signin import sleep_for
 from crawler.node.api import node_of
 from crawler.node.dispatch import HostBatch
+from crawler.node.leases import held_batch
 from crawler.node.politeness import remember
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class HostTurns:
         """Wait until *request* may start at its host; the batch whose slot it holds."""
         host = queue_host(request)
         while True:
-            batch = self.leases.held_batch(host) or self._unheld(host)
+            batch = held_batch(self.leases, host) or self._unheld(host)
             now = time.monotonic()
             start = max(batch.last_start, batch.last_done) + self.politeness.gap(host)
             if batch.running < self.max_inflight and now >= start:
