@@ -301,7 +301,6 @@ class _Restarted(_Flushed):
             super().close()  # type: ignore[misc]
             self._pending = False
             super().__init__(self._file, self._options)  # type: ignore[call-arg]
-        self._file.flush()
 
     def close(self) -> None:
         self._ended = True  # the feed's end: no stream after it
