@@ -9,7 +9,7 @@ item scraped so far, in this order:
 2. every output registered with :meth:`crawler.node.api.NodeAPI.add_ack_barrier` (the
    Redis item stream, :class:`crawler.ops.sink.RedisStreamSink`: its buffer written);
 3. then the item digests of the incremental pass (:data:`items_durable`, which
-   :class:`crawler.incremental.RevisitPipeline` waits for) and the rest of the revisit state
+   :class:`crawler.incremental.items.RevisitPipeline` waits for) and the rest of the revisit state
    (a thread's last known page, listing rows), so the state is never behind an ack.
 
 Only if all of it succeeded do the acks go: a SIGKILL at any moment leaves every page whose
