@@ -59,8 +59,11 @@ key                     type    content
 ``rv:<host>``           hash    the host's revisit state, one field per listing URL
                                 or thread (:mod:`crawler.node.revisit`)
 ``rvi:<host>:<bucket>`` hash    item digests of one thread or article: id -> digest
-``control``             hash    operator switches: ``paused`` ('1': no node
-                                leases), ``drain:<node>`` ('1': that node hands
+``control``             hash    operator switches: ``paused`` (the pause's epoch:
+                                no node leases), ``paused:<node>`` (the epoch of
+                                the pause that node acknowledged: none of its
+                                requests can start), ``pause_epoch`` (the last
+                                pause's), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
 ``warc:digests``        hash    the web archive's digest index: URL -> ``<payload
                                 digest> <WARC-Date>`` of its last full capture, what

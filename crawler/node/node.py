@@ -253,7 +253,7 @@ class Node:
         if self.loop.cut_off():
             return None
         loop = self.loop
-        return self.exchange.next_request(paused=loop.draining or loop.paused)
+        return self.exchange.next_request(paused=loop.draining or self.exchange.paused)
 
     def _deduplicated(self, request: Request) -> bool:
         # dont_filter means what Scrapy says, except for start requests: a resumed crawl (or

@@ -11,6 +11,7 @@ from scrapy.utils.asyncio import create_looping_call
 from crawler.embedded_redis import EmbeddedLost, Revival
 from crawler.netguard import BLOCKED
 from crawler.node.outage import TRANSIENT, FrontierLost
+from crawler.node.pause import Pause
 from crawler.redis import restart_watch
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class NodeLoop:
         self.outcomes = outcomes
         self.dupefilter = dupefilter
         self.outage = outage
-        self.paused = False
+        self.pause = Pause(crawler, exchange, membership)
         self.draining = False
         self._handback: list[str] = []  # unstarted leases a failed drain still owes Redis
         self.cluster_done = False
@@ -281,20 +282,7 @@ class NodeLoop:
 
     def _follow_control(self, control: dict[str, str]) -> None:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
-        paused = control.get("paused") == "1"
-        if paused != self.paused:
-            self.paused = self.exchange.paused = paused
-            if paused:
-                # held batches stop too: their unstarted requests go back to the head of
-                # their queues now (acked as handed back; their hosts stay this node's);
-                # those in flight finish
-                handed = self.exchange.hand_back_unstarted()
-                logger.info("Crawl paused by the operator: handed back %(n)d unstarted "
-                            "requests; waiting for %(f)d in flight",
-                            {"n": handed, "f": len(self.leases)})
-            else:
-                logger.info("Crawl resumed by the operator")
-                self.exchange.wake()
+        self.pause.follow(control.get("paused"))
         drain = control.get(f"drain:{self.options.node}") == "1"
         if drain and not self.draining:
             self.drain()
@@ -365,7 +353,7 @@ class NodeLoop:
             "node": self.options.node,
             "member": self.membership.weight > 0 and not self.draining,
             "draining": self.draining,
-            "paused": self.paused,
+            "paused": self.pause.paused,
             "redis_reachable": not self.outage.down,
             "seconds_since_heartbeat": None if self.last_beat_at is None
             else time.monotonic() - self.last_beat_at,
