@@ -67,7 +67,7 @@ class NodeLoop:
         self.cluster_done = False
         self.last_beat: Beat | None = None
         self.last_beat_at: float | None = None
-        self._last_good = time.monotonic()  # the last heartbeat Redis took (or the start)
+        self._last_good = time.monotonic()  # the last heartbeat Redis took (or the join)
         self._cut_off = False
         self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
         self._closing = False  # the crawl is being stopped (its embedded Redis is lost)
@@ -89,6 +89,7 @@ class NodeLoop:
     def start(self, control: dict[str, str]) -> None:
         """Start beating, following the operator's switches *control* at once: a node
         joining a paused crawl must not lease before its first heartbeat."""
+        self._last_good = time.monotonic()  # the join, just before: Redis took it
         self._follow_control(control)
         self._ticker.start(self.options.heartbeat_interval, now=False)
         self._stop_watch.start(0.1, now=False)
@@ -122,9 +123,9 @@ class NodeLoop:
 
     def tick(self) -> None:
         # A stall noticed here first (not by next_request) cuts this node off all the same:
-        # its unstarted leases go back with this very beat.
-        if self.last_beat_at is not None:
-            self.cut_off()
+        # its unstarted leases go back with this very beat. Before the first beat too: a
+        # stall between the join and it is one (the join was a beat Redis took).
+        self.cut_off()
         # the acks of batch requests settled so far go with this beat, the rest of their
         # batch or not: after a SIGKILL at most a heartbeat's worth are fetched again
         self.exchange.release_acks(partial=True)
