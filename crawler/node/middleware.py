@@ -76,12 +76,12 @@ class RepeatLinkFilter(BaseSpiderMiddleware):
     revisit's page, whose next pages it reads again."""
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
-        if response is None or "revisit_row" in request.meta or response.meta.get(DEEP):
+        if response is None or "revisit_row" in request.meta:
             return request
         node = node_of(self.crawler)
-        if node is not None and node.drop_if_seen(request):
-            return None
-        return request
+        if node is None or response.meta.get(DEEP):
+            return request
+        return None if node.drop_if_seen(request) else request
 
 
 class DepthOnlyMiddleware(DepthMiddleware):
