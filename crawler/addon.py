@@ -88,14 +88,15 @@ class ClusterAddon:
         settings.set_in_component_priority_dict(
             "EXTENSIONS", "crawler.fetch_policy.NotAPageFilter", 0
         )
-        # Revisits (crawler/incremental.py): after decompression on the way back (570),
+        # Revisits (crawler/incremental/): after decompression on the way back (570),
         # outside HttpErrorMiddleware (50) and after item cleanup (450)
         settings.setdefault_in_component_priority_dict(
-            "DOWNLOADER_MIDDLEWARES", "crawler.incremental.RevisitDownloaderMiddleware", 570)
+            "DOWNLOADER_MIDDLEWARES",
+            "crawler.incremental.listings.RevisitDownloaderMiddleware", 570)
         settings.setdefault_in_component_priority_dict(
-            "SPIDER_MIDDLEWARES", "crawler.incremental.RevisitSpiderMiddleware", 40)
+            "SPIDER_MIDDLEWARES", "crawler.incremental.rows.RevisitSpiderMiddleware", 40)
         settings.setdefault_in_component_priority_dict(
-            "ITEM_PIPELINES", "crawler.incremental.RevisitPipeline", 450)
+            "ITEM_PIPELINES", "crawler.incremental.items.RevisitPipeline", 450)
         # The web archive (crawler/archive/): off unless CRAWLER_WARC_DIR; closer to the
         # downloader than decompression (590), so it stores the bytes as received
         settings.setdefault_in_component_priority_dict(

@@ -8,7 +8,7 @@ item scraped so far, in this order:
    ``-o``/``FEEDS`` files (:mod:`crawler.feeds`: plugins flushed, files fsynced) and the
    Redis item stream (:class:`crawler.ops.sink.RedisStreamSink`: its buffer written);
 2. then the item digests of the incremental pass (:data:`items_durable`, which
-   :class:`crawler.incremental.RevisitPipeline` waits for; the web archive too) and the
+   :class:`crawler.incremental.items.RevisitPipeline` waits for; the web archive too) and the
    rest of the revisit state (a thread's last known page, listing rows), so the state is
    never behind an ack.
 

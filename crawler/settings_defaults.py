@@ -170,6 +170,15 @@ TABLE: tuple[Setting, ...] = (
     S("CRAWLER_REVISIT_MIN_INTERVAL", "float", 60.0, "scheduler",
       "Shortest adaptive revisit interval (s) of a listing page in watch mode (capped at "
       "`CRAWLER_WATCH`).", low=0.1, high=86400 * 365),
+    S("CRAWLER_REVISIT_DEEP_PASSES", "int", 30, "scheduler",
+      "Deep revisits: every thread or article is read again in full, all its pages, at "
+      "least once in this many incremental passes (about 1/N of them in each pass), so an "
+      "edit that changes no thread-list row is found. `0`: no pass bound.",
+      low=0, high=100000),
+    S("CRAWLER_REVISIT_DEEP_DAYS", "float", 30.0, "scheduler",
+      "Deep revisits: every thread or article is read again in full at least once in this "
+      "many days (in watch mode too), spread over the passes or heartbeats in between. "
+      "`0`: no time bound (both `0`: no deep revisits).", low=0, high=36500),
     # Budgets and trap rules
     S("CRAWLER_DEPTH_LIMIT", "int", None, "scheduler",
       "Deepest link depth queued (`0`: none), filtered and counted as "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scrapy.utils.test import get_crawler
 
-from crawler.incremental import RevisitPipeline
+from crawler.incremental.items import RevisitPipeline
 from crawler.node.api import node_of
 
 

@@ -28,7 +28,7 @@ from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
 from tests.helpers.crawl import run_crawl
 from tests.helpers.expected import load_expected, normalize
-from tests.helpers.nodes import COMMON
+from tests.helpers.nodes import COMMON, split_names
 from tests.sitekit import SITES, FixtureSites
 
 #: Two engines with a profile, one without (read with a learned template).
@@ -165,17 +165,6 @@ def test_one_crawl_of_three_forums_equals_each_crawled_alone(tmp_path: Path) -> 
     # the one crawl fetched what the three crawls alone fetched, page for page
     assert served_together == served_alone
     assert {netloc(sites, n) for n in FORUMS} == {u.split("/")[2] for u in served_together}
-
-
-def split_names(hosts: list[str], vnodes: int) -> tuple[str, str]:
-    """Two node names the ring gives some of ``hosts`` each (the fixture ports are random,
-    so the names are picked for them, as the cluster would place the hosts)."""
-    for k in range(1000):
-        names = (f"crawler-{k}-a", f"crawler-{k}-b")
-        ring = Ring(dict.fromkeys(names, 1), vnodes=vnodes)
-        if {ring.owner(h) for h in hosts} == set(names):
-            return names
-    raise AssertionError("no two node names split the hosts")
 
 
 @pytest.mark.slow

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from crawler.demo.server import LoopbackServer
-from crawler.incremental import VOLATILE
+from crawler.incremental.items import VOLATILE
 from tests.helpers.changing_forum import ChangingForum
 from tests.helpers.crawl import CRAWL_SETTINGS, PROJECT_ROOT, _env
 

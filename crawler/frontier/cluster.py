@@ -159,14 +159,19 @@ class Cluster:
         since = self.now_ms() - int(node_timeout * 1000)
         return [m.decode() for m in self.client.zrangebyscore(self.keys.members, since, "+inf")]
 
-    def set_paused(self, paused: bool) -> None:
-        if paused:
-            self.client.hset(self.keys.control, "paused", "1")
-        else:
+    def set_paused(self, paused: bool) -> str | None:
+        """Pause the crawl, or resume it; a pause's epoch, which each node acknowledges
+        (``paused:<node>``) once none of its requests can start."""
+        if not paused:
             self.client.hdel(self.keys.control, "paused")
+            return None
+        epoch = str(self.client.hincrby(self.keys.control, "pause_epoch", 1))
+        self.client.hset(self.keys.control, "paused", epoch)
+        return epoch
 
-    def drain_requested(self, node: str) -> bool:
-        return bool(self.client.hexists(self.keys.control, f"drain:{node}"))
+    def control(self) -> dict[str, str]:
+        """The operator's switches and the nodes' answers (see :mod:`.keys`)."""
+        return _decode(self.client.hgetall(self.keys.control))
 
     def set_drain(self, node: str, drain: bool) -> None:
         if drain:

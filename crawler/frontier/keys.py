@@ -50,12 +50,20 @@ key                     type    content
                                 one index a node reads to find its due revisits
 ``revisit:pass``        string  start (ms) of the current run-again pass: revisits
                                 scheduled before it are due in this pass
+``revisit:passes``      string  how many run-again passes began (the deep revisits'
+                                pass cycle)
+``revisit:deep``        hash    host -> ``<pass> <ms>``: when its deep revisits last ran
 ``rvq:<host>``          zset    the host's revisits: URL fingerprint -> due (ms)
+``rvd:<host>``          zset    the host's threads or articles: key -> phase of its deep
+                                revisits in their cycle, in [0, 1)
 ``rv:<host>``           hash    the host's revisit state, one field per listing URL
                                 or thread (:mod:`crawler.node.revisit`)
 ``rvi:<host>:<bucket>`` hash    item digests of one thread or article: id -> digest
-``control``             hash    operator switches: ``paused`` ('1': no node
-                                leases), ``drain:<node>`` ('1': that node hands
+``control``             hash    operator switches: ``paused`` (the pause's epoch:
+                                no node leases), ``paused:<node>`` (the epoch of
+                                the pause that node acknowledged: none of its
+                                requests can start), ``pause_epoch`` (the last
+                                pause's), ``drain:<node>`` ('1': that node hands
                                 off its hosts and owns none until cleared)
 ``warc:digests``        hash    the web archive's digest index: URL -> ``<payload
                                 digest> <WARC-Date>`` of its last full capture, what
@@ -113,6 +121,7 @@ _CRAWL_KEYS = {"members": "members", "weights": "weights", "epoch": "epoch", "to
                "items": "items", "node_stats": "nodestats", "templates": "templates",
                "events": "events", "control": "control", "bloom": "bloom",
                "revisit_due": "revisit:due", "revisit_pass": "revisit:pass",
+               "revisit_passes": "revisit:passes", "revisit_deep": "revisit:deep",
                "warc_digests": "warc:digests", "attachments": "attachments"}
 
 
@@ -139,6 +148,8 @@ class Keys:
     bloom: str = field(init=False)
     revisit_due: str = field(init=False)
     revisit_pass: str = field(init=False)
+    revisit_passes: str = field(init=False)
+    revisit_deep: str = field(init=False)
     warc_digests: str = field(init=False)
     #: site|engine|attachment id -> the outcome of its download (crawler/attachments/)
     attachments: str = field(init=False)
@@ -175,6 +186,9 @@ class Keys:
 
     def revisits(self, host: str) -> str:
         return f"{self.prefix}:rvq:{host}"
+
+    def deep_revisits(self, host: str) -> str:
+        return f"{self.prefix}:rvd:{host}"
 
     def revisit_state(self, host: str) -> str:
         return f"{self.prefix}:rv:{host}"

@@ -162,6 +162,11 @@ class Membership:
             self.refresh()
         return beat
 
+    def acknowledge_pause(self, epoch: str) -> None:
+        """Tell the pause command that pause *epoch* holds on this node."""
+        self.frontier.link.command("hset", self.frontier.keys.control,
+                                   f"paused:{self.frontier.node}", epoch)
+
     def undrain(self, weight: int) -> None:
         """Own hosts again after a drain (the operator cleared it)."""
         self.weight = weight

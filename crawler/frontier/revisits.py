@@ -7,7 +7,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from crawler.frontier.scripts import SPECS
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from crawler.frontier.keys import Keys
     from crawler.frontier.link import RedisLink
 
@@ -25,7 +29,26 @@ class RevisitStore:
         return int(begun) if begun else None
 
     def begin_pass(self, at_ms: int) -> None:
-        self.link.command("set", self.keys.revisit_pass, at_ms)
+        self.link.pipeline(lambda pipe: (pipe.set(self.keys.revisit_pass, at_ms),
+                                         pipe.incr(self.keys.revisit_passes)))
+
+    def pass_number(self) -> int:
+        """How many run-again passes began (0: the crawl's first pass)."""
+        return int(self.link.command("get", self.keys.revisit_passes) or 0)
+
+    def deep_hosts(self) -> list[str]:
+        """The hosts with threads or articles kept for deep revisits."""
+        return [h.decode() for h in self.link.command("hkeys", self.keys.revisit_deep)]
+
+    def keep_deep(self, phases: dict[str, dict[str, float]], mark: str) -> None:
+        """Keep threads for deep revisits (host -> key -> phase); a host new to them is
+        marked *mark* (``<pass> <ms>``: its cycles start there)."""
+        def build(pipe: Any) -> None:
+            for host, entries in phases.items():
+                pipe.zadd(self.keys.deep_revisits(host), entries)
+                pipe.hsetnx(self.keys.revisit_deep, host, mark)
+
+        self.link.pipeline(build)
 
     def key(self, host: str, bucket: bytes | None) -> str:
         """The hash of *host*'s revisit state, or of its item *bucket* if given."""
@@ -64,3 +87,18 @@ class RevisitStore:
                     pipe.hdel(self.keys.revisit_state(host), *("p" + f for f in fingerprints))
 
         self.link.pipeline(build)
+
+    def promote_deep(self, hosts: Sequence[str], ready: str, epoch: int, now: int, *,
+                     pass_number: int, passes: int, clock: int, span_ms: int) -> int:
+        """Move *hosts*' threads due for a deep revisit into their queues (``deep.lua``;
+        *ready*: the caller's ready set); how many moved."""
+        keys, args = SPECS["deep"].bind(
+            dict(epoch=self.keys.epoch, totals=self.keys.totals, marks=self.keys.revisit_deep,
+                 ready=ready),
+            {"epoch": epoch, "now": now, "pass": pass_number, "passes": passes,
+             "clock": clock, "span": span_ms})
+        for host in hosts:
+            keys += [self.keys.deep_revisits(host), self.keys.revisit_state(host),
+                     self.keys.queue(host), self.keys.host(host)]
+        _, promoted = self.link.call("deep", keys, [*args, *hosts])
+        return promoted

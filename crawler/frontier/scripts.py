@@ -95,6 +95,8 @@ SPECS = {spec.name: spec for spec in (
     ScriptSpec("sweep", ("epoch", "source"), ("epoch",)),
     ScriptSpec("revisit", ("epoch", "totals", "due", "ready"),
                ("epoch", "now", "horizon", "again")),
+    ScriptSpec("deep", ("epoch", "totals", "marks", "ready"),
+               ("epoch", "now", "pass", "passes", "clock", "span")),
 )}
 
 

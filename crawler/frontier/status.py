@@ -52,7 +52,7 @@ def read_status(client: redis.Redis, keys: Keys, *, node_timeout: float,
     return {
         "crawl": keys.crawl,
         "ring_epoch": int(epoch or 0),
-        "paused": control.get("paused") == "1",
+        "paused": bool(control.get("paused")),
         "drain_requested": sorted(k[6:] for k, v in control.items()
                                   if k.startswith("drain:") and v == "1"),
         "nodes": nodes,

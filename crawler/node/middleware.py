@@ -21,6 +21,7 @@ from crawler.fetch_policy import NotAPage
 from crawler.frontier.codec import LEASE_META
 from crawler.netguard import refused_host
 from crawler.node.api import node_of
+from crawler.node.deep import DEEP
 from crawler.node.outcomes import (
     PRIVATE_ADDRESS,
     ROBOTS_UNAVAILABLE,
@@ -71,15 +72,16 @@ class RepeatLinkFilter(BaseSpiderMiddleware):
     check, the scraper's queue): most links a page yields are such repeats.
 
     A listing's rows (``revisit_row``) pass: the revisit middleware records each and
-    fetches a changed one again (:mod:`crawler.incremental`)."""
+    fetches a changed one again (:mod:`crawler.incremental`); so do the links of a deep
+    revisit's page, whose next pages it reads again."""
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None or "revisit_row" in request.meta:
             return request
         node = node_of(self.crawler)
-        if node is not None and node.drop_if_seen(request):
-            return None
-        return request
+        if node is None or response.meta.get(DEEP):
+            return request
+        return None if node.drop_if_seen(request) else request
 
 
 class DepthOnlyMiddleware(DepthMiddleware):

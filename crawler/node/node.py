@@ -112,7 +112,9 @@ class Node:
                                  self.outage, ack_barriers, run)
         self.revisits = Revisits(frontier, self.membership, self.outcomes, watch=watch,
                                  min_interval=o.revisit_min_interval,
-                                 max_interval=o.revisit_max_interval)
+                                 max_interval=o.revisit_max_interval,
+                                 deep_passes=o.revisit_deep_passes,
+                                 deep_days=o.revisit_deep_days)
         self.durability = ItemDurability(crawler, self.revisits)
         ack_barriers.append(self.durability.make_durable)
         self.loop = NodeLoop(crawler, o, frontier, self.membership, self.exchange, self.leases,

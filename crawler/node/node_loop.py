@@ -11,6 +11,7 @@ from scrapy.utils.asyncio import create_looping_call
 from crawler.embedded_redis import EmbeddedLost, Revival
 from crawler.netguard import BLOCKED
 from crawler.node.outage import TRANSIENT, FrontierLost
+from crawler.node.pause import Pause
 from crawler.redis import restart_watch
 
 if TYPE_CHECKING:
@@ -60,13 +61,13 @@ class NodeLoop:
         self.outcomes = outcomes
         self.dupefilter = dupefilter
         self.outage = outage
-        self.paused = False
+        self.pause = Pause(crawler, exchange, membership)
         self.draining = False
         self._handback: list[str] = []  # unstarted leases a failed drain still owes Redis
         self.cluster_done = False
         self.last_beat: Beat | None = None
         self.last_beat_at: float | None = None
-        self._last_good = time.monotonic()  # the last heartbeat Redis took (or the start)
+        self._last_good = time.monotonic()  # the last heartbeat Redis took (or the join)
         self._cut_off = False
         self._stranded: list[str] = []  # leases dropped at a cut-off, still ours in Redis
         self._closing = False  # the crawl is being stopped (its embedded Redis is lost)
@@ -88,6 +89,7 @@ class NodeLoop:
     def start(self, control: dict[str, str]) -> None:
         """Start beating, following the operator's switches *control* at once: a node
         joining a paused crawl must not lease before its first heartbeat."""
+        self._last_good = time.monotonic()  # the join, just before: Redis took it
         self._follow_control(control)
         self._ticker.start(self.options.heartbeat_interval, now=False)
         self._stop_watch.start(0.1, now=False)
@@ -121,9 +123,9 @@ class NodeLoop:
 
     def tick(self) -> None:
         # A stall noticed here first (not by next_request) cuts this node off all the same:
-        # its unstarted leases go back with this very beat.
-        if self.last_beat_at is not None:
-            self.cut_off()
+        # its unstarted leases go back with this very beat. Before the first beat too: a
+        # stall between the join and it is one (the join was a beat Redis took).
+        self.cut_off()
         # the acks of batch requests settled so far go with this beat, the rest of their
         # batch or not: after a SIGKILL at most a heartbeat's worth are fetched again
         self.exchange.release_acks(partial=True)
@@ -281,20 +283,7 @@ class NodeLoop:
 
     def _follow_control(self, control: dict[str, str]) -> None:
         """Apply the operator's switches (``python -m crawler pause|drain ...``)."""
-        paused = control.get("paused") == "1"
-        if paused != self.paused:
-            self.paused = paused
-            if paused:
-                # held batches stop too: their unstarted requests go back to the head of
-                # their queues now (acked as handed back; their hosts stay this node's);
-                # those in flight finish
-                handed = self.exchange.hand_back_unstarted()
-                logger.info("Crawl paused by the operator: handed back %(n)d unstarted "
-                            "requests; waiting for %(f)d in flight",
-                            {"n": handed, "f": len(self.leases)})
-            else:
-                logger.info("Crawl resumed by the operator")
-                self.exchange.wake()
+        self.pause.follow(control.get("paused"))
         drain = control.get(f"drain:{self.options.node}") == "1"
         if drain and not self.draining:
             self.drain()
@@ -306,7 +295,8 @@ class NodeLoop:
 
     def allows(self) -> tuple[bool, bool]:
         """What the operator's switches allow now: (lease more, hand out what is held)."""
-        return not (self.draining or self.paused), not self.paused
+        closed = self.pause.closed()
+        return not (self.draining or closed), not closed
 
     def drain(self) -> None:
         """Shutting down (SIGTERM, Ctrl-C): hand off hosts and unstarted work at once."""
@@ -369,7 +359,7 @@ class NodeLoop:
             "node": self.options.node,
             "member": self.membership.is_member() and not self.draining,
             "draining": self.draining,
-            "paused": self.paused,
+            "paused": self.pause.acknowledged(),
             "redis_reachable": not self.outage.down,
             "seconds_since_heartbeat": None if self.last_beat_at is None
             else time.monotonic() - self.last_beat_at,

@@ -44,6 +44,8 @@ class SchedulerOptions:
     watch: float = 0.0
     revisit_min_interval: float = 60.0
     revisit_max_interval: float = 86400.0
+    revisit_deep_passes: int = 0
+    revisit_deep_days: float = 0.0
     dupefilter: type[BaseDupeFilter] = BloomDupeFilter  # DUPEFILTER_CLASS
 
     @classmethod
@@ -85,6 +87,8 @@ class SchedulerOptions:
             watch=get("CRAWLER_WATCH"),
             revisit_min_interval=get("CRAWLER_REVISIT_MIN_INTERVAL"),
             revisit_max_interval=get("CRAWLER_REVISIT_MAX_INTERVAL"),
+            revisit_deep_passes=get("CRAWLER_REVISIT_DEEP_PASSES"),
+            revisit_deep_days=get("CRAWLER_REVISIT_DEEP_DAYS"),
             dupefilter=dupefilter_class(s),
         )
         options._validate()

@@ -15,6 +15,8 @@ field                  value
                        ``lastmod``): a different digest means the item changed
 ``l<key>``             the encoded request of the last page seen of that item (a
                        thread's last known page), where a changed item is read from
+``d<key>``             the encoded request of the item's first page, where its deep
+                       revisits read it again in full from (:mod:`crawler.node.deep`)
 =====================  ===============================================================
 
 Item digests live apart, one small hash per thread (per article for blogs),
@@ -45,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawler.frontier import codec
 from crawler.frontier.keys import host_of
+from crawler.node.deep import DeepRevisits
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -97,7 +100,8 @@ class Revisits:
     """
 
     def __init__(self, frontier: Frontier, membership: Membership, outcomes: Outcomes, *,
-                 watch: float, min_interval: float, max_interval: float) -> None:
+                 watch: float, min_interval: float, max_interval: float,
+                 deep_passes: int = 0, deep_days: float = 0) -> None:
         self.frontier = frontier
         self.outcomes = outcomes
         self.keys = frontier.keys
@@ -114,6 +118,8 @@ class Revisits:
         self._dropped: dict[str, set[str]] = {}  # host -> listings no more, unsent
         self.listed: set[str] = set()  # fingerprints this run kept as listings
         self._buckets: OrderedDict[str, dict] = OrderedDict()  # item buckets read lately
+        self.deep = DeepRevisits(frontier, membership, passes=deep_passes, days=deep_days,
+                                 every=self.min_interval)
 
     @property
     def reading(self) -> bool:
@@ -147,6 +153,7 @@ class Revisits:
             logger.info("Revisiting: the crawl finished before, so this run fetches its "
                         "listing pages again (conditional GET) and only what changed")
         self.pass_start = begun
+        self.deep.pass_number = self.store.pass_number()
 
     # -- state -----------------------------------------------------------------------
 
@@ -199,6 +206,11 @@ class Revisits:
         self.listed.add(fingerprint)
         self._dropped.get(host, set()).discard(fingerprint)
 
+    def keep_deep(self, host: str, key: str, payload: bytes) -> None:
+        """Keep item *key*'s first request (*payload*) for its deep revisits."""
+        self.set(host, "d" + key, payload)
+        self.deep.keep(host, key)
+
     def unschedule(self, host: str, fingerprint: str) -> None:
         """Revisit listing *fingerprint* no more: a page of unknown role (a fallback's,
         taken for a listing) turned out to be a thread's. ``revisit.lua`` drops its due
@@ -244,11 +256,14 @@ class Revisits:
         horizon = now if self.watch else self.pass_start
         hosts, self.next_due = self.store.due(horizon, _PROMOTE_BATCH)
         hosts = [h for h in hosts if self.membership.owns(h)]
-        if not hosts:
-            return 0
-        promoted = self.membership.with_ring(
-            lambda epoch: self._promote(hosts, epoch, now, horizon))
-        return int(promoted or 0)
+        promoted = int(self.membership.with_ring(
+            lambda epoch: self._promote(hosts, epoch, now, horizon)) or 0) if hosts else 0
+        deep = self.deep.sweep(now, horizon)
+        if deep:
+            self.count("revisit/deep", deep)
+            for _ in range(deep):  # each ends in one outcome, as a discovered URL does
+                self.outcomes.record("discovered")
+        return promoted + deep
 
     def _promote(self, hosts: list[str], epoch: int, now: int, horizon: int) -> int:
         # Due again unless their responses say when: a safety net for a fetch that fails
@@ -266,10 +281,10 @@ class Revisits:
 
     def flush(self) -> None:
         """Send the buffered writes in one round trip (kept for the next try if it fails)."""
-        if not self._fields and not self._due and not self._dropped:
-            return
-        self.store.write(self._fields, self._due, self._dropped)
-        self._fields, self._due, self._dropped = {}, {}, {}
+        if self._fields or self._due or self._dropped:
+            self.store.write(self._fields, self._due, self._dropped)
+            self._fields, self._due, self._dropped = {}, {}, {}
+        self.deep.flush(self.frontier.now_ms())  # after the requests it refers to
 
     def stats(self) -> dict[str, Any]:
         counts, self.counts = self.counts, {}

@@ -54,7 +54,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
                    help="a setting the URLs are checked with, as the crawl's nodes have it "
                    "(e.g. -s CRAWLER_ALLOW_PRIVATE_ADDRESSES=True for a site on a local address)")
-    sub.add_parser("pause", parents=[common], help="stop leasing on every node")
+    p = sub.add_parser("pause", parents=[common], help="stop every node from starting requests; "
+                       "returns once each live node acknowledged it")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="how long to wait for the nodes to acknowledge (default 30)")
     sub.add_parser("resume", parents=[common], help="undo pause")
     for name, text in (("drain", "make NODE hand off its hosts and own none"),
                        ("undrain", "let NODE own hosts again")):
@@ -212,6 +215,14 @@ def _switch(action, message: str, warn=None):
     return command
 
 
+def cmd_pause(args: argparse.Namespace) -> int:
+    target = open_target(args)
+    nodes = control.pause(target, args.timeout)
+    print(f"crawl {target.crawl} paused: {len(nodes)} live nodes acknowledged"
+          + (f" ({', '.join(nodes)})" if nodes else "") + "; no request starts until resume")
+    return 0
+
+
 def cmd_purge(args: argparse.Namespace) -> int:
     target = open_target(args)
     if not args.yes:
@@ -268,9 +279,8 @@ COMMANDS = {
     "failures": cmd_failures,
     "status": cmd_status,
     "seed": cmd_seed,
-    "pause": _switch(lambda t, a: control.set_paused(t, True),
-                     "crawl {crawl} paused: nodes stop leasing at their next heartbeat"),
-    "resume": _switch(lambda t, a: control.set_paused(t, False), "crawl {crawl} resumed"),
+    "pause": cmd_pause,
+    "resume": _switch(lambda t, a: control.resume(t), "crawl {crawl} resumed"),
     "drain": _switch(lambda t, a: control.set_drain(t, a.node, True, force=a.force),
                      "node {node} draining: it hands off its hosts at its next heartbeat",
                      warn=control.drain_warning),

@@ -2,7 +2,8 @@
 embedded crawl, its state folder).
 
 The switches live in the crawl's control state; every node reads it at each
-heartbeat, so an action takes effect within :setting:`CRAWLER_HEARTBEAT_INTERVAL`.
+heartbeat, so an action takes effect within :setting:`CRAWLER_HEARTBEAT_INTERVAL`. Pause
+waits for it: it returns once every live node acknowledged it (:mod:`crawler.node.pause`).
 This module checks the operator's input and says what went wrong; the reads and
 writes are :class:`crawler.frontier.cluster.Cluster`'s.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import time
 from typing import TYPE_CHECKING
 
 from scrapy import Request
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
     from crawler.ops.connect import Target
 
 logger = logging.getLogger(__name__)
+
+_ACK_POLL = 0.05  # s between two reads of the nodes' acknowledgements of a pause
 
 
 def seed(target: Target, urls: list[str], *, dont_filter: bool = False) -> SeedResult:
@@ -63,14 +67,36 @@ def _request(url: str, dont_filter: bool) -> Request:
     return request
 
 
-def set_paused(target: Target, paused: bool) -> None:
-    target.cluster.set_paused(paused)
+def pause(target: Target, timeout: float) -> list[str]:
+    """Pause the crawl, and return once every live node acknowledged it (none of its
+    requests can start any more): the nodes that did. A one-line :class:`CliError`
+    naming those that did not within *timeout* seconds (the crawl stays paused)."""
+    cluster = target.cluster
+    epoch = cluster.set_paused(True)
+    node_timeout = config.value(target.settings, "CRAWLER_NODE_TIMEOUT")
+    deadline = time.monotonic() + timeout
+    while True:
+        acknowledged = {k.removeprefix("paused:") for k, v in cluster.control().items()
+                        if k.startswith("paused:") and v == epoch}
+        # a node that dies meanwhile starts nothing either: only live ones must answer
+        waiting = sorted(set(cluster.live_nodes(node_timeout)) - acknowledged)
+        if not waiting:
+            return sorted(acknowledged)
+        if time.monotonic() >= deadline:
+            raise CliError(f"crawl {target.crawl!r} is paused, but {', '.join(waiting)} did "
+                           f"not acknowledge within {timeout:g} s and may still start "
+                           "requests (see `status`; pause again to wait more)")
+        time.sleep(_ACK_POLL)  # nodes answer at their heartbeat: a read every 50 ms
+
+
+def resume(target: Target) -> None:
+    target.cluster.set_paused(False)
 
 
 def set_drain(target: Target, node: str, drain: bool, *, force: bool = False) -> None:
     cluster = target.cluster
     if not drain:
-        if not cluster.drain_requested(node) and not force:
+        if not drain_requested(target, node) and not force:
             raise CliError(f"node {node!r} is not draining by request; nothing to undo")
         cluster.set_drain(node, False)
         return
@@ -81,9 +107,13 @@ def set_drain(target: Target, node: str, drain: bool, *, force: bool = False) ->
     cluster.set_drain(node, True)
 
 
+def drain_requested(target: Target, node: str) -> bool:
+    return target.cluster.control().get(f"drain:{node}") == "1"
+
+
 def drain_warning(target: Target, node: str) -> str | None:
     """What draining *node* leaves: a warning when no live node will own hosts any more."""
-    owners = [n for n in live_nodes(target) if n != node and not target.cluster.drain_requested(n)]
+    owners = [n for n in live_nodes(target) if n != node and not drain_requested(target, n)]
     if owners:
         return None
     return (f"{node} was the last live node owning hosts: its hosts are left without an owner "

@@ -30,7 +30,7 @@ _BATCH = 100  # items per XADD pipeline
 _FLUSH_INTERVAL = 1.0  # seconds; bounds what a SIGKILL can lose
 
 #: Sent after a batch of items reached the stream (``count``): what waits for items to be
-#: stored (their digests, :class:`crawler.incremental.RevisitPipeline`) may be written now.
+#: stored (their digests, :class:`crawler.incremental.items.RevisitPipeline`) may be written now.
 items_streamed = object()
 
 

@@ -328,14 +328,14 @@ class ForumSpider(scrapy.Spider):
             callback=self.parse_page,
             priority=PRIORITY[kind],
             cb_kwargs=cb_kwargs,
-            # listings are revisited with conditional GET (crawler/incremental.py); so is a
+            # listings are revisited with conditional GET (crawler/incremental/); so is a
             # fallback's page of unknown role, which may be one
             meta=LISTING if kind in (PageKind.INDEX, PageKind.BOARD, PageKind.PAGE) else {},
         )
 
 
 def _revisit_meta(page_kind: PageKind, follow: Follow, meta: dict[str, Any]) -> dict[str, Any]:
-    """What crawler/incremental.py needs of a thread request: from a thread list, the
+    """What crawler/incremental/ needs of a thread request: from a thread list, the
     thread's key and a digest of its row (what changes when replies come: not the views),
     from the profile's :class:`ThreadRef` or the row a fallback read (its cursor, keyed by
     the thread's URL: :data:`crawler.learn.rows.ROW_FIELDS`); from a thread page, the
@@ -357,7 +357,7 @@ def _revisit_meta(page_kind: PageKind, follow: Follow, meta: dict[str, Any]) -> 
 
 
 def _listing_row(url: str, follow: Follow, meta: dict[str, Any]) -> dict[str, Any]:
-    """What crawler/incremental.py needs of a board request so that an incremental pass
+    """What crawler/incremental/ needs of a board request so that an incremental pass
     reads the board again only when the listing linking to it says something new of it:
     its row (keyed by both pages: the index and a parent board list it differently); for
     a board's next page, its first page's row (a new post reorders every page)."""

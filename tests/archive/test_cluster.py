@@ -7,10 +7,11 @@ from collections import Counter
 
 import pytest
 
-from tests.sitekit.site import SiteServer
 from crawler.frontier.keys import Keys
+from crawler.settings_defaults import DEFAULTS
 from tests.archive.warcs import read, sha1_b32
-from tests.helpers.nodes import COMMON
+from tests.helpers.nodes import COMMON, split_names
+from tests.sitekit.site import SiteServer
 
 pytestmark = pytest.mark.slow
 
@@ -21,12 +22,21 @@ def test_two_nodes_write_their_own_files_and_share_the_digest_index(redis_server
     settings = {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0,
                 "CRAWLER_WARC_DIR": warc_dir}
     with SiteServer(hosts=6, pages_per_host=12, latency=0.01, seed=21) as site:
-        cluster = [nodes(f"archiver-{i}", site.base_urls, **settings) for i in range(2)]
+        # names the ring gives hosts each, paused until both have joined: a node alone in
+        # the ring owns every host, and one node's start-up can outlast this small crawl
+        hosts = [u.split("/")[2] for u in site.base_urls]
+        names = split_names(hosts, DEFAULTS["CRAWLER_RING_VNODES"], prefix="archiver")
+        control = Keys("follow").control
+        redis_server.client().hset(control, "paused", "1")
+        cluster = [nodes(name, site.base_urls, **settings) for name in names]
+        for node in cluster:
+            assert node.wait_for_log("joined the ring", 120), node.output()[-3000:]
+        redis_server.client().hdel(control, "paused")
         assert [n.wait(120) for n in cluster] == [0, 0], cluster[0].output()[-3000:]
         fetched = site.fetch_counts(include_robots=True)
     files = sorted(warc_dir.glob("*.warc.gz"))
-    writers = {f.name.split("-archiver-")[1][0] for f in files}
-    assert writers == {"0", "1"}, [f.name for f in files]  # both nodes archived
+    writers = {n for n in names if any(f"-{n}-" in f.name for f in files)}
+    assert writers == set(names), [f.name for f in files]  # both nodes archived
     records = [r for f in files for r in read(f)]
     responses = [r for r in records if r.type in ("response", "revisit")]
     assert Counter(r.uri for r in responses) == fetched  # every fetch once, across nodes

@@ -11,6 +11,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from crawler.frontier.ring import Ring
 from tests.helpers import ROOT
 
 if TYPE_CHECKING:
@@ -89,6 +90,17 @@ class Node:
                 return text in self.output()
             time.sleep(0.05)  # polling a log file: there is no event to await
         return False
+
+
+def split_names(hosts: list[str], vnodes: int, prefix: str = "crawler") -> tuple[str, str]:
+    """Two node names the ring gives some of ``hosts`` each (the fixture ports are random,
+    so the names are picked for them, as the cluster would place the hosts)."""
+    for k in range(1000):
+        names = (f"{prefix}-{k}-a", f"{prefix}-{k}-b")
+        ring = Ring(dict.fromkeys(names, 1), vnodes=vnodes)
+        if {ring.owner(h) for h in hosts} == set(names):
+            return names
+    raise AssertionError("no two node names split the hosts")
 
 
 def assert_each_page_once(site: SiteServer) -> None:

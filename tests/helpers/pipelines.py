@@ -11,7 +11,7 @@ from scrapy.exceptions import DropItem
 
 class LosePosts:
     """Drops the posts whose ids are in the setting ``TEST_LOSE_POSTS`` (comma-separated):
-    an item lost after :class:`crawler.incremental.RevisitPipeline` saw it, before any
+    an item lost after :class:`crawler.incremental.items.RevisitPipeline` saw it, before any
     output had it, as a crash there would."""
 
     def __init__(self, lose: set[str]) -> None:

@@ -109,7 +109,9 @@ def test_status_shows_the_learned_site_templates(crawl, redis_session, r, capsys
 def test_pause_resume_drain_undrain_set_the_switches(crawl, redis_session, r, capsys):
     url = ["--redis-url", redis_session.url]
     control = Keys(CRAWL).control
-    assert run(capsys, "pause", *url)[0] == 0
+    # the crawl's live members (a, b; c is dead) are no nodes: none acknowledges the pause
+    code, _, err = run(capsys, "pause", "--timeout", "0", *url)
+    assert code == 2 and "but a, b did not acknowledge within 0 s" in err, err
     assert r.hget(control, "paused") == b"1"
     assert json.loads(run(capsys, "status", "--json", *url)[1])["paused"] is True
     assert run(capsys, "resume", *url)[0] == 0

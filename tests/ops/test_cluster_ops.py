@@ -4,10 +4,15 @@ drain, and one dataset exported from two nodes."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from crawler.frontier.keys import Keys
+from tests.helpers import ROOT
 from tests.helpers.ops import (
     OPS_SETTINGS,
     cli,
@@ -84,14 +89,25 @@ def test_pause_and_drain_take_effect(redis_server, nodes):
         ports = [health_port(n) for n in cluster]
         assert site.wait_fetched(15, timeout=60)
 
-        assert cli("pause", *url).returncode == 0
-        wait_until(lambda: all(ready(p)[1]["paused"] for p in ports), 10, what="nodes paused")
-        # leased requests already buffered still go out; once none is leased, none may start
-        wait_until(lambda: status_json(redis_server.url)["totals"]["leased"] == 0, 20,
-                   what="buffered requests to finish")
+        # pause returns once every node acknowledged it, and /readyz says paused only
+        # then: from the earlier of the two moments on, no request may start
+        pause = subprocess.Popen([sys.executable, "-m", "crawler", "pause", *url], cwd=ROOT,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        paused_at = wait_until(lambda: all(ready(p)[1]["paused"] for p in ports)
+                               and time.monotonic(), 30, interval=0.02, what="nodes paused")
+        out, err = pause.communicate(timeout=60)
+        returned_at = time.monotonic()
+        assert pause.returncode == 0, err
+        assert "2 live nodes acknowledged" in out, out
+        assert all(ready(p)[1]["paused"] for p in ports)
+        since = min(paused_at, returned_at)
         before = len(site.requests)
-        assert not site.wait_for(lambda: len(site.requests) > before, timeout=1.5), \
-            "a request started while the crawl was paused"
+
+        def started() -> list[str]:
+            return [r.url for r in site.requests if r.start > since]
+
+        assert not site.wait_for(lambda: bool(started()), timeout=2), \
+            f"started after pause returned: {started()}"
         assert status_json(redis_server.url)["totals"]["queued"] > 0  # work was waiting
 
         assert cli("resume", *url).returncode == 0
@@ -109,3 +125,23 @@ def test_pause_and_drain_take_effect(redis_server, nodes):
         counts = site.fetch_counts()
         assert site.expected_urls() - set(counts) == set(), "pages lost"
         assert {u: c for u, c in counts.items() if c > 1} == {}
+
+
+def test_pause_names_a_live_node_that_does_not_acknowledge(redis_server):
+    # a member whose heartbeat is fresh but which never answers (a stalled process)
+    keys = Keys("follow")
+    client = redis_server.client()
+    sec, usec = client.time()
+    client.zadd(keys.members, {"stalled-node": sec * 1000 + usec // 1000 + 60_000})
+    client.set(keys.epoch, 1)  # a crawl has a ring
+    result = cli("pause", "--timeout", "0.5", "--redis-url", redis_server.url,
+                 "--crawl", "follow")
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "stalled-node did not acknowledge within 0.5 s" in lines[0], lines
+    assert client.hget(keys.control, "paused")  # the crawl stays paused
+    client.hset(keys.control, "paused:stalled-node", client.hget(keys.control, "paused"))
+    result = cli("pause", "--timeout", "0.5", "--redis-url", redis_server.url,
+                 "--crawl", "follow")
+    assert result.returncode == 2  # a new pause: the old answer does not count
+    assert "stalled-node did not acknowledge" in result.stderr

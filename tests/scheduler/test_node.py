@@ -20,7 +20,7 @@ from tests.helpers import ROOT
 
 PACKAGE = ROOT / "crawler"
 #: what may use the node only through NodeAPI (node_of)
-CONSUMERS = [PACKAGE / "node" / "middleware.py", PACKAGE / "incremental.py",
+CONSUMERS = [PACKAGE / "node" / "middleware.py", *sorted((PACKAGE / "incremental").glob("*.py")),
              *sorted((PACKAGE / "ops").glob("*.py")), *sorted((PACKAGE / "profiles").glob("*.py"))]
 
 

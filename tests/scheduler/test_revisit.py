@@ -11,7 +11,7 @@ from crawler.durable import ItemDurability
 from crawler.frontier.cluster import Cluster
 from crawler.frontier.membership import Membership
 from crawler.frontier.scripts import SPECS, StaleEpoch
-from crawler.incremental import RevisitPipeline
+from crawler.incremental.items import RevisitPipeline
 from crawler.items import Post
 from crawler.node.outcomes import Outcomes
 from crawler.node.revisit import Revisits, next_interval
