@@ -23,8 +23,8 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from crawler.frontier.frontier import Frontier
     from crawler.frontier.membership import Membership
+    from crawler.frontier.revisits import RevisitStore
 
 #: Meta key of the pages of a deep revisit: the item's pages are all read again.
 DEEP = "revisit_deep"
@@ -44,10 +44,11 @@ class DeepRevisits:
     """One node's deep revisits: threads kept (buffered until :meth:`flush`) and the
     sweep of the host it owns (:meth:`sweep`)."""
 
-    def __init__(self, frontier: Frontier, membership: Membership, *, passes: int,
+    def __init__(self, store: RevisitStore, membership: Membership, mine: str, *, passes: int,
                  days: float, every: float) -> None:
-        self.frontier = frontier
+        self.store = store
         self.membership = membership
+        self.mine = mine  # this node's ready queue, where promoted threads go
         self.passes = passes
         self.span_ms = int(days * _DAY_MS)
         self.every = every  # s between two sweeps
@@ -59,6 +60,10 @@ class DeepRevisits:
     def enabled(self) -> bool:
         return bool(self.passes or self.span_ms)
 
+    def start_pass(self, number: int) -> None:
+        """The crawl's pass *number* began: the pass cycle's clock."""
+        self.pass_number = number
+
     def keep(self, host: str, key: str) -> None:
         """Thread *key* of *host* (its first request kept by the caller) for deep revisits."""
         self._phases.setdefault(host, {})[key] = phase(key)
@@ -66,7 +71,7 @@ class DeepRevisits:
     def flush(self, now_ms: int) -> None:
         """Send the threads kept since the last flush (a new host's cycles start now)."""
         if self._phases:
-            self.frontier.revisits.keep_deep(self._phases, f"{self.pass_number} {now_ms}")
+            self.store.keep_deep(self._phases, f"{self.pass_number} {now_ms}")
             self._phases = {}
 
     def sweep(self, now_ms: int, clock_ms: int) -> int:
@@ -76,14 +81,12 @@ class DeepRevisits:
                 and time.monotonic() - self._swept_at < self.every:
             return 0
         self._swept_at = time.monotonic()
-        mine = self.frontier.keys.ready(self.frontier.node)
-        hosts = [h for h in self.frontier.revisits.deep_hosts()
-                 if self.membership.ready_key(h) == mine]
+        hosts = [h for h in self.store.deep_hosts() if self.membership.owns(h)]
         promoted = 0
         for i in range(0, len(hosts), _HOSTS_PER_CALL):
             batch = hosts[i:i + _HOSTS_PER_CALL]
             promoted += int(self.membership.with_ring(
-                lambda epoch, batch=batch: self.frontier.revisits.promote_deep(
-                    batch, mine, epoch, now_ms, pass_number=self.pass_number,
+                lambda epoch, batch=batch: self.store.promote_deep(
+                    batch, self.mine, epoch, now_ms, pass_number=self.pass_number,
                     passes=self.passes, clock=clock_ms, span_ms=self.span_ms)) or 0)
         return promoted

@@ -118,8 +118,8 @@ class Revisits:
         self._dropped: dict[str, set[str]] = {}  # host -> listings no more, unsent
         self.listed: set[str] = set()  # fingerprints this run kept as listings
         self._buckets: OrderedDict[str, dict] = OrderedDict()  # item buckets read lately
-        self.deep = DeepRevisits(frontier, membership, passes=deep_passes, days=deep_days,
-                                 every=self.min_interval)
+        self.deep = DeepRevisits(self.store, membership, self.keys.ready(frontier.node),
+                                 passes=deep_passes, days=deep_days, every=self.min_interval)
 
     @property
     def reading(self) -> bool:
@@ -153,7 +153,7 @@ class Revisits:
             logger.info("Revisiting: the crawl finished before, so this run fetches its "
                         "listing pages again (conditional GET) and only what changed")
         self.pass_start = begun
-        self.deep.pass_number = self.store.pass_number()
+        self.deep.start_pass(self.store.pass_number())
 
     # -- state -----------------------------------------------------------------------
 
