@@ -17,6 +17,7 @@ from lxml import etree
 
 from crawler.learn.dom import has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.fields import Record, learn_fields
+from crawler.learn.ids import pick_post_id, post_id_candidates
 from crawler.learn.records import _RECORD_WORD, RecordGroup
 from crawler.learn.template import PostRules
 
@@ -182,6 +183,7 @@ def learn_post_rules(samples: list[Sample]) -> PostRules | None:
     records = [r for _, page in per_page for r in page]
     fields = learn_fields(records)
     rules = PostRules(record=expr, span=span, **fields)  # type: ignore[arg-type]
+    pick_post_id(rules, post_id_candidates(records), [recs for _, recs in per_page])
     check_positions(rules, [(s.page, recs) for s, recs in per_page])
     rules.date_precision = date_precision(rules, records)
     return rules
