@@ -299,3 +299,31 @@ def test_thread_list_columns_under_headers() -> None:
     rows = thread_rows(parse(pages.page("Board", f"<table>{head}{body}</table>")), BASE + "/board",
                        lambda u: u.rsplit("/t/", 1)[1].split("?")[0] if "/t/" in u else None)
     assert rows == {str(t): {"reply_count": t, "view_count": 1000 + t * 100, "last_post_at_raw": f"03-0{t}-2024, 10:00 AM"} for t in (1, 2)}
+
+
+def _counter_posts(tid: int, pk: bool) -> str:
+    """Posts whose record id counts within the thread (``c1``, ``c2``…), the modern themes'
+    anchor; with ``pk`` the record also carries the post's own id."""
+    posts = []
+    for n in range(4):
+        name, uid = pages.USERS[(tid + n) % 3]
+        extra = f" data-pk='{tid * 100 + n}'" if pk else ""
+        posts.append(
+            f"<div class='comment' id='c{n + 1}'{extra}><a href='/user/{uid}/'>{name}</a>"
+            f"<span class='date'>2024-03-{tid:02d} 10:{n:02d}</span>"
+            f"<div class='text'>{pages.BODIES[(tid + n) % len(pages.BODIES)]} [{tid}/{n}]</div></div>"
+        )
+    return pages.page(f"Thread {tid}", f"<h1>Thread {tid}</h1><div class='list'>{''.join(posts)}</div>")
+
+
+@pytest.mark.parametrize("pk", [True, False])
+def test_a_number_that_restarts_per_thread_is_no_post_id(pk: bool) -> None:
+    site = [Page(f"{BASE}/topic/{tid}/", parse(_counter_posts(tid, pk))) for tid in (3, 4, 5)]
+    template = learn_site(site)
+    assert isinstance(template, Template)
+    posts = read_posts(template, parse(_counter_posts(7, pk)), f"{BASE}/topic/7/")
+    assert [p["position"] for p in posts] == [1, 2, 3, 4]
+    if pk:
+        assert [p["post_id"] for p in posts] == ["700", "701", "702", "703"]
+    else:  # named by content: unique across threads
+        assert [p["post_id"] for p in posts] == [None] * 4
