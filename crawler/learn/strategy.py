@@ -268,12 +268,13 @@ class LearnedForum:
             kept.append(post)
         if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
             template.posts_per_page = len(kept)  # a full first page: the site's page size
-        for index, post in enumerate(kept):
-            position = post["position"] if post["position"] is not None else (offset or 0) + index + 1
-            out.posts.append(self._post(post, tid, url, position))
-        if number == 1 and out.posts:
+        owner, seen = self.frontier.owner(tid, [_key(p) for p in kept])  # one thread, two URLs
+        read = [self._post(p, owner, url, (offset or 0) + i + 1 if p["position"] is None else p["position"])
+                for i, p in enumerate(kept)]
+        out.posts = [p for p, post in zip(read, kept, strict=True) if _key(post) not in seen]
+        if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
-            out.threads.append(self._thread(root, url, tid, out.posts, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
+            out.threads.append(self._thread(root, url, tid, read, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here

@@ -327,3 +327,17 @@ def test_a_number_that_restarts_per_thread_is_no_post_id(pk: bool) -> None:
         assert [p["post_id"] for p in posts] == ["700", "701", "702", "703"]
     else:  # named by content: unique across threads
         assert [p["post_id"] for p in posts] == [None] * 4
+
+
+def test_one_thread_under_two_ids_is_read_once() -> None:
+    """A thread linked under two URL forms whose ids differ (a slug and a number): the posts
+    tell, and the second form adds no thread and no post."""
+    template = learn_site(_div_site())
+    assert isinstance(template, Template)
+    strategy = LearnedForum("forum.test", template)
+    first = strategy.page(f"{BASE}/thread.php?t=6", pages.div_posts(6, 1), "thread")
+    again = strategy.page(f"{BASE}/thread.php?t=906", pages.div_posts(6, 1), "thread")
+    other = strategy.page(f"{BASE}/thread.php?t=7", pages.div_posts(7, 1), "thread")
+    assert [p["post_id"] for p in first.posts] == ["600", "601", "602", "603"]
+    assert len(first.threads) == 1 and again.posts == [] and again.threads == []
+    assert [p["thread_id"] for p in other.posts] == ["7"] * 4 and len(other.threads) == 1
