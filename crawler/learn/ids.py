@@ -70,19 +70,23 @@ def post_id_candidates(records: list[Record]) -> list[FieldRule]:
 
 
 def _reuses_values(rule: FieldRule, per_page: list[list[Record]]) -> bool:
-    """Whether the rule gives one value to different posts (texts) often: a counter that
-    restarts per thread, or a flag. A repeated opening post, or one page under two URLs, has
-    one text; a post edited between two fetches may name two once."""
+    """Whether the rule gives one value to different posts (texts): on some page most values
+    name other posts elsewhere, as a counter that restarts per thread does (``c1`` on every
+    thread, ``message1``..``message20`` and ``message1``..``message5``), or a flag. A repeated
+    opening post, or one page under two URLs, has one text."""
     from crawler.learn.apply import read_field
 
     texts: dict[str, set[str]] = defaultdict(set)
+    pages = []
     for records in per_page:
+        values = []
         for record in records:
-            value = read_field(rule, record)
-            if value:
+            if value := read_field(rule, record):
                 texts[value].add(" ".join(element_text(row) for row in record)[:300])
-    reused = sum(1 for seen in texts.values() if len(seen) > 1)
-    return reused > 0 and reused * 3 >= len(texts)
+                values.append(value)
+        pages.append(values)
+    return any(len(values) >= 2 and sum(len(texts[v]) > 1 for v in values) * 2 > len(values)
+               for values in pages)
 
 
 def pick_post_id(rules: PostRules, candidates: list[FieldRule], per_page: list[list[Record]]) -> None:

@@ -190,7 +190,8 @@ class Frontier:
         self.budget = budget
         #: Thread id -> the URL it was asked for under.
         self.threads: dict[str, str] = {}
-        #: 8-byte digest of each post's identity read so far -> its thread id.
+        #: 8-byte digest of each post read so far (its author, date and text) -> its thread id:
+        #: content, as an id read off the page may count within the thread.
         self.posts: dict[int, str] = {}
 
     def owner(self, thread_id: str, keys: list[str]) -> tuple[str, set[str]]:

@@ -95,6 +95,16 @@ def _shared_attributes(members: list[etree._Element]) -> list[tuple[str, str]]:
     )[:3]
 
 
+def _rowspan_tests(group: RecordGroup) -> list[str]:
+    """Table layouts whose records start with a cell spanning the record's rows (the author
+    column beside a post's header, body and footer rows): that cell marks a first row, where
+    counting rows would also take a footer row after the last post."""
+    span = str(group.span)
+    if all(any(c.get("rowspan") == span for c in m if isinstance(c.tag, str)) for m in group.members):
+        return [f"{tag_test(group.members[0])}[*[@rowspan={xpath_literal(span)}]]"]
+    return []
+
+
 def _parent_paths(parent: etree._Element) -> list[str]:
     paths = []
     if parent.get("id") and not re.search(r"\d{3,}", parent.get("id") or ""):
@@ -123,6 +133,7 @@ def record_xpaths(group: RecordGroup) -> list[str]:
         siblings = [c for c in group.parent if isinstance(c.tag, str)]
         k0 = siblings.index(group.members[0]) + 1
         tests = [f"{t}[position() >= {k0} and (position() - {k0}) mod {group.span} = 0]" for t in tests]
+        tests = _rowspan_tests(group) + tests
     exprs = [f"//{t}" for t in tests[:-1]]
     for parent in _parent_paths(group.parent):
         exprs.extend(f"{parent}/{t}" for t in tests)

@@ -268,10 +268,10 @@ class LearnedForum:
             kept.append(post)
         if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
             template.posts_per_page = len(kept)  # a full first page: the site's page size
-        owner, seen = self.frontier.owner(tid, [_key(p) for p in kept])  # one thread, two URLs
+        owner, seen = self.frontier.owner(tid, [p["digest"] for p in kept])  # one thread, 2 URLs
         read = [self._post(p, owner, url, (offset or 0) + i + 1 if p["position"] is None else p["position"])
                 for i, p in enumerate(kept)]
-        out.posts = [p for p, post in zip(read, kept, strict=True) if _key(post) not in seen]
+        out.posts = [p for p, post in zip(read, kept, strict=True) if post["digest"] not in seen]
         if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
             out.threads.append(self._thread(root, url, tid, read, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))

@@ -341,3 +341,29 @@ def test_one_thread_under_two_ids_is_read_once() -> None:
     assert [p["post_id"] for p in first.posts] == ["600", "601", "602", "603"]
     assert len(first.threads) == 1 and again.posts == [] and again.threads == []
     assert [p["thread_id"] for p in other.posts] == ["7"] * 4 and len(other.threads) == 1
+
+
+def _rowspan_posts(tid: int, count: int = 4) -> str:
+    """Three rows a post, the author's cell spanning them (header, body, footer), between a
+    header row and a footer row of the same table: counting rows would take the footer too."""
+    rows = ["<tr><td>Author:</td><td>Subject: a thread</td></tr>"]
+    for n in range(count):
+        name, uid = pages.USERS[(tid + n) % 3]
+        rows.append(
+            f"<tr><td rowspan='3'><a href='/member.php?uid={uid}'>{name}</a><br>Posts: {n + 9}</td>"
+            f"<td><a href='/t.php?tid={tid}&pid={tid * 10 + n}' title='x'>posted on 2024-03-0{n + 1} 10:00</a>"
+            f"</td></tr><tr><td class='msg'>{pages.BODIES[(tid + n) % len(pages.BODIES)]} [{tid}/{n}]</td></tr>"
+            f"<tr><td><a href='/member.php?uid={uid}'>profile</a></td></tr>"
+        )
+    rows.append("<tr><td colspan='2'>Quick reply is closed</td></tr>")
+    return pages.page(f"Topic {tid}", f"<table class='posts'>{''.join(rows)}</table>")
+
+
+def test_table_records_marked_by_a_cell_spanning_their_rows() -> None:
+    site = [Page(f"{BASE}/t.php?tid={tid}", parse(_rowspan_posts(tid))) for tid in (2, 3, 4)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.posts.span == 3
+    posts = read_posts(template, parse(_rowspan_posts(8)), f"{BASE}/t.php?tid=8")
+    assert [p["post_id"] for p in posts] == ["80", "81", "82", "83"]
+    assert [p["author_name"] for p in posts] == ["carol", "alice", "bob", "carol"]
+    assert all("[8/" in p["body_text"] and "profile" not in p["body_text"] for p in posts)
