@@ -197,14 +197,14 @@ class Frontier:
     def owner(self, thread_id: str, keys: list[str]) -> tuple[str, set[str]]:
         """The thread a page's posts belong to, and the keys among them read already. Two URL
         forms of one thread can name it by other ids (``/topic/some-title/``,
-        ``/topic/12?page=2``): the posts tell, as the thread read first holds most of them.
-        The page's new posts are recorded under that thread."""
+        ``/topic/12?page=2``): the posts tell, as the thread read first holds most of them
+        (two at least). The page's new posts are recorded under that thread."""
         digests = {key: _digest(key) for key in keys}
-        seen = {key for key, digest in digests.items() if digest in self.posts}
-        held = Counter(self.posts[digests[key]] for key in seen)
-        owner = thread_id
-        if held and held.most_common(1)[0][1] * 2 > len(keys):
-            owner = held.most_common(1)[0][0]
+        held = Counter(self.posts[d] for d in digests.values() if d in self.posts)
+        owner, count = held.most_common(1)[0] if held else (thread_id, 0)
+        if count < 2 or count * 2 <= len(keys):
+            owner = thread_id  # two threads may share a post's text ("Thanks!" the same day)
+        seen = {key for key, digest in digests.items() if self.posts.get(digest) == owner}
         for digest in digests.values():
             self.posts.setdefault(digest, owner)
         return owner, seen

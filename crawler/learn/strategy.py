@@ -35,7 +35,7 @@ from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
-from crawler.learn.rows import ROW_FIELDS, thread_rows
+from crawler.learn.rows import ROW_FIELDS, learned_rows, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
 from crawler.learn.walks import Walks, read_kept, short_digest, trail
@@ -172,10 +172,7 @@ class LearnedForum:
 
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""
-        rows: dict[str, dict[str, Any]] = {}
-        for kept in self.pages:
-            if template.thread_id(kept.url) is None:
-                rows |= thread_rows(kept.root, kept.url, template.thread_id)
+        rows = learned_rows(template, self.pages)  # and whether the lists count the opener
         # Threads queued while learning come without their row: this node keeps the rows seen.
         self.rows = rows
         return {url: rows[tid] for url in refetch if (tid := template.thread_id(url)) in rows}
@@ -225,7 +222,7 @@ class LearnedForum:
         template = self.template
         assert template is not None
         follow = []
-        rows = thread_rows(root, url, template.thread_id) if listing else {}
+        rows = thread_rows(root, url, template.thread_id, template.list_counts_posts) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure

@@ -88,9 +88,6 @@ def test_repeated_opening_post_emitted_once(crawled: tuple[str, list[dict[str, A
     assert (result.stats.get("learn/quirks/repeats_first_post") == 1) == (site == "learned_cn_dateonly")
 
 
-#: Sites whose thread lists count every post (Spirit: "comments", an icon and a number): a
-#: known gap, the count is given as the number of replies.
-COUNTS_EVERY_POST = {"learned_spirit"}
 #: Sites whose thread lists show replies and the last post's time in a form the rows reader knows.
 ROWS_SHOWN = {"learned_microdata", "learned_mybb", "learned_phpbb", "learned_smf", "learned_datetitle"}
 
@@ -99,8 +96,6 @@ def test_thread_list_rows_match_the_truth(crawled: tuple[str, list[dict[str, Any
     """Reply counts and last post times from the thread-list rows: never wrong, and given for
     most threads where the list shows them (threads whose list was not read before them have none)."""
     site, items, _ = crawled
-    if site in COUNTS_EVERY_POST:
-        pytest.xfail("the list's count includes the opening post, and nothing on it says so")
     truth = {str(t["id"]): t["posts"] for t in json.loads((FIXTURES / site / "truth.json").read_text(encoding="utf-8"))["threads"]}
     threads = [t for t in items if t["item_type"] == "thread" and t["thread_id"] in truth]
     counted = [t for t in threads if t.get("reply_count") is not None]

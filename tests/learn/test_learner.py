@@ -341,6 +341,10 @@ def test_one_thread_under_two_ids_is_read_once() -> None:
     assert [p["post_id"] for p in first.posts] == ["600", "601", "602", "603"]
     assert len(first.threads) == 1 and again.posts == [] and again.threads == []
     assert [p["thread_id"] for p in other.posts] == ["7"] * 4 and len(other.threads) == 1
+    # One post like another thread's (same author, date and text: "Thanks!" the same day):
+    # still a thread of its own, with all its posts.
+    echo = strategy.page(f"{BASE}/thread.php?t=8", pages.div_posts(8, 1).replace("[8/1]", "[6/1]"))
+    assert [p["thread_id"] for p in echo.posts] == ["8"] * 4 and len(echo.threads) == 1
 
 
 def _rowspan_posts(tid: int, count: int = 4) -> str:
