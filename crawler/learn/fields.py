@@ -43,7 +43,9 @@ _AUTHOR_CLASS = re.compile(r"author|user-?name|poster|\bname\b|nick", re.IGNOREC
 _BY = re.compile(r"(?:^|\s)(?:by|von|par|作者[:：]?)\s+([^\s,;|]+)", re.IGNORECASE)
 _POSITION_TEXT = re.compile(r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^#\s*(\d{1,6})\b")
-POSITION_ATTRS = ("data-index", "data-postnumber", "data-position", "data-floor", "data-post-number")
+POSITION_ATTRS = (
+    "data-index", "data-postnumber", "data-position", "data-floor", "data-post-number"
+)
 ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
 _PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)", re.IGNORECASE)
 

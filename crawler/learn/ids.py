@@ -89,7 +89,9 @@ def _reuses_values(rule: FieldRule, per_page: list[list[Record]]) -> bool:
                for values in pages)
 
 
-def pick_post_id(rules: PostRules, candidates: list[FieldRule], per_page: list[list[Record]]) -> None:
+def pick_post_id(
+    rules: PostRules, candidates: list[FieldRule], per_page: list[list[Record]]
+) -> None:
     """Set the rules' post id: the first candidate that names no two posts alike. A rejected
     counter becomes the position rule where none was found (positions are checked after)."""
     counter = None

@@ -100,7 +100,8 @@ def _rowspan_tests(group: RecordGroup) -> list[str]:
     column beside a post's header, body and footer rows): that cell marks a first row, where
     counting rows would also take a footer row after the last post."""
     span = str(group.span)
-    if all(any(c.get("rowspan") == span for c in m if isinstance(c.tag, str)) for m in group.members):
+    cells = [[c for c in m if isinstance(c.tag, str)] for m in group.members]
+    if all(any(c.get("rowspan") == span for c in row) for row in cells):
         return [f"{tag_test(group.members[0])}[*[@rowspan={xpath_literal(span)}]]"]
     return []
 

@@ -190,7 +190,8 @@ def thread_rows(
 def counts_posts(rows: dict[str, dict[str, Any]], whole: dict[str, int]) -> bool:
     """Whether the lists count every post, not replies: for the threads seen whole (one page,
     ``thread id -> posts``), each listed count equals the posts ("4 comments" over 4 posts)."""
-    shown = [(rows[t]["reply_count"], n) for t, n in whole.items() if "reply_count" in rows.get(t, {})]
+    shown = [(rows[t]["reply_count"], n) for t, n in whole.items()
+             if "reply_count" in rows.get(t, {})]
     return bool(shown) and all(count == n for count, n in shown)
 
 
@@ -198,18 +199,27 @@ def learned_rows(template: Any, pages: list[Any]) -> dict[str, dict[str, Any]]:
     """The thread-list rows of the pages kept while learning (``Page`` objects); first sets
     whether the lists count the opening post, as the threads kept whole tell."""
     from crawler.learn.apply import read_posts
-    from crawler.learn.paging import next_page_url, page_number
+    from crawler.learn.paging import page_number
 
     listings = [p for p in pages if template.thread_id(p.url) is None]
     whole = {}
     for page in pages:
         tid = template.thread_id(page.url)
-        if tid is None or page_number(template.paging, page.url) != 1:
-            continue
-        if next_page_url(template.paging, page.root, page.url, lambda u, t=tid: template.thread_id(u) == t) is None:
+        if tid and page_number(template.paging, page.url) == 1 and _alone(template, page, tid):
             whole[tid] = len(read_posts(template, page.root, page.url))
-    rows = {t: r for p in listings for t, r in thread_rows(p.root, p.url, template.thread_id).items()}
+
+    def read(posts: bool) -> dict[str, dict[str, Any]]:
+        return {tid: row for p in listings
+                for tid, row in thread_rows(p.root, p.url, template.thread_id, posts).items()}
+
+    rows = read(False)
     template.list_counts_posts = counts_posts(rows, whole)
-    if not template.list_counts_posts:
-        return rows
-    return {t: r for p in listings for t, r in thread_rows(p.root, p.url, template.thread_id, True).items()}
+    return read(True) if template.list_counts_posts else rows
+
+
+def _alone(template: Any, page: Any, tid: str) -> bool:
+    """Whether a thread's first page links no next page: the thread is whole on it."""
+    from crawler.learn.paging import next_page_url
+
+    nxt = next_page_url(template.paging, page.root, page.url, lambda u: template.thread_id(u) == tid)
+    return nxt is None

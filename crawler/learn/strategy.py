@@ -222,7 +222,8 @@ class LearnedForum:
         template = self.template
         assert template is not None
         follow = []
-        rows = thread_rows(root, url, template.thread_id, template.list_counts_posts) if listing else {}
+        counts_posts = template.list_counts_posts
+        rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure
@@ -266,8 +267,8 @@ class LearnedForum:
         if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
             template.posts_per_page = len(kept)  # a full first page: the site's page size
         owner, seen = self.frontier.owner(tid, [p["digest"] for p in kept])  # one thread, 2 URLs
-        read = [self._post(p, owner, url, (offset or 0) + i + 1 if p["position"] is None else p["position"])
-                for i, p in enumerate(kept)]
+        read = [self._post(p, owner, url, (offset or 0) + i + 1 if p["position"] is None
+                           else p["position"]) for i, p in enumerate(kept)]
         out.posts = [p for p, post in zip(read, kept, strict=True) if post["digest"] not in seen]
         if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
