@@ -10,7 +10,7 @@ records share. Heuristics, in the order a person reading the page would use them
 * body: among the record's large elements, the rule whose text is long and differs most
   between records (user columns and post chrome repeat words: "Posts:", "Joined:", "Reply");
 * position: ``data-index``-like attributes or "#12" / "12#" / "12楼" texts that count up by one;
-* post id: the record's id (``post_123``, ``p123``), ``data-pid``, else a permalink.
+* post id: :mod:`crawler.learn.ids` (a number given once per post, not once per thread).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from crawler.learn.when import (
     looks_like_date,
 )
 
-__all__ = ["Record", "learn_fields"]
+__all__ = ["ID_ATTRS", "POSITION_ATTRS", "Record", "learn_fields"]
 
 Record = list[etree._Element]  # the rows of one record (one element unless a table layout)
 
@@ -43,8 +43,10 @@ _AUTHOR_CLASS = re.compile(r"author|user-?name|poster|\bname\b|nick", re.IGNOREC
 _BY = re.compile(r"(?:^|\s)(?:by|von|par|作者[:：]?)\s+([^\s,;|]+)", re.IGNORECASE)
 _POSITION_TEXT = re.compile(r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$", re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^#\s*(\d{1,6})\b")
-_POSITION_ATTRS = ("data-index", "data-postnumber", "data-position", "data-floor", "data-post-number")
-_ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
+POSITION_ATTRS = (
+    "data-index", "data-postnumber", "data-position", "data-floor", "data-post-number"
+)
+ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
 _PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)", re.IGNORECASE)
 
 
@@ -126,7 +128,7 @@ def id_regex(hrefs: Sequence[str]) -> str | None:
 
 # -- position and id -----------------------------------------------------------------------------
 def _position_node(row: etree._Element) -> tuple[etree._Element, str, str] | None:
-    for attr in _POSITION_ATTRS:
+    for attr in POSITION_ATTRS:
         if (row.get(attr) or "").isdigit():
             return row, f"@{attr}", r"(\d+)"
     for node in row.iter():
@@ -143,12 +145,7 @@ def _position_node(row: etree._Element) -> tuple[etree._Element, str, str] | Non
     return None
 
 
-def _post_id_node(row: etree._Element) -> tuple[etree._Element, str, str] | None:
-    if re.search(r"\d+$", row.get("id") or ""):
-        return row, "@id", r"(\d+)$"
-    for attr in _ID_ATTRS:
-        if re.search(r"\d", row.get(attr) or ""):
-            return row, f"@{attr}", r"(\d+)"
+def _permalink_node(row: etree._Element) -> tuple[etree._Element, str, str] | None:
     for a in row.iter("a"):
         if _PERMALINK.search(a.get("href") or ""):
             return a, "@href", _PERMALINK.pattern
@@ -227,7 +224,6 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
         "body": body[0] if body else None,
         "body_strip": body[1] if body else [],
         "position": _rule(records, [_with_row(r, _position_node) for r in records], 0.5),
-        "post_id": _rule(records, [_with_row(r, _post_id_node) for r in records], 0.8),
         "date_precision": precision,
     }
 

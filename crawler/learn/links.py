@@ -15,7 +15,9 @@ Session parameters are dropped (:func:`~crawler.learn.urls.clean_url`).
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
@@ -188,6 +190,24 @@ class Frontier:
         self.budget = budget
         #: Thread id -> the URL it was asked for under.
         self.threads: dict[str, str] = {}
+        #: 8-byte digest of each post read so far (its author, date and text) -> its thread id:
+        #: content, as an id read off the page may count within the thread.
+        self.posts: dict[int, str] = {}
+
+    def owner(self, thread_id: str, keys: list[str]) -> tuple[str, set[str]]:
+        """The thread a page's posts belong to, and the keys among them read already. Two URL
+        forms of one thread can name it by other ids (``/topic/some-title/``,
+        ``/topic/12?page=2``): the posts tell, as the thread read first holds most of them
+        (two at least). The page's new posts are recorded under that thread."""
+        digests = {key: _digest(key) for key in keys}
+        held = Counter(self.posts[d] for d in digests.values() if d in self.posts)
+        owner, count = held.most_common(1)[0] if held else (thread_id, 0)
+        if count < 2 or count * 2 <= len(keys):
+            owner = thread_id  # two threads may share a post's text ("Thanks!" the same day)
+        seen = {key for key, digest in digests.items() if self.posts.get(digest) == owner}
+        for digest in digests.values():
+            self.posts.setdefault(digest, owner)
+        return owner, seen
 
     def first_time(self, thread_id: str | None, url: str) -> bool:
         """Whether thread ``thread_id`` was not read yet under another URL than ``url`` (now
@@ -204,3 +224,7 @@ class Frontier:
         """Whether one more page no pattern places may be followed (then it is counted)."""
         self.budget -= 1
         return self.budget >= 0
+
+
+def _digest(key: str) -> int:
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")

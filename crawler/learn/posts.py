@@ -17,6 +17,7 @@ from lxml import etree
 
 from crawler.learn.dom import has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.fields import Record, learn_fields
+from crawler.learn.ids import pick_post_id, post_id_candidates
 from crawler.learn.records import _RECORD_WORD, RecordGroup
 from crawler.learn.template import PostRules
 
@@ -94,6 +95,17 @@ def _shared_attributes(members: list[etree._Element]) -> list[tuple[str, str]]:
     )[:3]
 
 
+def _rowspan_tests(group: RecordGroup) -> list[str]:
+    """Table layouts whose records start with a cell spanning the record's rows (the author
+    column beside a post's header, body and footer rows): that cell marks a first row, where
+    counting rows would also take a footer row after the last post."""
+    span = str(group.span)
+    cells = [[c for c in m if isinstance(c.tag, str)] for m in group.members]
+    if all(any(c.get("rowspan") == span for c in row) for row in cells):
+        return [f"{tag_test(group.members[0])}[*[@rowspan={xpath_literal(span)}]]"]
+    return []
+
+
 def _parent_paths(parent: etree._Element) -> list[str]:
     paths = []
     if parent.get("id") and not re.search(r"\d{3,}", parent.get("id") or ""):
@@ -122,6 +134,7 @@ def record_xpaths(group: RecordGroup) -> list[str]:
         siblings = [c for c in group.parent if isinstance(c.tag, str)]
         k0 = siblings.index(group.members[0]) + 1
         tests = [f"{t}[position() >= {k0} and (position() - {k0}) mod {group.span} = 0]" for t in tests]
+        tests = _rowspan_tests(group) + tests
     exprs = [f"//{t}" for t in tests[:-1]]
     for parent in _parent_paths(group.parent):
         exprs.extend(f"{parent}/{t}" for t in tests)
@@ -182,6 +195,7 @@ def learn_post_rules(samples: list[Sample]) -> PostRules | None:
     records = [r for _, page in per_page for r in page]
     fields = learn_fields(records)
     rules = PostRules(record=expr, span=span, **fields)  # type: ignore[arg-type]
+    pick_post_id(rules, post_id_candidates(records), [recs for _, recs in per_page])
     check_positions(rules, [(s.page, recs) for s, recs in per_page])
     rules.date_precision = date_precision(rules, records)
     return rules

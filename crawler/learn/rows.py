@@ -20,7 +20,7 @@ from lxml import etree
 from crawler.learn.dom import element_text
 from crawler.learn.when import parse_date
 
-__all__ = ["ROW_FIELDS", "thread_rows"]
+__all__ = ["ROW_FIELDS", "counts_posts", "learned_rows", "thread_rows"]
 
 #: What a row gives, named as the Thread item's fields.
 ROW_FIELDS = ("reply_count", "view_count", "last_post_at_raw")
@@ -155,9 +155,12 @@ def _last_post(row: etree._Element) -> str | None:
     return None
 
 
-def thread_rows(root: etree._Element, url: str, thread_id: Callable[[str], str | None]) -> dict[str, dict[str, Any]]:
+def thread_rows(
+    root: etree._Element, url: str, thread_id: Callable[[str], str | None], posts: bool = False
+) -> dict[str, dict[str, Any]]:
     """``thread id -> {reply_count, view_count, last_post_at_raw}`` (what the row shows) for
-    every thread linked from a thread list on this page."""
+    every thread linked from a thread list on this page; ``posts``: the list counts the
+    opening post too (:func:`counts_posts`), so replies are one less."""
     links: dict[str, list[etree._Element]] = {}
     for a in root.iter("a"):
         href = a.get("href")
@@ -174,9 +177,49 @@ def thread_rows(root: etree._Element, url: str, thread_id: Callable[[str], str |
         found: dict[str, Any] = _labelled_counts(row, title)
         if row.tag == "tr":
             found = _column_counts(row) | found
+        if posts and found.get("reply_count"):
+            found["reply_count"] -= 1
         last = _last_post(row)
         if last:
             found["last_post_at_raw"] = last
         if found:
             out[tid] = found
     return out
+
+
+def counts_posts(rows: dict[str, dict[str, Any]], whole: dict[str, int]) -> bool:
+    """Whether the lists count every post, not replies: for the threads seen whole (one page,
+    ``thread id -> posts``), each listed count equals the posts ("4 comments" over 4 posts)."""
+    shown = [(rows[t]["reply_count"], n) for t, n in whole.items()
+             if "reply_count" in rows.get(t, {})]
+    return bool(shown) and all(count == n for count, n in shown)
+
+
+def learned_rows(template: Any, pages: list[Any]) -> dict[str, dict[str, Any]]:
+    """The thread-list rows of the pages kept while learning (``Page`` objects); first sets
+    whether the lists count the opening post, as the threads kept whole tell."""
+    from crawler.learn.apply import read_posts
+    from crawler.learn.paging import page_number
+
+    listings = [p for p in pages if template.thread_id(p.url) is None]
+    whole = {}
+    for page in pages:
+        tid = template.thread_id(page.url)
+        if tid and page_number(template.paging, page.url) == 1 and _alone(template, page, tid):
+            whole[tid] = len(read_posts(template, page.root, page.url))
+
+    def read(posts: bool) -> dict[str, dict[str, Any]]:
+        return {tid: row for p in listings
+                for tid, row in thread_rows(p.root, p.url, template.thread_id, posts).items()}
+
+    rows = read(False)
+    template.list_counts_posts = counts_posts(rows, whole)
+    return read(True) if template.list_counts_posts else rows
+
+
+def _alone(template: Any, page: Any, tid: str) -> bool:
+    """Whether a thread's first page links no next page: the thread is whole on it."""
+    from crawler.learn.paging import next_page_url
+
+    nxt = next_page_url(template.paging, page.root, page.url, lambda u: template.thread_id(u) == tid)
+    return nxt is None

@@ -35,7 +35,7 @@ from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
-from crawler.learn.rows import ROW_FIELDS, thread_rows
+from crawler.learn.rows import ROW_FIELDS, learned_rows, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
 from crawler.learn.walks import Walks, read_kept, short_digest, trail
@@ -172,10 +172,7 @@ class LearnedForum:
 
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""
-        rows: dict[str, dict[str, Any]] = {}
-        for kept in self.pages:
-            if template.thread_id(kept.url) is None:
-                rows |= thread_rows(kept.root, kept.url, template.thread_id)
+        rows = learned_rows(template, self.pages)  # and whether the lists count the opener
         # Threads queued while learning come without their row: this node keeps the rows seen.
         self.rows = rows
         return {url: rows[tid] for url in refetch if (tid := template.thread_id(url)) in rows}
@@ -225,7 +222,8 @@ class LearnedForum:
         template = self.template
         assert template is not None
         follow = []
-        rows = thread_rows(root, url, template.thread_id) if listing else {}
+        counts_posts = template.list_counts_posts
+        rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure
@@ -268,12 +266,13 @@ class LearnedForum:
             kept.append(post)
         if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
             template.posts_per_page = len(kept)  # a full first page: the site's page size
-        for index, post in enumerate(kept):
-            position = post["position"] if post["position"] is not None else (offset or 0) + index + 1
-            out.posts.append(self._post(post, tid, url, position))
-        if number == 1 and out.posts:
+        owner, seen = self.frontier.owner(tid, [p["digest"] for p in kept])  # one thread, 2 URLs
+        read = [self._post(p, owner, url, (offset or 0) + i + 1 if p["position"] is None
+                           else p["position"]) for i, p in enumerate(kept)]
+        out.posts = [p for p, post in zip(read, kept, strict=True) if post["digest"] not in seen]
+        if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
-            out.threads.append(self._thread(root, url, tid, out.posts, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
+            out.threads.append(self._thread(root, url, tid, read, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
         nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here

@@ -14,7 +14,8 @@ from __future__ import annotations
 from lxml import etree
 
 from crawler.learn.dom import element_text
-from crawler.learn.fields import _position_node, _post_id_node, _rule, _with_row
+from crawler.learn.fields import _position_node, _rule, _with_row
+from crawler.learn.ids import pick_post_id, post_id_candidates
 from crawler.learn.template import FieldRule, PostRules
 
 __all__ = ["POSTING_TYPES", "microdata_rules"]
@@ -38,7 +39,8 @@ def _value_of(nodes: list[etree._Element]) -> str:
 
 def microdata_rules(roots: list[etree._Element]) -> PostRules | None:
     """Rules from schema.org posting items, when the pages have several with a body each."""
-    records = [[r] for root in roots for r in root.xpath(RECORD)]
+    per_page = [[[r] for r in root.xpath(RECORD)] for root in roots]
+    records = [r for page in per_page for r in page]
     with_body = [r for r in records if r[0].xpath(_BODY)]
     if len(with_body) < 2 or len(with_body) < 0.8 * len(records):
         return None
@@ -54,15 +56,16 @@ def microdata_rules(roots: list[etree._Element]) -> PostRules | None:
         if len(short) < 0.8 * len(with_body):
             return None
         author = FieldRule(_AUTHOR, "@content" if all(a.get("content") for a in short) else ".")
-    return PostRules(
+    rules = PostRules(
         record=RECORD,
         author=author,
         author_id=_author_id_rule(with_body),
         date=FieldRule(_DATE, _value_of(dates)),
         body=FieldRule(_BODY, "html"),
         position=_rule(with_body, [_with_row(r, _position_node) for r in with_body], 0.5),
-        post_id=_rule(with_body, [_with_row(r, _post_id_node) for r in with_body], 0.8),
     )
+    pick_post_id(rules, post_id_candidates(with_body), per_page)
+    return rules
 
 
 def _author_id_rule(records: list[list[etree._Element]]) -> FieldRule | None:

@@ -145,6 +145,8 @@ class Template:
     repeats_first_post: bool = False
     repeats_last_post: bool = False
     posts_per_page: int | None = None
+    #: The thread lists' count includes the opening post (posts, not replies).
+    list_counts_posts: bool = False
     #: ``"html"`` (learned XPath rules) or ``"microdata"`` (schema.org itemprops).
     source: str = "html"
     #: Pages the template was learned from (for the record; not used when applying).
@@ -176,6 +178,7 @@ class Template:
             repeats_first_post=bool(data.get("repeats_first_post")),
             repeats_last_post=bool(data.get("repeats_last_post")),
             posts_per_page=data.get("posts_per_page"),
+            list_counts_posts=bool(data.get("list_counts_posts")),
             source=data.get("source", "html"),
             learned_from=list(data.get("learned_from") or []),
         )

@@ -299,3 +299,75 @@ def test_thread_list_columns_under_headers() -> None:
     rows = thread_rows(parse(pages.page("Board", f"<table>{head}{body}</table>")), BASE + "/board",
                        lambda u: u.rsplit("/t/", 1)[1].split("?")[0] if "/t/" in u else None)
     assert rows == {str(t): {"reply_count": t, "view_count": 1000 + t * 100, "last_post_at_raw": f"03-0{t}-2024, 10:00 AM"} for t in (1, 2)}
+
+
+def _counter_posts(tid: int, pk: bool) -> str:
+    """Posts whose record id counts within the thread (``c1``, ``c2``…), the modern themes'
+    anchor; with ``pk`` the record also carries the post's own id."""
+    posts = []
+    for n in range(4):
+        name, uid = pages.USERS[(tid + n) % 3]
+        extra = f" data-pk='{tid * 100 + n}'" if pk else ""
+        posts.append(
+            f"<div class='comment' id='c{n + 1}'{extra}><a href='/user/{uid}/'>{name}</a>"
+            f"<span class='date'>2024-03-{tid:02d} 10:{n:02d}</span>"
+            f"<div class='text'>{pages.BODIES[(tid + n) % len(pages.BODIES)]} [{tid}/{n}]</div></div>"
+        )
+    return pages.page(f"Thread {tid}", f"<h1>Thread {tid}</h1><div class='list'>{''.join(posts)}</div>")
+
+
+@pytest.mark.parametrize("pk", [True, False])
+def test_a_number_that_restarts_per_thread_is_no_post_id(pk: bool) -> None:
+    site = [Page(f"{BASE}/topic/{tid}/", parse(_counter_posts(tid, pk))) for tid in (3, 4, 5)]
+    template = learn_site(site)
+    assert isinstance(template, Template)
+    posts = read_posts(template, parse(_counter_posts(7, pk)), f"{BASE}/topic/7/")
+    assert [p["position"] for p in posts] == [1, 2, 3, 4]
+    if pk:
+        assert [p["post_id"] for p in posts] == ["700", "701", "702", "703"]
+    else:  # named by content: unique across threads
+        assert [p["post_id"] for p in posts] == [None] * 4
+
+
+def test_one_thread_under_two_ids_is_read_once() -> None:
+    """A thread linked under two URL forms whose ids differ (a slug and a number): the posts
+    tell, and the second form adds no thread and no post."""
+    template = learn_site(_div_site())
+    assert isinstance(template, Template)
+    strategy = LearnedForum("forum.test", template)
+    first = strategy.page(f"{BASE}/thread.php?t=6", pages.div_posts(6, 1), "thread")
+    again = strategy.page(f"{BASE}/thread.php?t=906", pages.div_posts(6, 1), "thread")
+    other = strategy.page(f"{BASE}/thread.php?t=7", pages.div_posts(7, 1), "thread")
+    assert [p["post_id"] for p in first.posts] == ["600", "601", "602", "603"]
+    assert len(first.threads) == 1 and again.posts == [] and again.threads == []
+    assert [p["thread_id"] for p in other.posts] == ["7"] * 4 and len(other.threads) == 1
+    # One post like another thread's (same author, date and text: "Thanks!" the same day):
+    # still a thread of its own, with all its posts.
+    echo = strategy.page(f"{BASE}/thread.php?t=8", pages.div_posts(8, 1).replace("[8/1]", "[6/1]"))
+    assert [p["thread_id"] for p in echo.posts] == ["8"] * 4 and len(echo.threads) == 1
+
+
+def _rowspan_posts(tid: int, count: int = 4) -> str:
+    """Three rows a post, the author's cell spanning them (header, body, footer), between a
+    header row and a footer row of the same table: counting rows would take the footer too."""
+    rows = ["<tr><td>Author:</td><td>Subject: a thread</td></tr>"]
+    for n in range(count):
+        name, uid = pages.USERS[(tid + n) % 3]
+        rows.append(
+            f"<tr><td rowspan='3'><a href='/member.php?uid={uid}'>{name}</a><br>Posts: {n + 9}</td>"
+            f"<td><a href='/t.php?tid={tid}&pid={tid * 10 + n}' title='x'>posted on 2024-03-0{n + 1} 10:00</a>"
+            f"</td></tr><tr><td class='msg'>{pages.BODIES[(tid + n) % len(pages.BODIES)]} [{tid}/{n}]</td></tr>"
+            f"<tr><td><a href='/member.php?uid={uid}'>profile</a></td></tr>"
+        )
+    rows.append("<tr><td colspan='2'>Quick reply is closed</td></tr>")
+    return pages.page(f"Topic {tid}", f"<table class='posts'>{''.join(rows)}</table>")
+
+
+def test_table_records_marked_by_a_cell_spanning_their_rows() -> None:
+    site = [Page(f"{BASE}/t.php?tid={tid}", parse(_rowspan_posts(tid))) for tid in (2, 3, 4)]
+    template = learn_site(site)
+    assert isinstance(template, Template) and template.posts.span == 3
+    posts = read_posts(template, parse(_rowspan_posts(8)), f"{BASE}/t.php?tid=8")
+    assert [p["post_id"] for p in posts] == ["80", "81", "82", "83"]
+    assert [p["author_name"] for p in posts] == ["carol", "alice", "bob", "carol"]
+    assert all("[8/" in p["body_text"] and "profile" not in p["body_text"] for p in posts)

@@ -1,0 +1,106 @@
+"""The post id rule: a number the site gives each post once, not one that restarts per thread.
+
+Records often carry two numbers: the post's own id (``data-pk="5"``, ``data-pid``, a permalink
+``#p5``) and its number within the thread (``id="c1"``, ``id="post_1"``, ``#1``). The first
+found is not always the id: modern themes name the record's anchor by its number in the thread,
+so every thread has a ``c1``. Such a number is told apart across the sample pages: one value
+stands for different posts (different text) on two pages or twice on one page. The id rule is
+then the next candidate whose values never do; when none is left the post has no id (it is
+named by its content digest) and the counter, which counts up by one, can give the position.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+
+from lxml import etree
+
+from crawler.learn.dom import element_text
+from crawler.learn.fields import (
+    ID_ATTRS,
+    POSITION_ATTRS,
+    Record,
+    _permalink_node,
+    _rule,
+    _with_row,
+)
+from crawler.learn.template import FieldRule, PostRules
+
+__all__ = ["pick_post_id", "post_id_candidates"]
+
+Hit = tuple[etree._Element, str, str] | None
+
+
+def _row_id(row: etree._Element) -> Hit:
+    return (row, "@id", r"(\d+)$") if re.search(r"\d+$", row.get("id") or "") else None
+
+
+def _attribute(name: str) -> Callable[[etree._Element], Hit]:
+    def probe(row: etree._Element) -> Hit:
+        return (row, f"@{name}", r"(\d+)") if re.search(r"\d", row.get(name) or "") else None
+
+    return probe
+
+
+def _numeric_data_names(records: list[Record]) -> list[str]:
+    """Other ``data-*`` attributes of the records holding a bare number (``data-pk``), in the
+    order the markup gives them."""
+    names: dict[str, None] = {}
+    for record in records[:20]:
+        for row in record:
+            for name, value in row.attrib.items():
+                if name.startswith("data-") and value.isdigit():
+                    names.setdefault(name, None)
+    return [n for n in names if n not in ID_ATTRS and n not in POSITION_ATTRS]
+
+
+def post_id_candidates(records: list[Record]) -> list[FieldRule]:
+    """Id rules the records share, most telling first: the record's own id, a ``data-*`` id
+    attribute, a permalink, any other numeric ``data-*`` attribute."""
+    probes = [_row_id, *map(_attribute, ID_ATTRS), _permalink_node]
+    probes.extend(map(_attribute, _numeric_data_names(records)))
+    rules: list[FieldRule] = []
+    for probe in probes:
+        rule = _rule(records, [_with_row(r, probe) for r in records], 0.8)
+        if rule is not None and rule not in rules:
+            rules.append(rule)
+    return rules
+
+
+def _reuses_values(rule: FieldRule, per_page: list[list[Record]]) -> bool:
+    """Whether the rule gives one value to different posts (texts): on some page most values
+    name other posts elsewhere, as a counter that restarts per thread does (``c1`` on every
+    thread, ``message1``..``message20`` and ``message1``..``message5``), or a flag. A repeated
+    opening post, or one page under two URLs, has one text."""
+    from crawler.learn.apply import read_field
+
+    texts: dict[str, set[str]] = defaultdict(set)
+    pages = []
+    for records in per_page:
+        values = []
+        for record in records:
+            if value := read_field(rule, record):
+                texts[value].add(" ".join(element_text(row) for row in record)[:300])
+                values.append(value)
+        pages.append(values)
+    return any(len(values) >= 2 and sum(len(texts[v]) > 1 for v in values) * 2 > len(values)
+               for values in pages)
+
+
+def pick_post_id(
+    rules: PostRules, candidates: list[FieldRule], per_page: list[list[Record]]
+) -> None:
+    """Set the rules' post id: the first candidate that names no two posts alike. A rejected
+    counter becomes the position rule where none was found (positions are checked after)."""
+    counter = None
+    for rule in candidates:
+        if not _reuses_values(rule, per_page):
+            rules.post_id = rule
+            break
+        counter = counter or rule
+    else:
+        rules.post_id = None
+    if rules.position is None and counter is not None:
+        rules.position = counter
