@@ -85,9 +85,14 @@ class ValidatePipeline:
         self.stats.inc_value("items/dropped/invalid")
         if reason not in self.reasons:
             logger.warning(
-                "Invalid %(kind)s from %(url)s: missing %(missing)s (further %(kind)s items missing "
-                "this are counted in items/invalid/%(reason)s, not logged)",
-                {"kind": kind, "url": _item_url(adapter), "missing": ", ".join(missing), "reason": reason},
+                "Invalid %(kind)s from %(url)s: missing %(missing)s (further %(kind)s items"
+                " missing this are counted in items/invalid/%(reason)s, not logged)",
+                {
+                    "kind": kind,
+                    "url": _item_url(adapter),
+                    "missing": ", ".join(missing),
+                    "reason": reason,
+                },
             )
         self.reasons[reason] = self.reasons.get(reason, 0) + 1
         raise DropItem(f"invalid: missing {', '.join(missing)}", log_level="DEBUG")
@@ -96,7 +101,11 @@ class ValidatePipeline:
         if self.reasons:
             logger.info(
                 "Invalid items dropped: %(summary)s",
-                {"summary": ", ".join(f"{n} {reason}" for reason, n in sorted(self.reasons.items()))},
+                {
+                    "summary": ", ".join(
+                        f"{n} {reason}" for reason, n in sorted(self.reasons.items())
+                    )
+                },
             )
 
 

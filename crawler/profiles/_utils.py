@@ -19,7 +19,10 @@ _INT = re.compile(r"-?\d[\d,.\s]*")
 
 
 def first_css(sel: Selector | SelectorList, *queries: str | None) -> str | None:
-    """The first non-blank result of the first query that yields one (CSS, ``::text``/``::attr``)."""
+    """The first non-blank result of the first query that yields one.
+
+    Queries are CSS, with ``::text``/``::attr``.
+    """
     for query in queries:
         if not query:
             continue

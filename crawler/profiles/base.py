@@ -92,7 +92,9 @@ class PageCursor:
     def from_dict(cls, data: dict[str, Any] | None, url: str) -> Self:
         data = data or {}
         return cls(
-            url=data.get("url", url), page=int(data.get("page", 1)), extra=dict(data.get("extra") or {})
+            url=data.get("url", url),
+            page=int(data.get("page", 1)),
+            extra=dict(data.get("extra") or {}),
         )
 
 
@@ -182,7 +184,9 @@ class ForumProfile(ABC):
     def for_page(cls, response: Response) -> type[ForumProfile]:
         """The version of this engine that reads ``response``: the first nested version whose
         fingerprints match, else the class itself."""
-        return next((v for v in cls.versions if v is not cls and v.fingerprint_matches(response)), cls)
+        return next(
+            (v for v in cls.versions if v is not cls and v.fingerprint_matches(response)), cls
+        )
 
     @classmethod
     def fingerprint_matches(cls, response: Response) -> bool:
@@ -207,7 +211,9 @@ class ForumProfile(ABC):
         query = query.partition("#")[0]
         route, _, rest = query.partition("&")
         if sep and route and "=" not in route:
-            cleaned = url_query_cleaner(f"{head}?{rest}", cls.drop_params, remove=True) if rest else head
+            cleaned = (
+                url_query_cleaner(f"{head}?{rest}", cls.drop_params, remove=True) if rest else head
+            )
             tail = urlsplit(canonicalize_url(cleaned)).query
             return f"{canonicalize_url(head)}?{route}" + (f"&{tail}" if tail else "")
         cleaned = url_query_cleaner(url, cls.drop_params, remove=True) if cls.drop_params else url
@@ -252,7 +258,9 @@ class ForumProfile(ABC):
         """The next page of a board's thread list (or of a thread), else ``None``."""
 
     @abstractmethod
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(
+        self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None
+    ) -> ThreadPage:
         """One page of a thread: the thread record on its first page, the posts, the next page."""
 
     def read(
@@ -297,6 +305,8 @@ def limits_of(profile: type[ForumProfile]) -> frozenset[str]:
     ``ValueError`` names an unknown one (a typo would silently skip nothing)."""
     unknown = set(profile.limits) - set(LIMITS)
     if unknown:
-        raise ValueError(f"{profile.name}: unknown limits {sorted(unknown)} (known: {sorted(LIMITS)})")
+        raise ValueError(
+            f"{profile.name}: unknown limits {sorted(unknown)} (known: {sorted(LIMITS)})"
+        )
     day_only = {"clock_time"} if profile.created_precision == "day" else set()
     return frozenset(profile.limits) | day_only

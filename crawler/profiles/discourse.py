@@ -68,7 +68,11 @@ class Discourse(JsonApiProfile):
         return [self._ref(t, response, cursor, users) for t in topics]
 
     def _ref(
-        self, topic: dict[str, Any], response: TextResponse, cursor: PageCursor, users: dict[int, str]
+        self,
+        topic: dict[str, Any],
+        response: TextResponse,
+        cursor: PageCursor,
+        users: dict[int, str],
     ) -> ThreadRef:
         poster = next(iter(topic.get("posters") or []), {})
         return ThreadRef(
@@ -90,23 +94,34 @@ class Discourse(JsonApiProfile):
         return cursor.following(self.canonicalize(urljoin(response.url, more))) if more else None
 
     # -- threads -------------------------------------------------------------------------------
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(
+        self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None
+    ) -> ThreadPage:
         data = self.document(response)
         stream = data.get("post_stream") or {}
         raw_posts = stream.get("posts") or []
         thread_id = (
-            str_or_none(data.get("id")) or cursor.extra.get("thread_id") or self.thread_id_from(response.url) or ""
+            str_or_none(data.get("id"))
+            or cursor.extra.get("thread_id")
+            or self.thread_id_from(response.url)
+            or ""
         )
         slug = data.get("slug") or cursor.extra.get("slug") or "-"
         numbers = dict(cursor.extra.get("numbers") or {})
         numbers.update({str(p["post_number"]): str(p["id"]) for p in raw_posts})
         posts = [self._post(p, response, thread_id, slug, numbers) for p in raw_posts]
-        remaining = self.remaining_ids(cursor, stream.get("stream") or [], {p["id"] for p in raw_posts})
+        remaining = self.remaining_ids(
+            cursor, stream.get("stream") or [], {p["id"] for p in raw_posts}
+        )
         thread = self._thread(data, response, ref) if cursor.page == 1 else None
         state = {"numbers": numbers, "slug": slug, "thread_id": thread_id}
-        return ThreadPage(thread=thread, posts=posts, next=self.next_batch(response, cursor, remaining, state))
+        return ThreadPage(
+            thread=thread, posts=posts, next=self.next_batch(response, cursor, remaining, state)
+        )
 
-    def _thread(self, data: dict[str, Any], response: TextResponse, ref: ThreadRef | None) -> ThreadRecord:
+    def _thread(
+        self, data: dict[str, Any], response: TextResponse, ref: ThreadRef | None
+    ) -> ThreadRecord:
         creator = (data.get("details") or {}).get("created_by") or {}
         return ThreadRecord(
             thread_id=str(data["id"]),
@@ -125,7 +140,12 @@ class Discourse(JsonApiProfile):
         )
 
     def _post(
-        self, post: dict[str, Any], response: TextResponse, thread_id: str, slug: str, numbers: dict[str, str]
+        self,
+        post: dict[str, Any],
+        response: TextResponse,
+        thread_id: str,
+        slug: str,
+        numbers: dict[str, str],
     ) -> PostRecord:
         cooked = post.get("cooked") or ""
         # Quotes of this topic, or without a topic (quotes of the same topic on older versions).
@@ -137,7 +157,9 @@ class Discourse(JsonApiProfile):
             thread_id=thread_id,
             url=urljoin(
                 response.url,
-                self.post_permalink.format(slug=slug, thread_id=thread_id, post_number=post["post_number"]),
+                self.post_permalink.format(
+                    slug=slug, thread_id=thread_id, post_number=post["post_number"]
+                ),
             ),
             position=post.get("post_number"),
             author=Author(name=post.get("username"), id=str_or_none(post.get("user_id"))),

@@ -50,7 +50,11 @@ class Discuz(HtmlForumProfile):
     drop_params = ("extra", "authorid", "ordertype", "_dsign", "formhash", "from", "mobile", "sid")
     post_permalink = "forum.php?mod=redirect&goto=findpost&ptid={thread_id}&pid={post_id}"
 
-    soft_404_texts = ("抱歉，指定的主题不存在", "抱歉，您没有权限访问该版块", "抱歉，本帖要求阅读权限")
+    soft_404_texts = (
+        "抱歉，指定的主题不存在",
+        "抱歉，您没有权限访问该版块",
+        "抱歉，本帖要求阅读权限",
+    )
     soft_404_selectors = ("div#messagetext.alert_error",)
     login = LoginForm(
         url="member.php?mod=logging&action=login",
@@ -73,7 +77,10 @@ class Discuz(HtmlForumProfile):
     _thread_row_author = "td.by:nth-of-type(2) cite a"
     _thread_row_replies = "td.num a::text"
     _thread_row_views = "td.num em::text"
-    _thread_row_created = ("td.by:nth-of-type(2) em span::attr(title)", "td.by:nth-of-type(2) em span::text")
+    _thread_row_created = (
+        "td.by:nth-of-type(2) em span::attr(title)",
+        "td.by:nth-of-type(2) em span::text",
+    )
     _thread_row_last_post = ("td.by:last-child em span::attr(title)", "td.by:last-child em a::text")
     _board_name = "div.bm_h h1 a::text"
     _next_page = "div.pg a.nxt::attr(href)"
@@ -91,7 +98,9 @@ class Discuz(HtmlForumProfile):
     _post_quote_ids = "div.quote blockquote a[href*='goto=findpost']::attr(href)"
     _quote_id_regex = re.compile(r"\bpid=(\d+)")
     _post_edited = "i.pstatus"
-    text_strip = ("i.pstatus", "div.blockcode em", "div.locked", "ignore_js_op", "div.attach_nopermission")
+    text_strip = (
+        "i.pstatus", "div.blockcode em", "div.locked", "ignore_js_op", "div.attach_nopermission"
+    )
 
     def attachments(self, sel: Selector, response: TextResponse) -> list[Attachment]:
         found = super().attachments(sel, response)

@@ -28,7 +28,9 @@ class Flarum(JsonApiProfile):
     markers = ("div#flarum-loading", "script#flarum-json-payload")
 
     index_url = re.compile(r"^https?://[^/]+/(?:api/tags)?(?:\?.*)?$")
-    board_url = re.compile(r"/t/(?P<bid>[^/?#]+)|/api/discussions\?(?=.*filter(?:%5B|\[)tag(?:%5D|\])=)")
+    board_url = re.compile(
+        r"/t/(?P<bid>[^/?#]+)|/api/discussions\?(?=.*filter(?:%5B|\[)tag(?:%5D|\])=)"
+    )
     thread_url = re.compile(r"/d/(?P<tid>\d+)|/api/discussions/(?P<tid2>\d+)|/api/posts\?")
     post_permalink = "/d/{thread_id}/{number}"
 
@@ -89,7 +91,9 @@ class Flarum(JsonApiProfile):
         nxt = (self.document(response).get("links") or {}).get("next")
         return cursor.following(self.canonicalize(urljoin(response.url, nxt))) if nxt else None
 
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(
+        self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None
+    ) -> ThreadPage:
         data = self.document(response)
         users = _included(data, "users")
         if cursor.page == 1:
@@ -111,10 +115,16 @@ class Flarum(JsonApiProfile):
         ]
         remaining = self.remaining_ids(cursor, all_ids, {p["id"] for p in raw_posts})
         state = {"thread_id": thread_id, "slug": slug}
-        return ThreadPage(thread=thread, posts=posts, next=self.next_batch(response, cursor, remaining, state))
+        return ThreadPage(
+            thread=thread, posts=posts, next=self.next_batch(response, cursor, remaining, state)
+        )
 
     def _thread(
-        self, d: dict[str, Any], response: TextResponse, ref: ThreadRef | None, users: dict[str, Any]
+        self,
+        d: dict[str, Any],
+        response: TextResponse,
+        ref: ThreadRef | None,
+        users: dict[str, Any],
     ) -> ThreadRecord:
         attrs = d["attributes"]
         uid = _user_id(d)
@@ -134,7 +144,12 @@ class Flarum(JsonApiProfile):
         )
 
     def _post(
-        self, p: dict[str, Any], response: TextResponse, thread_id: str, slug: str, users: dict[str, Any]
+        self,
+        p: dict[str, Any],
+        response: TextResponse,
+        thread_id: str,
+        slug: str,
+        users: dict[str, Any],
     ) -> PostRecord:
         attrs = p["attributes"]
         uid = _user_id(p)
@@ -143,7 +158,10 @@ class Flarum(JsonApiProfile):
         return PostRecord(
             post_id=p["id"],
             thread_id=thread_id,
-            url=urljoin(response.url, self.post_permalink.format(thread_id=slug, number=attrs.get("number"))),
+            url=urljoin(
+                response.url,
+                self.post_permalink.format(thread_id=slug, number=attrs.get("number")),
+            ),
             position=attrs.get("number"),
             author=Author(name=(users.get(uid) or {}).get("username"), id=uid),
             created_raw=attrs.get("createdAt"),

@@ -134,7 +134,9 @@ class HtmlForumProfile(ForumProfile):
         return regex_group(self._author_id_regex, text)
 
     # -- threads -------------------------------------------------------------------------------
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(
+        self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None
+    ) -> ThreadPage:
         thread_id = (ref.thread_id if ref else None) or self.thread_id_from(response.url)
         from_url = self.offset_from_url(response.url)
         offset = from_url if from_url is not None else int(cursor.extra.get("offset", 0))
@@ -142,7 +144,9 @@ class HtmlForumProfile(ForumProfile):
         for index, post in enumerate(posts):
             if post.position is None:
                 post.position = offset + index + 1
-        thread = self.thread_record(response, thread_id or "", ref, posts) if cursor.page == 1 else None
+        thread = (
+            self.thread_record(response, thread_id or "", ref, posts) if cursor.page == 1 else None
+        )
         nxt = self.next_page(response, cursor)
         if nxt is not None:
             nxt = PageCursor(nxt.url, nxt.page, {**nxt.extra, "offset": offset + len(posts)})

@@ -57,7 +57,10 @@ class JsonApiProfile(ForumProfile):
 
     # -- id-batch paging -----------------------------------------------------------------------
     def batch_url(self, thread_id: str, ids: list[Any]) -> str:
-        """The API path that returns the posts ``ids`` of ``thread_id`` (engines that page by id)."""
+        """The API path that returns the posts ``ids`` of ``thread_id``.
+
+        For engines that page by id.
+        """
         raise NotImplementedError(f"{type(self).__name__} does not fetch posts by id")
 
     @staticmethod
@@ -69,7 +72,11 @@ class JsonApiProfile(ForumProfile):
         return [i for i in all_ids if i not in seen]
 
     def next_batch(
-        self, response: TextResponse, cursor: PageCursor, remaining: list[Any], state: dict[str, Any]
+        self,
+        response: TextResponse,
+        cursor: PageCursor,
+        remaining: list[Any],
+        state: dict[str, Any],
     ) -> PageCursor | None:
         """The cursor of the next batch of ``remaining``, carrying ``state`` (which holds the
         ``thread_id``); ``None`` when every post has been fetched."""

@@ -6,7 +6,8 @@ The one fallback (``fallback_order`` 100). It accepts any start page; the site i
 turns out not to be a forum ends the crawl with one line saying so and what was tried (close
 reason ``not_a_forum``). Templates live in :mod:`crawler.profiles.learned_store`.
 
-Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is learned,
+Stats: ``learn/learned`` and ``learn/source/<html|microdata|jsonld|json>`` once a template is
+learned,
 ``learn/quirks/<repeats_first_post|repeats_last_post>``, ``learn/not_a_forum``, and
 ``learn/cpu_ms``: the CPU time of the pages read while learning (the one-off cost of a site,
 apart from reading with the template; the bench subtracts it); ``learn/walks_refetched``:
@@ -56,7 +57,9 @@ class Learned(ForumProfile):
     name: ClassVar[str] = "learned"
     fallback_order: ClassVar[int | None] = 100
 
-    def __init__(self, store: MemoryTemplateStore | None = None, stats: StatsCollector | None = None) -> None:
+    def __init__(
+        self, store: MemoryTemplateStore | None = None, stats: StatsCollector | None = None
+    ) -> None:
         self.store = store or MemoryTemplateStore()
         self.stats = stats
 
@@ -85,11 +88,15 @@ class Learned(ForumProfile):
     def next_page(self, response: TextResponse, cursor: PageCursor) -> PageCursor | None:
         return None
 
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(
+        self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None
+    ) -> ThreadPage:
         result = self.read(response, PageKind.THREAD, cursor, ref)
         return ThreadPage(thread=result.thread, posts=result.posts, next=None, stats=result.stats)
 
-    def read(self, response: TextResponse, kind: PageKind, cursor: PageCursor, ref: ThreadRef | None) -> PageResult:
+    def read(
+        self, response: TextResponse, kind: PageKind, cursor: PageCursor, ref: ThreadRef | None
+    ) -> PageResult:
         host = urlsplit(response.url).netloc
         learner = self.store.learner(host)
         already_failed = learner.failure is not None
@@ -110,9 +117,15 @@ class Learned(ForumProfile):
             self.store.save(host, out.learned)
             logger.info(
                 "Learned a template for %(host)s from %(pages)d pages: posts %(record)s",
-                {"host": host, "pages": len(out.learned.learned_from), "record": out.learned.posts.record},
+                {
+                    "host": host,
+                    "pages": len(out.learned.learned_from),
+                    "record": out.learned.posts.record,
+                },
             )
-            logger.debug("Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()})
+            logger.debug(
+                "Template of %(host)s: %(json)s", {"host": host, "json": out.learned.to_json()}
+            )
         result = page_result(out)
         template = learner.template
         tid = template.thread_id(response.url) if template and kind is PageKind.PAGE else None
@@ -127,7 +140,9 @@ class Learned(ForumProfile):
         return result
 
 
-def finish_learning(crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum) -> list[Request]:
+def finish_learning(
+    crawler: Crawler, spider: Spider, store: MemoryTemplateStore, learner: LearnedForum
+) -> list[Request]:
     """The crawl went idle while ``learner`` was still learning: learn now; the thread pages
     seen are fetched again to be read with the template. Not a forum: the one line, no requests."""
     started = time.process_time()
@@ -188,9 +203,11 @@ def _stalled_walks(crawler: Crawler, spider: Spider, learner: LearnedForum) -> l
         extra = {k: v for k, v in state.items() if k != "page"}
         cursor = PageCursor(url=url, page=int(state.get("page", 1)), extra=extra)
         meta = {"revisit_key": extra["first"]} if "first" in extra else {}
+        cb_kwargs = {
+            "engine": Learned.name, "kind": str(PageKind.THREAD), "cursor": cursor.as_dict()
+        }
         requests.append(Request(url, callback=spider.parse_page, dont_filter=True, priority=10,
-                                meta=meta, cb_kwargs={"engine": Learned.name, "kind": str(PageKind.THREAD),
-                                           "cursor": cursor.as_dict()}))
+                                meta=meta, cb_kwargs=cb_kwargs))
     if requests:
         crawler.stats.inc_value("learn/walks_refetched", len(requests))
     return requests
@@ -201,15 +218,20 @@ def page_result(out: Output) -> PageResult:
     stats = []
     if out.learned is not None:
         stats += ["learn/learned", f"learn/source/{out.learned.source}"]
-        stats += [f"learn/quirks/{q}" for q in ("repeats_first_post", "repeats_last_post") if getattr(out.learned, q)]
+        quirks = ("repeats_first_post", "repeats_last_post")
+        stats += [f"learn/quirks/{q}" for q in quirks if getattr(out.learned, q)]
     follow = []
     for url, kind, state in out.follow:
         page = int(state.get("page", 1))
-        cursor = PageCursor(url=url, page=page, extra={k: v for k, v in state.items() if k != "page"})
+        extra = {k: v for k, v in state.items() if k != "page"}
+        cursor = PageCursor(url=url, page=page, extra=extra)
         # A walk's next page is a plain request: one fetched already (a duplicate) is read by
         # the learner from the page it kept, or with the walk's cursor when it comes.
         follow.append(Follow(PageKind(kind), cursor))
-    follow += [Follow(PageKind.THREAD, PageCursor(url=url, extra=out.rows.get(url, {})), dont_filter=True) for url in out.refetch]
+    follow += [
+        Follow(PageKind.THREAD, PageCursor(url=url, extra=out.rows.get(url, {})), dont_filter=True)
+        for url in out.refetch
+    ]
     for url, state in out.read_here:
         extra = {k: v for k, v in state.items() if k != "page"}
         cursor = PageCursor(url=url, page=int(state.get("page", 1)), extra=extra)

@@ -91,7 +91,9 @@ class ClusterTemplateStore(MemoryTemplateStore):
         try:
             template = Template.from_json(text)
         except (ValueError, KeyError, TypeError) as exc:  # an older format: learn again
-            logger.info("Stored template of %(host)s not used (%(exc)s)", {"host": host, "exc": exc})
+            logger.info(
+                "Stored template of %(host)s not used (%(exc)s)", {"host": host, "exc": exc}
+            )
             return None
         self.stats.inc_value("learn/templates_loaded")
         logger.info("Read %(host)s with the template stored in Redis", {"host": host})
@@ -103,7 +105,9 @@ class ClusterTemplateStore(MemoryTemplateStore):
         try:
             self.templates.put(host, template.to_json())
         except FAILED as exc:
-            logger.warning("Cannot store the template of %(host)s: %(exc)s", {"host": host, "exc": exc})
+            logger.warning(
+                "Cannot store the template of %(host)s: %(exc)s", {"host": host, "exc": exc}
+            )
             return
         self.stats.inc_value("learn/templates_stored")
 

@@ -72,7 +72,8 @@ class MyBB(HtmlForumProfile):
     )
 
     _board_link = (
-        "tbody[id^=cat_] strong a[href*='forumdisplay.php'], table.tborder tr td strong a[href*='Forum-']"
+        "tbody[id^=cat_] strong a[href*='forumdisplay.php'],"
+        " table.tborder tr td strong a[href*='Forum-']"
     )
     _thread_row = "tr.inline_row"
     _thread_row_link = "span[id^=tid_] a"

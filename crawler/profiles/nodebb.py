@@ -98,7 +98,9 @@ class NodeBB(JsonApiProfile):
         url = urlunsplit(urlsplit(cursor.url)._replace(query=f"page={nxt['page']}"))
         return cursor.following(self.canonicalize(url))
 
-    def parse_thread(self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None) -> ThreadPage:
+    def parse_thread(
+        self, response: TextResponse, cursor: PageCursor, ref: ThreadRef | None
+    ) -> ThreadPage:
         data = self.document(response)
         thread_id = str_or_none(data.get("tid")) or self.thread_id_from(response.url) or ""
         posts = [self._post(p, response, thread_id) for p in data.get("posts") or []]
@@ -117,8 +119,12 @@ class NodeBB(JsonApiProfile):
             thread_id=str(data["tid"]),
             url=self.canonicalize(urljoin(response.url, f"/topic/{data['slug']}")),
             title=data.get("titleRaw") or data.get("title"),
-            board=Board(id=str_or_none(category.get("cid")), name=category.get("name"), path=crumbs),
-            author=Author(name=(opener.get("user") or {}).get("username"), id=str_or_none(data.get("uid"))),
+            board=Board(
+                id=str_or_none(category.get("cid")), name=category.get("name"), path=crumbs
+            ),
+            author=Author(
+                name=(opener.get("user") or {}).get("username"), id=str_or_none(data.get("uid"))
+            ),
             created_raw=data.get("timestampISO"),
             reply_count=self.replies(data.get("postcount")),
             view_count=data.get("viewcount"),
@@ -135,7 +141,9 @@ class NodeBB(JsonApiProfile):
             thread_id=thread_id,
             url=urljoin(response.url, self.post_permalink.format(post_id=post["pid"])),
             position=index + 1 if isinstance(index, int) else None,
-            author=Author(name=(post.get("user") or {}).get("username"), id=str_or_none(post.get("uid"))),
+            author=Author(
+                name=(post.get("user") or {}).get("username"), id=str_or_none(post.get("uid"))
+            ),
             created_raw=post.get("timestampISO") or post.get("timestamp"),
             body_html=html.strip() or None,
             quoted_post_ids=list(dict.fromkeys(quoted)),

@@ -66,7 +66,10 @@ class PhpBB(HtmlForumProfile):
     _post = "div.post[id^=p]"
     _post_id = "::attr(id)"
     _post_author = "dl.postprofile a.username, dl.postprofile a.username-coloured"
-    _post_author_id = "dl.postprofile a.username::attr(href), dl.postprofile a.username-coloured::attr(href)"
+    _post_author_id = (
+        "dl.postprofile a.username::attr(href),"
+        " dl.postprofile a.username-coloured::attr(href)"
+    )
     _author_id_regex = re.compile(r"[?&;]u=(\d+)")
     _post_time = ("p.author time::attr(datetime)", "p.author::text")
     _post_body = "div.postbody div.content"

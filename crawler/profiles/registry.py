@@ -38,8 +38,9 @@ class ProfileRegistry:
         known = self._by_name.get(profile.name)
         if known is not None and known is not profile:
             raise ValueError(
-                f"profile name {profile.name!r} of {profile.__module__}.{profile.__qualname__} is taken by "
-                f"{known.__module__}.{known.__qualname__}; pick another name, or remove() the old one first"
+                f"profile name {profile.name!r} of {profile.__module__}.{profile.__qualname__}"
+                f" is taken by {known.__module__}.{known.__qualname__}; pick another name,"
+                " or remove() the old one first"
             )
         self._by_name[profile.name] = profile
 
@@ -66,10 +67,14 @@ class ProfileRegistry:
         """The first engine whose :meth:`~ForumProfile.detect` accepts ``response``, or ``None``."""
         return next((profile for profile in self.engines if profile.detect(response)), None)
 
-    def fallback(self, response: Response, names: Iterable[str] | None = None) -> type[ForumProfile] | None:
+    def fallback(
+        self, response: Response, names: Iterable[str] | None = None
+    ) -> type[ForumProfile] | None:
         """The first fallback that accepts ``response``: among ``names`` in that order when
         given, else among all fallbacks in ``fallback_order``."""
-        candidates = self.fallbacks if names is None else tuple(self.named_fallback(n) for n in names)
+        candidates = (
+            self.fallbacks if names is None else tuple(self.named_fallback(n) for n in names)
+        )
         return next((profile for profile in candidates if profile.detect(response)), None)
 
     def named_fallback(self, name: str) -> type[ForumProfile]:
@@ -77,7 +82,9 @@ class ProfileRegistry:
         profile = self._by_name.get(name)
         if profile is None or profile.fallback_order is None:
             known = ", ".join(p.name for p in self.fallbacks)
-            raise ValueError(f"fallback {name!r} is not a registered forum fallback (known: {known})")
+            raise ValueError(
+                f"fallback {name!r} is not a registered forum fallback (known: {known})"
+            )
         return profile
 
 

@@ -43,7 +43,9 @@ class TemplateProfile(Learned, register=False):
 
         return Template.from_json(json.dumps(cls.TEMPLATE))
 
-    def read(self, response: TextResponse, kind: PageKind, cursor: PageCursor, ref: ThreadRef | None) -> PageResult:
+    def read(
+        self, response: TextResponse, kind: PageKind, cursor: PageCursor, ref: ThreadRef | None
+    ) -> PageResult:
         host = urlsplit(response.url).netloc
         reader = self.store.learner(f"{self.name}:{host}")
         if reader.template is None:

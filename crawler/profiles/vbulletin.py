@@ -84,7 +84,10 @@ class VBulletin(HtmlForumProfile):
     _thread_row_views = "ul.threadstats li:nth-child(2)::text"
     _thread_row_last_post = ("dl.threadlastpost dd:last-child::alltext",)
     _board_name = "#pagetitle span.forumtitle::text"
-    _next_page = "div#above_threadlist a[rel=next]::attr(href), div#above_postlist a[rel=next]::attr(href)"
+    _next_page = (
+        "div#above_threadlist a[rel=next]::attr(href),"
+        " div#above_postlist a[rel=next]::attr(href)"
+    )
 
     _thread_title = "#pagetitle span.threadtitle a::text"
     _breadcrumbs = "div#breadcrumb li.navbit a"
@@ -127,7 +130,9 @@ class VBulletin3(VBulletin):
     _thread_row_replies = "a[href*='whoposted']::text"
     _thread_row_views = "td:last-child::text"
     _board_name = "td.navbar > strong::text"
-    _next_page = "div.pagenav a[rel=next]::attr(href), div.pagenav a[title^='Next Page']::attr(href)"
+    _next_page = (
+        "div.pagenav a[rel=next]::attr(href), div.pagenav a[title^='Next Page']::attr(href)"
+    )
 
     _thread_title = "td.navbar > strong::text"
     _breadcrumbs = "span.navbar a"

@@ -20,7 +20,11 @@ class XenForo(HtmlForumProfile):
     languages = ("en",)
 
     # html#XF carries data-template from 2.0 on; data-xf="2.x" only from 2.3.
-    markers = ("html#XF[data-template]", 'a[data-nav-id="forums"]', 'a[rel~="sponsored"][href*="xenforo.com"]')
+    markers = (
+        "html#XF[data-template]",
+        'a[data-nav-id="forums"]',
+        'a[rel~="sponsored"][href*="xenforo.com"]',
+    )
     min_markers = 2
 
     index_url = re.compile(r"/(?:forums/)?(?:index\.php)?$")
