@@ -20,14 +20,16 @@ __all__ = ["one_site", "parse_start_urls"]
 _S = TypeVar("_S", bound=type)
 
 
-def parse_start_urls(start_urls: str | list[str] | None = None, start_url: str | None = None) -> list[str]:
+def parse_start_urls(
+    start_urls: str | list[str] | None = None, start_url: str | None = None
+) -> list[str]:
     """The start URLs of ``-a start_urls=...`` and/or ``-a start_url=...``, in order, without
     repeats nor a userinfo (``http://user:pw@host/`` is ``http://host/``, as the frontier
     queues it: the site is ``host``, and no password goes into items or logs); ValueError
     (one line) if there are none or one is not a valid http(s) URL."""
     given = start_urls if isinstance(start_urls, list) else (start_urls or "").split(",")
-    urls = list(dict.fromkeys(strip_userinfo(u.strip()) for u in [*given, *(start_url or "").split(",")]
-                              if u.strip()))
+    urls = list(dict.fromkeys(strip_userinfo(u.strip())
+                              for u in [*given, *(start_url or "").split(",")] if u.strip()))
     if not urls:
         raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
     for url in urls:
@@ -38,9 +40,10 @@ def parse_start_urls(start_urls: str | list[str] | None = None, start_url: str |
 def _single(spider: str, kwargs: dict[str, Any]) -> dict[str, Any]:
     urls = parse_start_urls(kwargs.pop("start_urls", None), kwargs.pop("start_url", None))
     if len(urls) > 1:
-        raise ValueError(f"the {spider} spider crawls one site per crawl, got {len(urls)} start URLs "
-                         f"({', '.join(urls)}); run one crawl per site (on the embedded Redis each gets a "
-                         "crawl id of its own; with REDIS_URL give each -s CRAWLER_CRAWL_ID=...)")
+        raise ValueError(f"the {spider} spider crawls one site per crawl, got {len(urls)} start"
+                         f" URLs ({', '.join(urls)}); run one crawl per site (on the embedded Redis"
+                         " each gets a crawl id of its own; with REDIS_URL give each"
+                         " -s CRAWLER_CRAWL_ID=...)")
     return {**kwargs, "start_url": urls[0]}
 
 

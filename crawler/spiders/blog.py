@@ -5,7 +5,8 @@ page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``),
 pages (``rel=next``, a hint only, and the pager's numbered pages, else categories, tags and
 archives). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
-``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments are read from WordPress' core comment
+``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments
+are read from WordPress' core comment
 list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
@@ -59,7 +60,9 @@ class BlogSpider(scrapy.Spider):
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
-    def check_arguments(start_url: str | None = None, timezone: str | None = None, **_: Any) -> None:
+    def check_arguments(
+        start_url: str | None = None, timezone: str | None = None, **_: Any
+    ) -> None:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
         check_timezone(timezone)
 
@@ -67,13 +70,17 @@ class BlogSpider(scrapy.Spider):
         yield scrapy.Request(self.start_url, callback=self.parse_listing, dont_filter=True,
                              meta=LISTING)
         yield scrapy.Request(
-            urljoin(self.start_url, "/robots.txt"), callback=self.parse_robots, errback=self.no_robots
+            urljoin(self.start_url, "/robots.txt"),
+            callback=self.parse_robots,
+            errback=self.no_robots,
         )
 
     # -- discovery -----------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
         text = (
-            response.text if isinstance(response, TextResponse) else response.body.decode("utf-8", "replace")
+            response.text
+            if isinstance(response, TextResponse)
+            else response.body.decode("utf-8", "replace")
         )
         sitemaps = list(sitemap_urls_from_robots(text, base_url=response.url))
         for url in sitemaps or [urljoin(response.url, "/sitemap.xml")]:
@@ -82,7 +89,9 @@ class BlogSpider(scrapy.Spider):
 
     def no_robots(self, failure: Any) -> Iterator[scrapy.Request]:
         yield scrapy.Request(
-            urljoin(self.start_url, "/sitemap.xml"), callback=self.parse_sitemap, errback=self.no_sitemap,
+            urljoin(self.start_url, "/sitemap.xml"),
+            callback=self.parse_sitemap,
+            errback=self.no_sitemap,
             meta=LISTING,
         )
 
@@ -153,7 +162,9 @@ class BlogSpider(scrapy.Spider):
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
         fields = page.article()
         crawled_at = fetch_time(response)
-        comments = WordPress.comments_from_html(response, fields["url"]) or page.comments(fields["url"])
+        comments = WordPress.comments_from_html(response, fields["url"]) or page.comments(
+            fields["url"]
+        )
         article = {
             "platform": page.platform(),
             # Only a count the page states: the comments in hand may be one page of several.
@@ -175,7 +186,9 @@ class BlogSpider(scrapy.Spider):
                 nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": fields["url"]}
             )
 
-    def parse_article_page(self, response: Response, article: dict[str, Any], rest: list[str]) -> Iterator[Any]:
+    def parse_article_page(
+        self, response: Response, article: dict[str, Any], rest: list[str]
+    ) -> Iterator[Any]:
         """A later page of a split post: its body is appended to the article's."""
         if isinstance(response, TextResponse):
             body = BlogPage(response).body_only()

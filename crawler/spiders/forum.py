@@ -25,7 +25,7 @@ they always were); a request without one (a learned template's re-fetches) belon
 its URL is on. A site the ``learned`` fallback finds not to be a forum ends that site, not the
 crawl (``learn/not_a_forum``); with one site it ends the crawl as before (``not_a_forum``).
 
-Spider arguments: ``start_urls`` (required; ``start_url`` an alias, :mod:`crawler.spiders.arguments`),
+Spider arguments: ``start_urls`` (required; alias ``start_url``; :mod:`crawler.spiders.arguments`),
 ``timezone`` (IANA name, overrides the profile's, for every site),
 ``fallback`` (comma-separated fallback names to try, in order, instead of all registered ones),
 ``profile=none`` (no engine detection: go straight to the fallbacks, as for a site no profile
@@ -49,7 +49,8 @@ from crawler.incremental import LISTING, row_meta
 from crawler.learn import when
 from crawler.learn.rows import ROW_FIELDS
 from crawler.login.pages import empty_login_page, not_content, wall_of
-from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef
+from crawler.profiles import (
+    REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef)
 from crawler.profiles.records import Follow
 from crawler.node.api import node_of
 from crawler.node.revisit import digest
@@ -86,7 +87,8 @@ class ForumSpider(scrapy.Spider):
         #: ``-a profile=none``: skip engine detection, read the site with a fallback.
         self.use_profiles = (profile or "").lower() not in ("none", "off")
         self.start_urls = self.check_arguments(start_urls=start_urls, start_url=start_url,
-                                               timezone=timezone, fallback=fallback, profile=profile)
+                                               timezone=timezone, fallback=fallback,
+                                               profile=profile)
         #: ``-a profile=NAME``: every site read with that engine's profile, no detection.
         if self.use_profiles and profile and self.profile_class is None:
             self.profile_class = self.named_engine(profile)
@@ -142,7 +144,8 @@ class ForumSpider(scrapy.Spider):
         found = cls.registry.get(name)
         if found is None or found.detect_order is None:
             known = ", ".join(p.name for p in cls.registry.engines)
-            raise ValueError(f"profile {name!r} is not a registered engine (known: {known}; or none)")
+            raise ValueError(f"profile {name!r} is not a registered engine"
+                             f" (known: {known}; or none)")
         return found
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
@@ -191,8 +194,8 @@ class ForumSpider(scrapy.Spider):
         if api_url != response.url:
             yield self._request(profile, kind, cursor.url, site=site)
             return
-        yield from self.parse_page(response, engine=profile.name, kind=kind, cursor=cursor.as_dict(),
-                                   **self._site_kwargs(site))
+        yield from self.parse_page(response, engine=profile.name, kind=kind,
+                                   cursor=cursor.as_dict(), **self._site_kwargs(site))
 
     def _detect(self, response: Response) -> type[ForumProfile] | None:
         found = self.registry.detect(response) if self.use_profiles else None
@@ -249,7 +252,8 @@ class ForumSpider(scrapy.Spider):
             # not a spider error: counted, logged, and left.
             outcome = "not_html" if not isinstance(response, TextResponse) else "empty_body"
             self.crawler.stats.inc_value(f"outcomes/{outcome}")
-            logger.info("Nothing to read at %(url)s (%(outcome)s)", {"url": response.url, "outcome": outcome})
+            logger.info("Nothing to read at %(url)s (%(outcome)s)",
+                        {"url": response.url, "outcome": outcome})
             return
         profile = self._profile(profile_cls, response)
         page_kind = PageKind(kind)
@@ -294,8 +298,8 @@ class ForumSpider(scrapy.Spider):
                 # offsite filter's, as in a one-site crawl)
                 self.crawler.stats.inc_value("forum/other_site")
                 continue
-            request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor, ref=follow.ref,
-                                    site=site)
+            request = self._request(profile, follow.kind, follow.cursor.url, cursor=follow.cursor,
+                                    ref=follow.ref, site=site)
             if follow.kind is PageKind.THREAD:
                 request.meta.update(_revisit_meta(page_kind, follow, meta))
             elif follow.kind is PageKind.BOARD:
@@ -380,7 +384,8 @@ def _names(value: str | None) -> tuple[str, ...] | None:
 def _engine_spider(profile: type[ForumProfile]) -> type[ForumSpider]:
     name = "".join(part.capitalize() for part in profile.name.split("_")) + "Spider"
     doc = f"Crawl {profile.name} forums from ``start_urls`` without engine detection."
-    return type(name, (ForumSpider,), {"name": profile.name, "profile_class": profile, "__doc__": doc})
+    return type(name, (ForumSpider,),
+                {"name": profile.name, "profile_class": profile, "__doc__": doc})
 
 
 def _register_engine_spiders() -> None:

@@ -76,7 +76,10 @@ class WordPressSpider(scrapy.Spider):
 
     @staticmethod
     def check_arguments(
-        start_url: str | None = None, per_page: str | int = 100, timezone: str | None = None, **_: Any
+        start_url: str | None = None,
+        per_page: str | int = 100,
+        timezone: str | None = None,
+        **_: Any,
     ) -> None:
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
         check_timezone(timezone)
@@ -162,7 +165,9 @@ class WordPressSpider(scrapy.Spider):
         comments = listed or []
         if article is not None:
             count = self.wp.total_items(response, len(comments)) if listed is not None else None
-            yield Article(site=self.site, platform=self.wp.name, **{**article, "comment_count": count})
+            yield Article(
+                site=self.site, platform=self.wp.name, **{**article, "comment_count": count}
+            )
         crawled_at = fetch_time(response)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url))
@@ -171,7 +176,9 @@ class WordPressSpider(scrapy.Spider):
             yield scrapy.Request(
                 self.wp.comments_url(root, post_id, page + 1),
                 callback=self.parse_api_comments,
-                cb_kwargs={"root": root, "post_id": post_id, "article_url": article_url, "page": page + 1},
+                cb_kwargs={
+                    "root": root, "post_id": post_id, "article_url": article_url, "page": page + 1
+                },
             )
 
     # -- new comments on a revisit pass ------------------------------------------------------
@@ -197,14 +204,18 @@ class WordPressSpider(scrapy.Spider):
 
     def _recent_comments(self, root: str, page: int, since: str) -> scrapy.Request:
         return scrapy.Request(
-            self.wp.api_url(root, "comments", {"per_page": self.wp.per_page, "page": page, "_embed": "up"}),
+            self.wp.api_url(
+                root, "comments", {"per_page": self.wp.per_page, "page": page, "_embed": "up"}
+            ),
             callback=self.parse_api_recent_comments,
             errback=self.api_recent_failed,
             cb_kwargs={"root": root, "page": page, "since": since},
             dont_filter=True,  # read again on every pass
         )
 
-    def parse_api_recent_comments(self, response: Response, root: str, page: int, since: str) -> Iterator[Any]:
+    def parse_api_recent_comments(
+        self, response: Response, root: str, page: int, since: str
+    ) -> Iterator[Any]:
         """The site-wide comment listing, newest first: every comment on it (the unchanged
         ones are dropped by the items pipeline), then the next page unless this one reached
         *since*, the newest comment of the last pass."""
@@ -215,7 +226,9 @@ class WordPressSpider(scrapy.Spider):
         for comment in comments:
             article_url = _comment_article(comment)
             if article_url:
-                yield Comment(crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url))
+                yield Comment(
+                    crawled_at=crawled_at, **self.wp.comment_from_api(comment, article_url)
+                )
         self._saw_comments(response, comments)
         oldest = min((str(c.get("date_gmt") or "") for c in comments), default="")
         if comments and oldest > since and page < self.wp.total_pages(response):
@@ -276,11 +289,15 @@ class WordPressSpider(scrapy.Spider):
             yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
-        for url, said in feed_links(response):  # dates and comment count: changed articles come back
+        # Dates and comment count: changed articles come back.
+        for url, said in feed_links(response):
             yield scrapy.Request(url, callback=self.parse_article, meta=row_meta(url, said))
 
     def parse_article(
-        self, response: Response, article: dict[str, Any] | None = None, parts: list[str] | None = None
+        self,
+        response: Response,
+        article: dict[str, Any] | None = None,
+        parts: list[str] | None = None,
     ) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
             return
@@ -293,15 +310,21 @@ class WordPressSpider(scrapy.Spider):
         else:
             fields = {
                 **article,
-                "body_html": (article.get("body_html") or "") + "\n" + (self.wp.part_body(response) or ""),
+                "body_html": (article.get("body_html") or "")
+                + "\n"
+                + (self.wp.part_body(response) or ""),
             }
         if parts:
             # An article split with <!--nextpage-->: emit it once all parts are read.
             yield scrapy.Request(
-                parts[0], callback=self.parse_article, cb_kwargs={"article": fields, "parts": parts[1:]}
+                parts[0],
+                callback=self.parse_article,
+                cb_kwargs={"article": fields, "parts": parts[1:]},
             )
             return
-        yield Article(site=self.site, platform=self.wp.name, crawled_at=fetch_time(response), **fields)
+        yield Article(
+            site=self.site, platform=self.wp.name, crawled_at=fetch_time(response), **fields
+        )
 
     def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
         if isinstance(response, TextResponse):
