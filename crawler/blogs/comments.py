@@ -68,7 +68,9 @@ _NUMERIC = re.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4})\b")
 _MONTH_FIRST = ("en-us", "fil", "tl")
 
 
-def _day_month_resolved(comments: list[dict[str, Any]], root: etree._Element) -> list[dict[str, Any]]:
+def _day_month_resolved(
+    comments: list[dict[str, Any]], root: etree._Element
+) -> list[dict[str, Any]]:
     """Ambiguous numeric dates written year first, in the order the page's dates show (a day
     above 12 somewhere) or else its language states; bare ``en`` says neither and is left."""
     raws = [c["created_raw"] for c in comments if c.get("created_raw")]
@@ -76,7 +78,9 @@ def _day_month_resolved(comments: list[dict[str, Any]], root: etree._Element) ->
     if order not in ("DMY", "MDY"):
         return comments
     for comment in comments:
-        comment["created_raw"] = _NUMERIC.sub(lambda m: _ymd(m, order), comment.get("created_raw") or "")
+        comment["created_raw"] = _NUMERIC.sub(
+            lambda m: _ymd(m, order), comment.get("created_raw") or ""
+        )
     return comments
 
 

@@ -40,7 +40,8 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["Entry", "find_entry"]
 
-ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report", "SocialMediaPosting"}
+ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report",
+                 "SocialMediaPosting"}
 _META = re.compile(
     r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|jp-relatedposts|"
     r"tags-links|cat-links|entry-tags|post-tags|related|page-links|nextprev|prev-next|post-nav",
@@ -68,11 +69,13 @@ class Entry:
 
 
 def find_entry(text: str, url: str) -> Entry | None:
-    root = html.document_fromstring(text.encode("utf-8"), parser=html.HTMLParser(encoding="utf-8"), base_url=url)
+    root = html.document_fromstring(text.encode("utf-8"), parser=html.HTMLParser(encoding="utf-8"),
+                                    base_url=url)
     import extruct  # noqa: PLC0415 - on first use: it pulls in rdflib, mf2py and bs4
 
     try:
-        data = extruct.extract(text, base_url=url, syntaxes=["microformat", "json-ld", "microdata"], uniform=False)
+        data = extruct.extract(text, base_url=url, syntaxes=["microformat", "json-ld", "microdata"],
+                               uniform=False)
     except Exception:  # noqa: BLE001 - extruct raises whatever its parsers raise on broken markup
         logger.debug("extruct failed on %(url)s", {"url": url}, exc_info=True)
         data = {}
@@ -90,8 +93,8 @@ def _links_away(root: etree._Element, url: str) -> bool:
     here = canonicalize_url(url)
     titles = root.xpath(
         f"//*[{has_class_xpath('entry-title')} or {has_class_xpath('p-name')}]//a[@href]"
-        " | //article[not(ancestor::article)]//h1//a[@href] | //article[not(ancestor::article)]//h2//a[@href]"
-    )
+        " | //article[not(ancestor::article)]//h1//a[@href]"
+        " | //article[not(ancestor::article)]//h2//a[@href]")
     return any(canonicalize_url(urljoin(url, a.get("href") or "")) != here for a in titles)
 
 
@@ -130,8 +133,10 @@ def _h_entry(root: etree._Element, data: dict[str, Any]) -> Entry | None:
 def _terms(root: etree._Element, names: list[str]) -> dict[str, list[str]]:
     """h-entry ``category`` mixes tags and categories (hAtom reads ``rel=tag`` links, and
     WordPress marks category links ``rel="category tag"``): split them by ``rel``."""
-    scope = (root.xpath(f"//*[{has_class_xpath('h-entry')} or {has_class_xpath('hentry')}]") or [root])[0]
-    categories = _links(scope, "category") if scope.xpath(".//a[contains(@rel, 'category')]") else []
+    scope = (root.xpath(f"//*[{has_class_xpath('h-entry')} or "
+                        f"{has_class_xpath('hentry')}]") or [root])[0]
+    categories = (_links(scope, "category")
+                  if scope.xpath(".//a[contains(@rel, 'category')]") else [])
     rel_tags = scope.xpath(".//a[contains(concat(' ', normalize-space(@rel), ' '), ' tag ')]"
                            "[not(contains(concat(' ', normalize-space(@rel), ' '), ' category '))]")
     if rel_tags or categories:
@@ -184,9 +189,8 @@ def _hatom(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         return None
     scope = _common_ancestor(contents[0], titles[0])
     published = _class_date(scope, "published") or _class_date(scope, "dt-published")
-    author = scope.xpath(f".//*[{has_class_xpath('author')}]//*[{has_class_xpath('fn')}]") or scope.xpath(
-        f".//*[{has_class_xpath('author')}]"
-    )
+    author = (scope.xpath(f".//*[{has_class_xpath('author')}]//*[{has_class_xpath('fn')}]")
+              or scope.xpath(f".//*[{has_class_xpath('author')}]"))
     return Entry(
         "hatom",
         title=element_text(titles[0]) or None,
@@ -224,8 +228,10 @@ def _common_ancestor(a: etree._Element, b: etree._Element) -> etree._Element:
 
 # -- schema.org ----------------------------------------------------------------------------------
 def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
-    items = [i for i in jsonld.objects(data.get("json-ld") or []) if jsonld.types(i) & ARTICLE_TYPES]
-    items += [i.get("properties", {}) | {"@type": i.get("type")} for i in data.get("microdata") or []
+    items = [i for i in jsonld.objects(data.get("json-ld") or [])
+             if jsonld.types(i) & ARTICLE_TYPES]
+    items += [i.get("properties", {}) | {"@type": i.get("type")}
+              for i in data.get("microdata") or []
               if jsonld.types({"@type": i.get("type")}) & ARTICLE_TYPES]
     if not items:
         return None
@@ -237,18 +243,22 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     return Entry(
         "schema",
         title=_text(item.get("headline") or item.get("name")),
-        author=_text(author.get("name") if isinstance(author, dict) and "name" in author else author),
+        author=_text(author.get("name") if isinstance(author, dict) and "name" in author
+                     else author),
         published=_text(item.get("datePublished")),
         updated=_text(item.get("dateModified")),
-        tags=[k.strip() for k in (keywords.split(",") if isinstance(keywords, str) else keywords) if k and k.strip()],
-        categories=[s for s in ([item["articleSection"]] if isinstance(item.get("articleSection"), str) else item.get("articleSection") or [])],
+        tags=[k.strip() for k in (keywords.split(",") if isinstance(keywords, str) else keywords)
+              if k and k.strip()],
+        categories=list([item["articleSection"]] if isinstance(item.get("articleSection"), str)
+                        else item.get("articleSection") or []),
         body_html=_body(node[0]) if node else None,
     )
 
 
 # -- a lone <article> ----------------------------------------------------------------------------
 def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
-    articles = root.xpath("//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]")
+    articles = root.xpath("//article[not(ancestor::article)]"
+                          "[not(ancestor::*[contains(@class, 'comment')])]")
     if len(articles) > 1:
         return Entry("article", listing=True)
     article = articles[0] if articles else _main_post(root)
@@ -260,7 +270,8 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     if not heading:
         return None
     # Documentation layouts put the date and the author in a sidebar beside the article.
-    raw = _time(article) or _text_date(article) or _only_time(root) or _only_text_date(root, article)
+    raw = (_time(article) or _text_date(article) or _only_time(root)
+           or _only_text_date(root, article))
     if not raw:
         return None
     return Entry(

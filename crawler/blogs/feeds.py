@@ -49,7 +49,9 @@ def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
             "title": entry.get("title"),
             "author": author_name(entry.get("author")),
             # feedparser keeps the feed's own text; its parsed form is UTC.
-            "published_raw": strftime("%Y-%m-%dT%H:%M:%S+00:00", parsed_date) if parsed_date else published,
+            "published_raw": (
+                strftime("%Y-%m-%dT%H:%M:%S+00:00", parsed_date) if parsed_date else published
+            ),
             "updated_raw": entry.get("updated") if entry.get("updated") != published else None,
             "tags": [t["term"] for t in entry.get("tags") or [] if t.get("term")],
             "categories": [],

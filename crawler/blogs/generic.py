@@ -38,7 +38,9 @@ _NOT_ARTICLE = re.compile(
 
 
 #: Listing pages of a blog (followed as listings, not as article candidates).
-_LISTING_PAGE = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index\d*\.html?$", re.IGNORECASE)
+_LISTING_PAGE = re.compile(
+    r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index\d*\.html?$", re.IGNORECASE
+)
 #: A pager's numbered pages.
 _PAGER = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index-?\d+\.html?$", re.IGNORECASE)
 #: Index pages that list posts: pagers, categories, tags, archives (by month or year).
@@ -49,8 +51,10 @@ _INDEX_PAGE = re.compile(
     re.IGNORECASE,
 )
 _NEXT_WORDS = re.compile(
-    r"^(?:next|next page|older|older posts|older entries|earlier posts|more posts|»|›|⟩|〉|>>|→|next »|older »|"
-    r"« older(?: posts| entries)?|← older(?: posts| entries)?|下一页|下一頁|下页|后一页|更早的文章)$",
+    r"^(?:next|next page|older|older posts|older entries|earlier posts|more posts"
+    r"|»|›|⟩|〉|>>|→|next »|older »|"
+    r"« older(?: posts| entries)?|← older(?: posts| entries)?"
+    r"|下一页|下一頁|下页|后一页|更早的文章)$",
     re.IGNORECASE,
 )
 
@@ -87,7 +91,8 @@ class BlogPage:
         if not href:
             # Themes that only say it in words or arrows: "Older posts", "»", "下一页".
             for link in self.response.css("a[href]"):
-                if _NEXT_WORDS.match(join_text(link) or "") and not link.attrib["href"].startswith("#"):
+                if (_NEXT_WORDS.match(join_text(link) or "")
+                        and not link.attrib["href"].startswith("#")):
                     href = link.attrib["href"]
                     break
         return self.response.urljoin(href) if href else None
@@ -147,7 +152,9 @@ class BlogPage:
 
     def is_article(self) -> bool:
         og_type = self.response.css('meta[property="og:type"]::attr(content)').get("")
-        if og_type.lower() == "article" or self.response.css('meta[property="article:published_time"]'):
+        if og_type.lower() == "article" or self.response.css(
+            'meta[property="article:published_time"]'
+        ):
             return True
         if any(jsonld.types(item) & ARTICLE_TYPES for item in self.json_ld()):
             return True
@@ -173,15 +180,23 @@ class BlogPage:
         entry = self.entry()
         if entry is not None and not entry.listing:
             declared = _declared(entry)
-            if declared.get("body_html") and declared.get("title") and declared.get("published_raw"):
+            if (
+                declared.get("body_html")
+                and declared.get("title")
+                and declared.get("published_raw")
+            ):
                 return _named({**self._article_from_metadata(with_body=False), **declared})
         return _named(self._article_from_metadata(with_body=True))
 
     def _article_from_metadata(self, with_body: bool) -> dict[str, Any]:
         response = self.response
         html = response.text
-        meta = trafilatura.bare_extraction(html, url=response.url, with_metadata=True, include_comments=False)
-        meta_dict = meta.as_dict() if meta is not None and hasattr(meta, "as_dict") else (meta or {})
+        meta = trafilatura.bare_extraction(
+            html, url=response.url, with_metadata=True, include_comments=False
+        )
+        meta_dict = (
+            meta.as_dict() if meta is not None and hasattr(meta, "as_dict") else (meta or {})
+        )
         # favor_precision: on short posts the default (recall) mode falls back to a baseline
         # that swallows breadcrumbs and bylines into the body.
         body = trafilatura.extract(
@@ -203,11 +218,15 @@ class BlogPage:
             "author": _author(ld)
             or first_css(response, 'meta[name="author"]::attr(content)')
             or meta_dict.get("author"),
-            "published_raw": first_css(response, 'meta[property="article:published_time"]::attr(content)')
+            "published_raw": first_css(
+                response, 'meta[property="article:published_time"]::attr(content)'
+            )
             or ld.get("datePublished")
             or first_css(response, "article time[datetime]::attr(datetime)")
             or meta_dict.get("date"),
-            "updated_raw": first_css(response, 'meta[property="article:modified_time"]::attr(content)')
+            "updated_raw": first_css(
+                response, 'meta[property="article:modified_time"]::attr(content)'
+            )
             or ld.get("dateModified"),
             "tags": response.css('meta[property="article:tag"]::attr(content)').getall()
             or _list(meta_dict.get("tags")),
@@ -240,7 +259,10 @@ class BlogPage:
         """Comments the page declares (h-entry ``comment``), or its repeated comment blocks."""
         entry = self.entry()
         if entry is not None and entry.comments:
-            return [dict(c, article_url=article_url, comment_id=c["comment_id"] or _digest(c)) for c in entry.comments]
+            return [
+                dict(c, article_url=article_url, comment_id=c["comment_id"] or _digest(c))
+                for c in entry.comments
+            ]
         return comment_blocks(self.response.text, self.response.url, article_url)
 
     def json_ld(self) -> list[dict[str, Any]]:

@@ -49,7 +49,10 @@ class WordPress:
         generator = response.css('meta[name="generator"]::attr(content)').get("")
         if generator.startswith(cls.generator_prefixes):
             return True
-        return bool(response.css('link[rel="https://api.w.org/"]')) or "/wp-content/" in response.text[:20000]
+        return (
+            bool(response.css('link[rel="https://api.w.org/"]'))
+            or "/wp-content/" in response.text[:20000]
+        )
 
     @staticmethod
     def api_root(response: TextResponse) -> str | None:
@@ -62,8 +65,14 @@ class WordPress:
         """``root`` + ``wp/v2/<route>`` with ``params``, for both API root forms."""
         if "rest_route=" in root:
             base, _, rest_route = root.partition("rest_route=")
-            return base + urlencode({"rest_route": rest_route.rstrip("/") + "/wp/v2/" + route, **params})
-        return urljoin(root if root.endswith("/") else root + "/", f"wp/v2/{route}") + "?" + urlencode(params)
+            return base + urlencode(
+                {"rest_route": rest_route.rstrip("/") + "/wp/v2/" + route, **params}
+            )
+        return (
+            urljoin(root if root.endswith("/") else root + "/", f"wp/v2/{route}")
+            + "?"
+            + urlencode(params)
+        )
 
     def posts_url(self, root: str, page: int) -> str:
         return self.api_url(
@@ -71,7 +80,9 @@ class WordPress:
         )
 
     def comments_url(self, root: str, post_id: int | str, page: int) -> str:
-        return self.api_url(root, "comments", {"post": post_id, "per_page": self.per_page, "page": page})
+        return self.api_url(
+            root, "comments", {"post": post_id, "per_page": self.per_page, "page": page}
+        )
 
     @staticmethod
     def total_pages(response: Response) -> int:
@@ -153,7 +164,10 @@ class WordPress:
             "url": canonicalize_url(response.urljoin(canonical or response.url)),
             "title": join_text(article.css(".entry-title")[:1]) or join_text(response.css("title")),
             "author": first_css(
-                article, ".byline a[rel=author]::text", ".author.vcard a::text", "a[rel=author]::text"
+                article,
+                ".byline a[rel=author]::text",
+                ".author.vcard a::text",
+                "a[rel=author]::text",
             )
             or first_css(response, 'meta[name="author"]::attr(content)'),
             "published_raw": first_css(
@@ -163,8 +177,12 @@ class WordPress:
                 "time[datetime]::attr(datetime)",
             ),
             "updated_raw": first_css(article, "time.updated::attr(datetime)"),
-            "categories": [t.strip() for t in article.css(".cat-links a::text").getall() if t.strip()],
-            "tags": [t.strip() for t in article.css(".tags-links a[rel=tag]::text").getall() if t.strip()],
+            "categories": [
+                t.strip() for t in article.css(".cat-links a::text").getall() if t.strip()
+            ],
+            "tags": [
+                t.strip() for t in article.css(".tags-links a[rel=tag]::text").getall() if t.strip()
+            ],
             "body_html": _body(body),
             "comment_count": to_int(join_text(response.css("h2.comments-title")[:1])),
         }
@@ -191,14 +209,18 @@ class WordPress:
         return _body(response.css("article .entry-content")[:1])
 
     @staticmethod
-    def comments_from_html(response: TextResponse | Selector, article_url: str) -> list[dict[str, Any]]:
+    def comments_from_html(
+        response: TextResponse | Selector, article_url: str
+    ) -> list[dict[str, Any]]:
         comments = []
         for li in response.css("ol.comment-list li[id^=comment-]"):
             comment_id = _COMMENT_ID.search(li.attrib["id"])
             if not comment_id:
                 continue
             parent = li.xpath("ancestor::li[starts-with(@id, 'comment-')][1]/@id").get()
-            body = li.xpath("./article").css(".comment-content")[:1] or li.css(".comment-content")[:1]
+            body = (
+                li.xpath("./article").css(".comment-content")[:1] or li.css(".comment-content")[:1]
+            )
             comments.append(
                 {
                     "article_url": article_url,
