@@ -46,7 +46,8 @@ def record_rows(template: Template, root: etree._Element) -> list[list[etree._El
     return records
 
 
-def read_field(rule: FieldRule | None, rows: list[etree._Element], text: Any = element_text) -> str | None:
+def read_field(rule: FieldRule | None, rows: list[etree._Element],
+               text: Any = element_text) -> str | None:
     """The field's value in a record; ``text`` renders a node whose whole text is the value."""
     if rule is None or rule.row >= len(rows):
         return None
@@ -80,7 +81,8 @@ def _body(template: Template, rows: list[etree._Element]) -> tuple[str | None, s
         node = copy.deepcopy(node)
         for expr in rules.body_strip:
             for junk in _compiled(expr)(node):
-                if isinstance(junk, etree._Element) and junk is not node and junk.getparent() is not None:
+                if (isinstance(junk, etree._Element) and junk is not node
+                        and junk.getparent() is not None):
                     parent = junk.getparent()
                     tail = junk.tail
                     parent.remove(junk)
@@ -109,11 +111,13 @@ _PAGER_TEXT = re.compile(r"^[«‹<\s]*(?:\d+|next|prev(?:ious)?|older|newer|)[�
 def _without_badges(node: etree._Element) -> str:
     """A name's text without the elements beside it that hold only a number (a post count or
     reputation badge: "alice <span>5</span>"); a name with digits of its own keeps them."""
-    badges = [e for e in node.iterdescendants() if isinstance(e.tag, str) and _NUMBER.match(element_text(e) or "x")]
+    badges = [e for e in node.iterdescendants()
+              if isinstance(e.tag, str) and _NUMBER.match(element_text(e) or "x")]
     if not badges:
         return _inline_text(node)
     node = copy.deepcopy(node)
-    for badge in [e for e in node.iterdescendants() if isinstance(e.tag, str) and _NUMBER.match(element_text(e) or "x")]:
+    for badge in [e for e in node.iterdescendants()
+                  if isinstance(e.tag, str) and _NUMBER.match(element_text(e) or "x")]:
         if badge.getparent() is not None:
             badge.getparent().remove(badge)  # its tail goes too: what follows a badge is no name
     return _inline_text(node)
@@ -143,7 +147,8 @@ def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[
         body_html, body_text = _body(template, rows)
         author = clean_author(read_field(rules.author, rows, _without_badges))
         raw_position = read_field(rules.position, rows)
-        position = int(raw_position) + rules.position_delta if raw_position and raw_position.isdigit() else None
+        position = (int(raw_position) + rules.position_delta
+                    if raw_position and raw_position.isdigit() else None)
         post_id = read_field(rules.post_id, rows)
         created_raw = read_field(rules.date, rows)
         posts.append(

@@ -85,7 +85,8 @@ def shape(element: etree._Element) -> tuple[str, ...]:
     own = (str(element.tag), *sorted(set(stable_classes(element))))
     if element.tag != "tr":
         return own
-    cells = tuple(f"{c.tag}.{'.'.join(sorted(stable_classes(c)))}" for c in element if isinstance(c.tag, str))
+    cells = tuple(f"{c.tag}.{'.'.join(sorted(stable_classes(c)))}" for c in element
+                  if isinstance(c.tag, str))
     return (*own, *cells)
 
 
@@ -99,7 +100,8 @@ def xpath_literal(value: str) -> str:
 
 
 def has_class_xpath(token: str) -> str:
-    return f"contains(concat(' ', normalize-space(@class), ' '), {xpath_literal(' ' + token + ' ')})"
+    return (f"contains(concat(' ', normalize-space(@class), ' '), "
+            f"{xpath_literal(' ' + token + ' ')})")
 
 
 def tag_test(element: etree._Element) -> str:

@@ -27,13 +27,15 @@ from crawler.learn.dom import content_digest, element_text, parse
 __all__ = ["learn_data_rule", "read_data_posts"]
 
 _POSTING = {"DiscussionForumPosting", "SocialMediaPosting", "Comment", "Answer"}
-_ASSIGN = re.compile(r"^\s*(?:window\.|var\s+|let\s+|const\s+)?[\w$.]+\s*=\s*([\[{].*[\]}])\s*;?\s*$", re.S)
+_ASSIGN = re.compile(
+    r"^\s*(?:window\.|var\s+|let\s+|const\s+)?[\w$.]+\s*=\s*([\[{].*[\]}])\s*;?\s*$", re.S)
 _TAG = re.compile(r"<[a-z][^>]*>", re.I)
 # Field -> the keys front ends use for it, most specific first.
 _KEYS = {
-    "body": ("content_html", "body_html", "cooked", "html", "content", "body", "message", "text", "raw"),
-    "date": ("created_at", "createdAt", "timestampISO", "datePublished", "dateCreated", "posted_at", "postedAt",
-             "created", "date", "timestamp", "time", "dateline"),
+    "body": ("content_html", "body_html", "cooked", "html", "content", "body", "message", "text",
+             "raw"),
+    "date": ("created_at", "createdAt", "timestampISO", "datePublished", "dateCreated", "posted_at",
+             "postedAt", "created", "date", "timestamp", "time", "dateline"),
     "author": ("author", "user", "username", "userName", "poster", "user_name", "creator"),
     "post_id": ("post_id", "postId", "pid", "id", "@id"),
     "position": ("position", "post_number", "postNumber", "floor", "index", "number"),
@@ -44,7 +46,8 @@ _ID_KEYS = ("id", "uid", "user_id", "userId")
 
 def _postings(root: etree._Element) -> list[dict[str, Any]]:
     """The page's JSON-LD posts: postings, comments and answers that carry their text."""
-    scripts = jsonld.parse_scripts(s.text for s in root.xpath("//script[@type='application/ld+json']"))
+    scripts = jsonld.parse_scripts(
+        s.text for s in root.xpath("//script[@type='application/ld+json']"))
     return [obj for obj in jsonld.objects(scripts, jsonld.NESTED)
             if jsonld.types(obj) & _POSTING and (obj.get("text") or obj.get("articleBody"))]
 
@@ -78,7 +81,8 @@ def _key_for(objects: list[dict[str, Any]], field: str) -> str | None:
     return None
 
 
-def _post_lists(data: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], dict[str, str]]]:
+def _post_lists(data: Any,
+                path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], dict[str, str]]]:
     """``(path, keys)`` of every list of two or more objects that each have a body, a date and
     an author."""
     found = []
@@ -167,7 +171,8 @@ def _post(obj: dict[str, Any], keys: dict[str, str]) -> dict[str, Any]:
     }
 
 
-_JSONLD_KEYS = {"body": "articleBody", "date": "datePublished", "author": "author", "post_id": "url", "position": "position"}
+_JSONLD_KEYS = {"body": "articleBody", "date": "datePublished", "author": "author",
+                "post_id": "url", "position": "position"}
 
 
 def read_data_posts(rule: dict[str, Any], root: etree._Element) -> list[dict[str, Any]]:

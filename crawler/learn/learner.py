@@ -96,7 +96,8 @@ def url_shape(url: str) -> str:
 
 
 def _same_thread_value(url: str, page_slot: tuple[str, object] | None) -> str:
-    return path_query(url) if page_slot is None else str(sorted((k, v.text) for k, v in slots(url).items() if k != page_slot))
+    return path_query(url) if page_slot is None else str(sorted(
+        (k, v.text) for k, v in slots(url).items() if k != page_slot))
 
 
 def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLearned:
@@ -115,7 +116,8 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     for page, group in candidates:
         by_shape[url_shape(page.url)].append((page, group))
     if structured is None and not by_shape:
-        return NotLearned(f"not a forum: no repeated posts with author, date and text on {len(pages)} pages", tried)
+        return NotLearned("not a forum: no repeated posts with author, date and text on"
+                          f" {len(pages)} pages", tried)
     # Most pages first; among equals, not a post permalink (``/post11011.html``, ``?p=5``).
     thread_pages = max(by_shape.values(), key=lambda group: (len(group), not _PERMALINK.search(
         path_query(group[0][0].url)))) if by_shape else []
@@ -142,13 +144,16 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         if rules is None:
             return NotLearned("not a forum: no page reads as posts on its own", tried)
     elif rules.data:
-        values = [str(post["created_raw"]) for p in chosen for post in read_data_posts(rules.data, p.root) if post["created_raw"]]
+        values = [str(post["created_raw"]) for p in chosen
+                  for post in read_data_posts(rules.data, p.root) if post["created_raw"]]
         rules.date_order = date_order(values)
         rules.date_precision = "time" if sum(map(has_clock, values)) * 2 > len(values) else "day"
     else:
-        per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)]) for p in chosen]
+        per_page = [(page_number(paging, p.url), [[r] for r in p.root.xpath(rules.record)])
+                    for p in chosen]
         check_positions(rules, per_page)
-        rules.date_precision = date_precision(rules, [r for _, records in per_page for r in records])
+        rules.date_precision = date_precision(rules,
+                                              [r for _, records in per_page for r in records])
     rules.utc_offset = _stated_offset(chosen)
     template = Template(host=host, posts=rules, thread_url=thread_regex, paging=paging)
     id_key = next((s.key for s in slots(thread_urls[0]).values() if s.key and re.search(
@@ -157,9 +162,11 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         id_key = ""  # the id in a route held by the query (``/?thread-12.htm``)
     if id_key is not None:
         template.thread_params = sorted({id_key, *fixed, *([paging.param] if paging.param else [])})
-    template.source = ("microdata" if not rules.data else rules.data["kind"]) if structured is not None else "html"
+    template.source = (("microdata" if not rules.data else rules.data["kind"])
+                       if structured is not None else "html")
     others = [p.root for p in pages if template.thread_id(p.url) is None][:6]
-    template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)], others)
+    template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)],
+                                 others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
     _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
     _learn_quirks(template, chosen)
@@ -233,7 +240,8 @@ def _covers(rules: PostRules, pages: list[Page], mined: dict[int, int]) -> bool:
     up just the opening post (one microdata item per page) is read from markup. Data (JSON-LD,
     a front end's JSON) gives text without the posts' markup and often without their ids: it
     is used only for pages whose markup repeats no posts at all (rendered by scripts)."""
-    both = [(mined.get(id(p.root), 0), _count(rules, p.root)) for p in pages if _has_posts(rules, p.root)]
+    both = [(mined.get(id(p.root), 0), _count(rules, p.root)) for p in pages
+            if _has_posts(rules, p.root)]
     if rules.data:
         return all(n == 0 for n, _ in both)
     both = [(n, c) for n, c in both if n]
@@ -309,7 +317,8 @@ def _learn_quirks(template: Template, pages: list[Page]) -> None:
     for page in pages:
         tid = template.thread_id(page.url)
         canonical = template.canonical_thread_url(page.url)
-        if tid is not None and canonical is not None and clean_url(canonical) == clean_url(page.url):
+        if (tid is not None and canonical is not None
+                and clean_url(canonical) == clean_url(page.url)):
             threads[tid][page_number(template.paging, page.url)] = page
     sizes, later, first_repeats, last_repeats = [], 0, 0, 0
     for by_page in threads.values():
@@ -321,7 +330,8 @@ def _learn_quirks(template: Template, pages: list[Page]) -> None:
                 if _same(items[0], posts[1][0]):
                     first_repeats += 1
                     repeat = 1
-            if number > 1 and items and posts.get(number - 1) and not repeat and _same(items[0], posts[number - 1][-1]):
+            if (number > 1 and items and posts.get(number - 1) and not repeat
+                    and _same(items[0], posts[number - 1][-1])):
                 last_repeats += 1
                 repeat = 1
             if number + 1 in posts:

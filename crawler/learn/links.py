@@ -39,7 +39,8 @@ _DENY = re.compile(
 #: Verbs of actions a reader never needs, as whole words of a route (not of a title).
 _VERBS = frozenset(
     "add new create compose publish post reply respond quote edit update delete remove report flag "
-    "like unlike vote upvote downvote bookmark favorite favourite subscribe unsubscribe watch unwatch "
+    "like unlike vote upvote downvote bookmark favorite favourite subscribe unsubscribe "
+    "watch unwatch "
     "follow unfollow ignore block move merge split lock unlock pin unpin close moderate moderation "
     "approve hide print share email send login logout signin signout signup register join password "
     "reset activate search markread mark preview upload attach download history find "

@@ -21,7 +21,8 @@ from crawler.learn.when import looks_like_date
 __all__ = ["name_nodes"]
 
 _LABEL = re.compile(r"[:#@»«|]|^(?:re|aw|sv|wg)\b|^\W*$", re.IGNORECASE)
-_SKIP = {"script", "style", "blockquote", "button", "option", "select", "textarea", "h1", "h2", "h3", "h4"}
+_SKIP = {"script", "style", "blockquote", "button", "option", "select", "textarea",
+         "h1", "h2", "h3", "h4"}
 
 
 def _leaves(record: list[etree._Element]) -> dict[tuple[str, ...], etree._Element]:
@@ -36,7 +37,9 @@ def _leaves(record: list[etree._Element]) -> dict[tuple[str, ...], etree._Elemen
             text = element_text(node)
             if not _name_like(text):
                 continue
-            path = (str(row_index), *(str(a.tag) for a in reversed(list(node.iterancestors())) if _inside(a, row)), str(node.tag))
+            path = (str(row_index),
+                    *(str(a.tag) for a in reversed(list(node.iterancestors())) if _inside(a, row)),
+                    str(node.tag))
             found.setdefault(path, node)
     return found
 

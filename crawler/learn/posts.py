@@ -41,7 +41,8 @@ class Sample:
 
 def _id_test(prefix: str) -> str:
     literal = xpath_literal(prefix)
-    return f"starts-with(@id, {literal}) and translate(substring-after(@id, {literal}), '0123456789', '') = ''"
+    return (f"starts-with(@id, {literal}) and "
+            f"translate(substring-after(@id, {literal}), '0123456789', '') = ''")
 
 
 def _member_tests(members: list[etree._Element]) -> list[str]:
@@ -84,14 +85,16 @@ def _cell_tests(members: list[etree._Element]) -> list[str]:
         tokens = {t for cell in member if isinstance(cell.tag, str) for t in stable_classes(cell)}
         common = tokens if common is None else common & tokens
     tag = tag_test(members[0])
-    return [f"{tag}[*[{has_class_xpath(t)}]]" for t in sorted(common or set(), key=lambda t: (not _RECORD_WORD.search(t), t))]
+    return [f"{tag}[*[{has_class_xpath(t)}]]"
+            for t in sorted(common or set(), key=lambda t: (not _RECORD_WORD.search(t), t))]
 
 
 def _shared_attributes(members: list[etree._Element]) -> list[tuple[str, str]]:
     first = members[0]
     return sorted(
         (k, v) for k, v in first.attrib.items()
-        if k not in ("id", "class", "href", "src", "name") and len(v) < 40 and all(m.get(k) == v for m in members)
+        if k not in ("id", "class", "href", "src", "name") and len(v) < 40
+        and all(m.get(k) == v for m in members)
     )[:3]
 
 
@@ -133,7 +136,8 @@ def record_xpaths(group: RecordGroup) -> list[str]:
         # Table layouts: every span-th row from the first record's row on.
         siblings = [c for c in group.parent if isinstance(c.tag, str)]
         k0 = siblings.index(group.members[0]) + 1
-        tests = [f"{t}[position() >= {k0} and (position() - {k0}) mod {group.span} = 0]" for t in tests]
+        tests = [f"{t}[position() >= {k0} and (position() - {k0}) mod {group.span} = 0]"
+                 for t in tests]
         tests = _rowspan_tests(group) + tests
     exprs = [f"//{t}" for t in tests[:-1]]
     for parent in _parent_paths(group.parent):
@@ -146,7 +150,8 @@ def _selects_exactly(expr: str, sample: Sample) -> bool:
         found = sample.root.xpath(expr)
     except etree.XPathError:
         return False
-    return len(found) == len(sample.group.members) and all(a is b for a, b in zip(found, sample.group.members, strict=False))
+    return len(found) == len(sample.group.members) and all(
+        a is b for a, b in zip(found, sample.group.members, strict=False))
 
 
 def _record_xpath(samples: list[Sample]) -> str | None:

@@ -26,7 +26,8 @@ def render_profile(template: Template, name: str | None = None) -> str:
     learned_from = data.pop("learned_from")
     body = pprint.pformat(data, indent=4, width=110, sort_dicts=True)
     sources = "\n".join(f"#   {url}" for url in learned_from)
-    return f'''"""Profile of {template.host}, learned by ``python -m crawler learn`` on {datetime.now(UTC):%Y-%m-%d}.
+    return (f'''"""Profile of {template.host}, learned by ``python -m crawler learn`` on '''
+            f'''{datetime.now(UTC):%Y-%m-%d}.
 
 Review before committing: the post record and each field are XPath rules relative to the record;
 ``thread_url``/``board_url`` name the page kinds; ``paging`` says how pages are numbered.
@@ -47,4 +48,4 @@ class {cls}(TemplateProfile):
     detect_order = 900
     hosts: ClassVar[tuple[str, ...]] = ({template.host!r},)
     TEMPLATE: ClassVar[dict[str, Any]] = {body}
-'''
+''')

@@ -33,7 +33,8 @@ USER_HREF = re.compile(
     r"/(?:membre|mitglied|benutzer|miembro|membro|utente|usuario)s?[-_/]?\d*(?:[/.?]|$)",
     re.IGNORECASE,
 )
-_AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile", re.IGNORECASE)
+_AUTHOR_HINT = re.compile(r"author|user-?name|poster|\bname\b|nick|userinfo|postprofile",
+                          re.IGNORECASE)
 #: Class tokens that name a record, preferred over layout tokens (``card``, ``row``, ``box``).
 _RECORD_WORD = re.compile(r"post|message|comment|reply|entry|topic|thread|item", re.IGNORECASE)
 _POST_LINK = re.compile(r"[?&;](?:p|pid|post|msg|comment|reply)[=_-]?\d|/posts?/\d", re.IGNORECASE)
@@ -84,7 +85,8 @@ def _has_author(nodes: list[etree._Element]) -> bool:
         for el in node.iter():
             if not isinstance(el.tag, str):
                 continue
-            hint = (el.get("class") or "") + " " + (el.get("itemprop") or "") + " " + (el.get("id") or "")
+            hint = ((el.get("class") or "") + " " + (el.get("itemprop") or "") + " "
+                    + (el.get("id") or ""))
             if _AUTHOR_HINT.search(hint) and 0 < len(element_text(el)) <= 60:
                 return True
         if re.search(r"\bby\s+\S+|作者|楼主", element_text(node)[:200], re.IGNORECASE):
@@ -135,7 +137,8 @@ def _longest_run(nodes: list[etree._Element]) -> int:
 
 def _width(text: str) -> int:
     """Length with CJK characters counted twice (a four-character Chinese title is a title)."""
-    return len(text) + sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
+    return len(text) + sum(1 for ch in text
+                           if "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af")
 
 
 def _other_host(href: str, page: str | None) -> bool:
@@ -176,14 +179,16 @@ def _score(parent: etree._Element, members: list[etree._Element], span: int) -> 
     if good < 0.6 * len(members) and sum(dated) >= 0.6 * len(members):
         # No profile links: a name at the same place in every record will do.
         names = name_nodes([group.rows(m) for m in members]) or [None] * len(members)
-        good = sum(1 for d, a, n in zip(dated, authored, names, strict=True) if d and (a or n is not None))
+        good = sum(1 for d, a, n in zip(dated, authored, names, strict=True)
+                   if d and (a or n is not None))
     if good == 0 or good < 0.6 * len(members):
         return None
     if sorted(runs)[len(runs) // 2] < 20:
         return None  # cells of a table, not sentences
     linked = [t for t in titles if t]
     hrefs, texts = {href for href, _ in linked}, {text for _, text in linked}
-    if len(members) >= 2 and len(linked) >= 0.7 * len(members) and min(len(hrefs), len(texts)) >= 0.7 * len(members):
+    if (len(members) >= 2 and len(linked) >= 0.7 * len(members)
+            and min(len(hrefs), len(texts)) >= 0.7 * len(members)):
         # Each row links its own page under its own title: a thread list. Per-post action
         # links ("Report", "Share") differ in href only, and do not count.
         return None
@@ -289,7 +294,8 @@ def _pair_groups(
 
 
 def _holds_group(member: etree._Element, groups: list[RecordGroup]) -> bool:
-    return any(member is g.parent or any(a is member for a in g.parent.iterancestors()) for g in groups)
+    return any(member is g.parent or any(a is member for a in g.parent.iterancestors())
+               for g in groups)
 
 
 def _anchored_rows(parent: etree._Element, rows: list[etree._Element]) -> list[RecordGroup]:
@@ -322,7 +328,8 @@ def _drop_coarse(groups: list[RecordGroup]) -> list[RecordGroup]:
     groups are the cells of each record (a user cell beside a message cell): the group stays."""
     kept = []
     for group in groups:
-        if sum(1 for m in group.members if _holds_group(m, groups)) >= max(2, 0.5 * len(group.members)):
+        if (sum(1 for m in group.members if _holds_group(m, groups))
+                >= max(2, 0.5 * len(group.members))):
             kept.append(group)
             continue
         coarse = False
@@ -350,7 +357,8 @@ def _drop_nested(groups: list[RecordGroup]) -> list[RecordGroup]:
         inside = False
         for better in kept:
             members = {id(m) for m in better.members}
-            if any(id(a) in members for a in group.parent.iterancestors()) or id(group.parent) in members:
+            if (any(id(a) in members for a in group.parent.iterancestors())
+                    or id(group.parent) in members):
                 inside = True
                 break
         if not inside:

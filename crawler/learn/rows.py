@@ -25,7 +25,8 @@ __all__ = ["ROW_FIELDS", "counts_posts", "learned_rows", "thread_rows"]
 #: What a row gives, named as the Thread item's fields.
 ROW_FIELDS = ("reply_count", "view_count", "last_post_at_raw")
 
-_REPLIES = re.compile(r"repl(?:y|ies)|answers?|comments?|回复|回覆|回帖|antworten|réponses|respuestas", re.I)
+_REPLIES = re.compile(
+    r"repl(?:y|ies)|answers?|comments?|回复|回覆|回帖|antworten|réponses|respuestas", re.I)
 _VIEWS = re.compile(r"views?|hits|reads|查看|浏览|瀏覽|阅读|閱讀|点击|aufrufe|vues", re.I)
 _LAST = re.compile(r"last|latest|recent|activity|最后|最後|最新", re.I)
 _NUMBER = r"(\d[\d,.\u00a0\s]*\d|\d)\s*([kKmM万萬]?)"
@@ -54,7 +55,8 @@ def _row(link: etree._Element, others: set[etree._Element]) -> etree._Element:
     row = link
     for _ in range(8):
         parent = row.getparent()
-        if parent is None or parent.tag in ("body", "html") or any(o in others for o in parent.iter("a")):
+        if (parent is None or parent.tag in ("body", "html")
+                or any(o in others for o in parent.iter("a"))):
             break
         row = parent
     return row
@@ -101,13 +103,16 @@ def _column_counts(row: etree._Element) -> dict[str, int]:
 def _labelled_counts(row: etree._Element, title_link: etree._Element) -> dict[str, int]:
     found: dict[str, int] = {}
     for node in row.iter():
-        if not isinstance(node.tag, str) or node is title_link or title_link in node.iterancestors():
+        if (not isinstance(node.tag, str) or node is title_link
+                or title_link in node.iterancestors()):
             continue
         text = element_text(node) if len(node) <= 3 else (node.text or "")
         if not text or len(text) > 40:
             continue
         hint = " ".join(filter(None, (node.get("class"), node.get("title"), node.get("aria-label"),
-                                      element_text(node.getprevious()) if node.tag == "dd" and node.getprevious() is not None else None)))
+                                      element_text(node.getprevious())
+                                      if node.tag == "dd" and node.getprevious() is not None
+                                      else None)))
         for field, label in (("reply_count", _REPLIES), ("view_count", _VIEWS)):
             if field in found:
                 continue
@@ -124,7 +129,8 @@ def _labelled_counts(row: etree._Element, title_link: etree._Element) -> dict[st
 def _labelled(text: str, label: re.Pattern[str]) -> int | None:
     for form in (_LABEL_COLON, _NUMBER_FIRST, _LABEL_SPACE):
         for match in form.finditer(text):
-            word, number, unit = (match.group(3), match.group(1), match.group(2)) if form is _NUMBER_FIRST else match.groups()
+            word, number, unit = ((match.group(3), match.group(1), match.group(2))
+                                  if form is _NUMBER_FIRST else match.groups())
             if label.search(word):
                 return _number(number, unit)
     return None
@@ -135,8 +141,11 @@ def _dates(row: etree._Element) -> list[tuple[etree._Element, str]]:
     for node in row.iter():
         if not isinstance(node.tag, str) or node.tag in ("script", "style"):
             continue
-        value = next((node.get(a).strip() for a in _MACHINE if node.get(a) and parse_date(node.get(a).strip())), None)  # type: ignore[union-attr]
-        if value is None:  # a leaf's text, or the text before a child ("03-31-2024, 02:24 PM<br>Last Post: …")
+        value = next((node.get(a).strip() for a in _MACHINE  # type: ignore[union-attr]
+                      if node.get(a)
+                      and parse_date(node.get(a).strip())), None)  # type: ignore[union-attr]
+        # A leaf's text, or the text before a child ("03-31-2024, 02:24 PM<br>Last Post: …").
+        if value is None:
             text = element_text(node) if len(node) == 0 else (node.text or "").strip()
             value = text if text and len(text) <= 40 and parse_date(text) else None
         if value:
@@ -164,7 +173,8 @@ def thread_rows(
     links: dict[str, list[etree._Element]] = {}
     for a in root.iter("a"):
         href = a.get("href")
-        tid = thread_id(urljoin(url, href)) if href and not href.startswith(("#", "javascript:")) else None
+        tid = (thread_id(urljoin(url, href))
+               if href and not href.startswith(("#", "javascript:")) else None)
         if tid is not None:
             links.setdefault(tid, []).append(a)
     if len(links) < 2:
@@ -221,5 +231,6 @@ def _alone(template: Any, page: Any, tid: str) -> bool:
     """Whether a thread's first page links no next page: the thread is whole on it."""
     from crawler.learn.paging import next_page_url
 
-    nxt = next_page_url(template.paging, page.root, page.url, lambda u: template.thread_id(u) == tid)
+    nxt = next_page_url(template.paging, page.root, page.url,
+                        lambda u: template.thread_id(u) == tid)
     return nxt is None

@@ -21,7 +21,8 @@ from crawler.learn.template import FieldRule, PostRules
 __all__ = ["POSTING_TYPES", "microdata_rules"]
 
 POSTING_TYPES = ("DiscussionForumPosting", "SocialMediaPosting", "Comment", "Answer", "Question")
-_TYPE_TEST = " or ".join(f"substring(@itemtype, string-length(@itemtype) - {len(t) - 1}) = '{t}'" for t in POSTING_TYPES)
+_TYPE_TEST = " or ".join(f"substring(@itemtype, string-length(@itemtype) - {len(t) - 1}) = '{t}'"
+                         for t in POSTING_TYPES)
 RECORD = f"//*[@itemscope][{_TYPE_TEST}]"
 _BODY = ".//*[@itemprop='articleBody' or @itemprop='text']"
 _DATE = ".//*[@itemprop='datePublished' or @itemprop='dateCreated']"
@@ -49,7 +50,8 @@ def microdata_rules(roots: list[etree._Element]) -> PostRules | None:
         return None
     names = [n for r in with_body for n in r[0].xpath(_AUTHOR_NAME)[:1]]
     if len(names) >= 0.8 * len(with_body):
-        author = FieldRule(_AUTHOR_NAME, _value_of(names) if _value_of(names) == "@content" else ".")
+        author = FieldRule(_AUTHOR_NAME,
+                           _value_of(names) if _value_of(names) == "@content" else ".")
     else:
         authors = [n for r in with_body for n in r[0].xpath(_AUTHOR)[:1]]
         short = [a for a in authors if 0 < len(element_text(a)) <= 60 or a.get("content")]

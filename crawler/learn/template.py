@@ -31,7 +31,8 @@ class FieldRule:
     """Where a field sits in a record: a relative XPath, which value of the node, a regex."""
 
     xpath: str
-    #: ``"."`` all text, ``"text()"`` the node's own text, ``"@name"`` an attribute, ``"html"`` markup.
+    #: ``"."`` all text, ``"text()"`` the node's own text, ``"@name"`` an attribute,
+    #: ``"html"`` markup.
     value: str = "."
     #: Group 1 is the value (author ids in hrefs, numbers in "#12").
     regex: str | None = None
@@ -161,7 +162,8 @@ class Template:
     def from_json(cls, text: str | bytes) -> Self:
         data = json.loads(text)
         if data.get("format") != FORMAT:
-            raise ValueError(f"template format {data.get('format')!r}, expected {FORMAT}: learn again")
+            raise ValueError(f"template format {data.get('format')!r}, expected {FORMAT}:"
+                             " learn again")
         paging = data.get("board_paging")
         return cls(
             host=data["host"],
@@ -200,12 +202,13 @@ class Template:
         parts = urlsplit(clean_url(url))
         if self.thread_params:
             # An item without "=" is a route (``?thread-12-2.htm``): the params name it "".
-            items = [i for i in re.split(r"[&;]", parts.query) if (i.partition("=")[0] if "=" in i else "") in self.thread_params]
+            items = [i for i in re.split(r"[&;]", parts.query)
+                     if (i.partition("=")[0] if "=" in i else "") in self.thread_params]
             sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
             canonical = parts._replace(query=sep.join(items)).geturl()
         else:
-            canonical = parts._replace(path=self._thread_path(parts.path, match.end("tid")), query=_page_query(
-                parts.query, self.paging.param)).geturl()
+            canonical = parts._replace(path=self._thread_path(parts.path, match.end("tid")),
+                                       query=_page_query(parts.query, self.paging.param)).geturl()
         shared = self.paging.param and f"{re.escape(self.paging.param)}=(?P<tid>" in self.thread_url
         if self.paging.regex and shared:
             # The page shares its parameter with the id (SMF): it must read as a page value.
@@ -221,8 +224,8 @@ class Template:
         head = path[:tid_end]
         rest = path[tid_end:].split("/")
         kept = rest[:1]
-        if len(rest) > 1 and rest[1] and not rest[1].isdigit() and not (self.paging.regex and re.match(
-                self.paging.regex, "/" + "/".join(rest[1:]))):
+        if len(rest) > 1 and rest[1] and not rest[1].isdigit() and not (
+                self.paging.regex and re.match(self.paging.regex, "/" + "/".join(rest[1:]))):
             kept.append(rest[1])
         tail = "/".join(rest[len(kept):])
         out = head + "/".join(kept)

@@ -25,13 +25,17 @@ from crawler.learn.template import TitleRule
 __all__ = ["heading_title", "learn_breadcrumbs", "learn_title", "url_thread_regex"]
 
 _SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
-_PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$", re.IGNORECASE)
+_PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$",
+                          re.IGNORECASE)
 _TITLE_HINT = re.compile(r"title|subject|headline|topic-?name|thread-?name", re.IGNORECASE)
-_CRUMB_HINT = re.compile(r"bread|crumb|navigat|^nav$|navbit|location|^pt$|trail|path", re.IGNORECASE)
+_CRUMB_HINT = re.compile(r"bread|crumb|navigat|^nav$|navbit|location|^pt$|trail|path",
+                         re.IGNORECASE)
 
 
-_ROOTS = ("", "/index.php", "/forum.php", "/index.html", "/forums", "/forum", "/categories", "/bbs", "/board")
-_HOME = re.compile(r"^(?:home|index|forum|forums|board index|首页|首頁|论坛|論壇|主页|startseite|accueil)$", re.I)
+_ROOTS = ("", "/index.php", "/forum.php", "/index.html", "/forums", "/forum", "/categories",
+          "/bbs", "/board")
+_HOME = re.compile(
+    r"^(?:home|index|forum|forums|board index|首页|首頁|论坛|論壇|主页|startseite|accueil)$", re.I)
 
 
 def url_thread_regex(url: str, page_param: str | None) -> str:
@@ -74,7 +78,8 @@ def _title_nodes(root: etree._Element) -> list[etree._Element]:
     for node in body.iter():
         if not isinstance(node.tag, str):
             continue
-        label = " ".join(stable_classes(node)) + " " + (node.get("id") or "") + " " + (node.get("itemprop") or "")
+        label = (" ".join(stable_classes(node)) + " " + (node.get("id") or "") + " "
+                 + (node.get("itemprop") or ""))
         if node.tag in ("h1", "h2", "h3") or _TITLE_HINT.search(label):
             text = element_text(node)
             if 2 <= len(text) <= 300:
@@ -96,7 +101,8 @@ def _title_xpaths(node: etree._Element) -> list[str]:
     return exprs
 
 
-def learn_title(pages: list[tuple[etree._Element, str]], others: list[etree._Element] | None = None) -> TitleRule:
+def learn_title(pages: list[tuple[etree._Element, str]],
+                others: list[etree._Element] | None = None) -> TitleRule:
     """``pages``: thread pages (root, url), ideally of different threads; ``others``: pages that
     are not threads (an element showing the same text there is the site's, not the thread's)."""
     votes: Counter[str] = Counter()
@@ -147,13 +153,15 @@ def _title_affixes(titles: list[str]) -> list[str]:
     seps = [_SEPARATORS.findall(_PAGE_SUFFIX.sub("", t)) for t in titles]
     affixes = []
     suffix = 0
-    while all(len(parts) > suffix + 1 for parts in split) and len({parts[-1 - suffix] for parts in split}) == 1:
+    while (all(len(parts) > suffix + 1 for parts in split)
+           and len({parts[-1 - suffix] for parts in split}) == 1):
         suffix += 1
     if suffix and len(titles) > 1:
         parts, sep = split[0], seps[0]
         affixes.append("".join(s + p for s, p in zip(sep[-suffix:], parts[-suffix:], strict=False)))
     prefix = 0
-    while all(len(parts) > prefix + 1 + suffix for parts in split) and len({parts[prefix] for parts in split}) == 1:
+    while (all(len(parts) > prefix + 1 + suffix for parts in split)
+           and len({parts[prefix] for parts in split}) == 1):
         prefix += 1
     if prefix and len(titles) > 1:
         parts, sep = split[0], seps[0]
@@ -183,7 +191,8 @@ def _crumb_candidates(root: etree._Element, url: str) -> list[str]:
     for node in body.iter() if body is not None else []:
         if not isinstance(node.tag, str):
             continue
-        label = " ".join(node.get("class", "").split()) + " " + (node.get("id") or "") + " " + (node.get("aria-label") or "")
+        label = (" ".join(node.get("class", "").split()) + " " + (node.get("id") or "") + " "
+                 + (node.get("aria-label") or ""))
         if not _CRUMB_HINT.search(label) and not any(_CRUMB_HINT.search(t) for t in label.split()):
             continue
         links = [a for a in node.iter("a") if a.get("href") and 0 < len(element_text(a)) <= 80]

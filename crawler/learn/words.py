@@ -78,7 +78,8 @@ def _collect() -> tuple[str, str, dict[str, list[str]]]:
             days |= day_words
         for word in found:
             owners[word].add(locale.shortname)
-    return _alternation(months), _alternation(days), {w: sorted(langs) for w, langs in owners.items()}
+    return (_alternation(months), _alternation(days),
+            {w: sorted(langs) for w, langs in owners.items()})
 
 
 @cache
