@@ -20,10 +20,12 @@ from crawler.learn.dom import element_text, has_class_xpath
 from crawler.learn.template import Paging
 from crawler.learn.urls import page_regex_for, slots
 
-__all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value", "shows_more_pages"]
+__all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value",
+           "shows_more_pages"]
 
 _NEXT_TEXT = re.compile(
-    r"^(?:(?:next|older)(?: page| posts| replies)?\s*[›»→>]?|[›»→>]|>>|下一页|下一頁|下页|后页|次へ|weiter|suivant)$", re.I
+    r"^(?:(?:next|older)(?: page| posts| replies)?\s*[›»→>]?|[›»→>]|>>"
+    r"|下一页|下一頁|下页|后页|次へ|weiter|suivant)$", re.I
 )
 _NEXT_XPATHS = (
     "//link[@rel='next']",
@@ -75,7 +77,8 @@ def _same_branch(here: str, there: str) -> bool:
 def _differences(current: str, link: str) -> tuple[tuple[str, object], int, int] | None:
     """``(slot, number index, value)`` when ``link`` differs from ``current`` in one number."""
     mine, theirs = slots(current), slots(link)
-    changed = [n for n in set(mine) | set(theirs) if (mine.get(n) and mine[n].text) != (theirs.get(n) and theirs[n].text)]
+    changed = [n for n in set(mine) | set(theirs)
+               if (mine.get(n) and mine[n].text) != (theirs.get(n) and theirs[n].text)]
     if len(changed) != 1:
         return None
     name = changed[0]
@@ -121,7 +124,8 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
             continue
         step, base = fit
         regex = page_regex_for(points[0][2], name, index)
-        paging = Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+        paging = Paging(kind="param" if name[0] == "q" else "path",
+                        param=name[1] if name[0] == "q" else None,
                         regex=regex, step=step, base=base)
         score = len({p[0] for p in points})
         if best is None or score > best[0]:
@@ -146,18 +150,21 @@ def _from_page_two(pages: list[tuple[etree._Element, str]]) -> Paging | None:
             if diff is None or diff[2] != 2 or slots(url).get(diff[0]) is not None:
                 continue
             name, index, _ = diff
-            return Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+            return Paging(kind="param" if name[0] == "q" else "path",
+                          param=name[1] if name[0] == "q" else None,
                           regex=page_regex_for(link, name, index), step=1, base=1)
     return None
 
 
 #: "Page 1 of 12", "Seite 1 von 3", "Page 1 sur 4", "Página 1 de 2".
-_PAGE_OF = re.compile(r"\b(?:page|seite|p[áa]gina|strona|sida|pagina)\s+(\d+)\s+(?:of|von|sur|de|di|z|av|van)\s+(\d+)\b", re.I)
+_PAGE_OF = re.compile(r"\b(?:page|seite|p[áa]gina|strona|sida|pagina)\s+(\d+)\s+"
+                      r"(?:of|von|sur|de|di|z|av|van)\s+(\d+)\b", re.I)
 
 
 def shows_more_pages(root: etree._Element) -> bool:
     """Whether the page says it is not a thread's last ("Page 1 of 2")."""
-    # All the text at once: the numbers are often in their own elements ("Page <b>1</b> of <b>2</b>").
+    # All the text at once: the numbers are often in their own elements
+    # ("Page <b>1</b> of <b>2</b>").
     return any(int(a) < int(b) for a, b in _PAGE_OF.findall(element_text(root)))
 
 
@@ -165,7 +172,8 @@ def _from_next_links(pages: list[tuple[etree._Element, str]], next_xpath: str) -
     """No numbered pager: the page form from "next" links alone (``/thread/1`` ->
     ``/thread/1/page/2``, ``?start=20`` -> ``?start=40``)."""
     for root, url in pages:
-        found = [n for n in root.xpath(next_xpath) if isinstance(n, etree._Element) and n.get("href")]
+        found = [n for n in root.xpath(next_xpath)
+                 if isinstance(n, etree._Element) and n.get("href")]
         if not found:
             continue
         link = urljoin(url, found[0].get("href") or "")
@@ -174,15 +182,18 @@ def _from_next_links(pages: list[tuple[etree._Element, str]], next_xpath: str) -
             name, index, value = diff
             old = slots(url).get(name)
             current = int(old.numbers[index]) if old is not None and old.numbers else None
-            step, base = (1, 1) if current is None and value == 2 else (value, 0) if current is None else (
-                (1, 1) if value - current == 1 else (value - current, 0))
+            step, base = ((1, 1) if current is None and value == 2
+                          else (value, 0) if current is None
+                          else (1, 1) if value - current == 1 else (value - current, 0))
             regex = page_regex_for(link, name, index)
-            return Paging(kind="param" if name[0] == "q" else "path", param=name[1] if name[0] == "q" else None,
+            return Paging(kind="param" if name[0] == "q" else "path",
+                          param=name[1] if name[0] == "q" else None,
                           regex=regex, step=step, base=base)
         here, there = urlsplit(url).path.rstrip("/"), urlsplit(link).path
         extra = re.fullmatch(re.escape(here) + r"/([A-Za-z_-]+)/(\d+)/?", there)
         if extra and int(extra.group(2)) == 2:
-            return Paging(kind="path", regex=f"/{re.escape(extra.group(1))}/(\\d+)(?:[/?#]|$)", step=1, base=1)
+            return Paging(kind="path", regex=f"/{re.escape(extra.group(1))}/(\\d+)(?:[/?#]|$)",
+                          step=1, base=1)
     return None
 
 
@@ -209,7 +220,8 @@ def _next_xpath(pages: list[tuple[etree._Element, str]]) -> str | None:
     for number, expr in enumerate(_NEXT_XPATHS):
         # rel=next says what it is on any page (a one-page thread has none); a "next" class
         # must also be on the first sample page to count.
-        if (number < _REL_XPATHS or pages[0][0].xpath(expr)) and any(root.xpath(expr) for root, _ in pages):
+        if ((number < _REL_XPATHS or pages[0][0].xpath(expr))
+                and any(root.xpath(expr) for root, _ in pages)):
             return expr
     for root, _ in pages:
         for a in root.iter("a"):
@@ -247,7 +259,8 @@ def next_page_url(
             href = a.get("href") or ""
             # Relative hrefs too, with no URL parsing for most links; a regex over the whole
             # path needs the link's path.
-            found = pattern.search(_path_query(urljoin(url, href)) if anchored and _DIGIT.search(href) else href)
+            found = pattern.search(_path_query(urljoin(url, href))
+                                   if anchored and _DIGIT.search(href) else href)
             if found and int(found.group(1)) == wanted:
                 link = urljoin(url, href)
                 if page_value(paging, link) == wanted and same_item(link):

@@ -14,9 +14,11 @@ from urllib.parse import unquote, urlsplit
 
 from w3lib.url import canonicalize_url
 
-__all__ = ["POST_KEYS", "Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query", "slots", "slug_regex_for"]
+__all__ = ["POST_KEYS", "Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query",
+           "slots", "slug_regex_for"]
 
-_SESSION_KEYS = re.compile(r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
+_SESSION_KEYS = re.compile(
+    r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
 #: View parameters that never change what a page holds (Discuz's ``extra``, search highlights).
 _NOISE_KEYS = re.compile(r"^(?:extra|highlight|hilit|utm_\w+)$", re.I)
 _SESSION_VALUE = re.compile(r"^[0-9a-f]{24,}$", re.I)
@@ -29,7 +31,8 @@ def _numbers(text: str) -> list[re.Match[str]]:
     return [m for m in _ESCAPE_OR_NUM.finditer(text) if not m.group(0).startswith("%")]
 _THREAD_KEYS = ("tid", "t", "topic", "thread", "threadid", "thread_id", "topic_id", "id")
 #: Query keys of post permalinks (``?post=125``, ``?p=132``, ``?pid=``): never the thread's id.
-POST_KEYS = re.compile(r"^(?:p|pid|post|post_id|postid|msg|comment|reply|replytocom)$", re.IGNORECASE)
+POST_KEYS = re.compile(r"^(?:p|pid|post|post_id|postid|msg|comment|reply|replytocom)$",
+                       re.IGNORECASE)
 _SLUG = re.compile(r"[A-Za-z%]{3}")
 
 
@@ -68,7 +71,8 @@ def clean_url(url: str) -> str:
         return canonical
     # A route in the query (``/?thread-12-2.htm``) stays as written: w3lib would add "=".
     head, _, tail = canonical.partition("?")
-    items = [i[:-1] if i.endswith("=") and _unquoted(i[:-1]) in bare else i for i in tail.split("&")]
+    items = [i[:-1] if i.endswith("=") and _unquoted(i[:-1]) in bare else i
+             for i in tail.split("&")]
     return head + "?" + "&".join(items)
 
 
@@ -138,14 +142,17 @@ def id_position(
     different values across ``urls`` (post permalink keys never). Ties go to thread-like query
     keys, then to a segment after a word (``/topic/13``, not ``/slug/41``), then to a segment
     that is only a number, then to the deeper
-    segment (``/forum/<board>/topic/<thread>/``), then to the last number of a slug (``slug-12``)."""
+    segment (``/forum/<board>/topic/<thread>/``), then to the last number of a slug
+    (``slug-12``)."""
     first = slots(urls[0])
     candidates = [
         (name, index) for name, slot in first.items() for index in range(len(slot.numbers))
         if (name, index) != page_slot
     ]
 
-    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool, int, bool, int, int, int, int, int]:
+    def rank(
+        position: tuple[tuple[str, object], int]
+    ) -> tuple[bool, int, bool, int, int, int, int, int]:
         name, index = position
         values = set()
         for url in urls:
@@ -156,15 +163,18 @@ def id_position(
         keyed = name[0] == "q" and name[1] in _THREAD_KEYS
         postish = name[0] == "q" and bool(POST_KEYS.match(str(name[1])))
         bare = slot.text.isdigit()
-        depth = int(name[1]) if name[0] == "p" else 0  # /forum/<board>/topic/<thread>: the deeper one
+        # /forum/<board>/topic/<thread>: the deeper one.
+        depth = int(name[1]) if name[0] == "p" else 0
         # /topic/13/slug/41: the number after a word names the thread, the one after the slug
         # is a post index.
         previous = first.get(("p", depth - 1)) if name[0] == "p" else None
         # Only a bare number counts (``/t/thread-01/102``: the slug's number is not after a word).
-        after_word = bare and previous is not None and bool(re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
+        after_word = bare and previous is not None and bool(
+            re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
         # A page offset on a first page is 0 or 1 (SMF's ``topic=343886.0``): never the id.
         long = len(slot.numbers[index]) > 1
-        return (not postish, len(values), long, keyed, after_word, bare, depth, index - len(slot.numbers))
+        return (not postish, len(values), long, keyed, after_word, bare, depth,
+                index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None
 
@@ -189,7 +199,8 @@ def id_regex_for(
     found = slots(url)
     slot, number_index = found[position[0]], position[1]
     lookaheads = "".join(
-        f"(?=(?:.*[?&;])?{re.escape(k)}={re.escape(v)}(?:[&;#]|$))" for k, v in sorted(fixed.items()) if k != slot.key
+        f"(?=(?:.*[?&;])?{re.escape(k)}={re.escape(v)}(?:[&;#]|$))"
+        for k, v in sorted(fixed.items()) if k != slot.key
     )
     path = urlsplit(canonicalize_url(url)).path
     if slot.key is not None:
@@ -210,7 +221,8 @@ def slug_regex_for(url: str, group: str) -> str | None:
     segment, a slug, is the id; the segments before it are kept as :func:`id_regex_for` keeps
     them (a route word exact, a board's slug any)."""
     segments = urlsplit(canonicalize_url(url)).path.split("/")
-    index = max((i for i, seg in enumerate(segments) if _SLUG.search(seg) and not _NUM.fullmatch(seg)), default=None)
+    index = max((i for i, seg in enumerate(segments)
+                 if _SLUG.search(seg) and not _NUM.fullmatch(seg)), default=None)
     if index is None or index == 0 or "." in segments[index]:
         return None
     head = "/".join(_head_segment(i, seg) for i, seg in enumerate(segments[:index]))
@@ -277,5 +289,6 @@ def fixed_params(urls: list[str], exclude: set[str]) -> dict[str, str]:
     for url in urls:
         params = {s.key: s.text for s in slots(url).values() if s.key is not None and not s.numbers}
         params = {k: v for k, v in params.items() if k not in exclude and v}
-        common = params if common is None else {k: v for k, v in common.items() if params.get(k) == v}
+        common = (params if common is None
+                  else {k: v for k, v in common.items() if params.get(k) == v})
     return common or {}
