@@ -22,8 +22,10 @@ __all__ = ["learn_body"]
 
 Record = list[etree._Element]
 
-_BODY_HINT = re.compile(r"body|content|message|text|entry|postmsg|t_f|bbwrapper|articlebody", re.IGNORECASE)
-_NOT_BODY = re.compile(r"sig|author|user|profile|avatar|meta|footer|header|info|stats|rank|poster|head", re.IGNORECASE)
+_BODY_HINT = re.compile(r"body|content|message|text|entry|postmsg|t_f|bbwrapper|articlebody",
+                        re.IGNORECASE)
+_NOT_BODY = re.compile(
+    r"sig|author|user|profile|avatar|meta|footer|header|info|stats|rank|poster|head", re.IGNORECASE)
 _SIGNATURE = re.compile(r"(?:^|[\s_-])sig(?:nature)?(?:$|[\s_-])|signature|postsig", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 _BLOCK = {"div", "td", "section", "article", "dd", "li", "blockquote", "main", "span", "p", "tr"}
@@ -38,7 +40,8 @@ def _body_candidates(row: etree._Element, avoid: list[etree._Element]) -> list[e
         if _wraps_header(node, avoid):
             continue
         text = element_text(node)
-        if len(text) >= 0.15 * total or (len(text) >= 3 and _BODY_HINT.search(" ".join(stable_classes(node)))):
+        if len(text) >= 0.15 * total or (
+                len(text) >= 3 and _BODY_HINT.search(" ".join(stable_classes(node)))):
             found.append(node)
     return found
 
@@ -62,7 +65,8 @@ def _templateness(texts: list[str]) -> float:
     return sum(shares) / len(shares) if shares else 0.0
 
 
-def learn_body(records: list[Record], avoid: list[list[etree._Element]]) -> tuple[FieldRule, list[str]] | None:
+def learn_body(records: list[Record],
+               avoid: list[list[etree._Element]]) -> tuple[FieldRule, list[str]] | None:
     pairs_by_expr: Counter[tuple[int, str]] = Counter()
     for record, avoid_nodes in zip(records, avoid, strict=True):
         for row_index, row in enumerate(record):
@@ -76,16 +80,20 @@ def learn_body(records: list[Record], avoid: list[list[etree._Element]]) -> tupl
         if len(present) < 0.6 * len(records):
             continue
         if expr == ".":
-            texts = [_without_header(n, a) for n, a in zip(nodes, avoid, strict=True) if n is not None]
+            texts = [_without_header(n, a) for n, a in zip(nodes, avoid, strict=True)
+                     if n is not None]
         else:
-            texts = [" ".join(_less_header(n, a)) for n, a in zip(nodes, avoid, strict=True) if n is not None]
-        lengths = [min(len(t) - link_text_len(n) // 2, 3000) for t, n in zip(texts, present, strict=True)]
+            texts = [" ".join(_less_header(n, a)) for n, a in zip(nodes, avoid, strict=True)
+                     if n is not None]
+        lengths = [min(len(t) - link_text_len(n) // 2, 3000)
+                   for t, n in zip(texts, present, strict=True)]
         avg = sum(lengths) / len(records)
         hint = " ".join(stable_classes(present[0])) + " " + (present[0].get("itemprop") or "")
         factor = 1.5 if _BODY_HINT.search(hint) else 1.0
         if _NOT_BODY.search(hint) and not _BODY_HINT.search(hint):
             factor *= 0.3
-        wraps_header = sum(1 for n, a in zip(nodes, avoid, strict=True) if n is not None and _wraps_header(n, a))
+        wraps_header = sum(1 for n, a in zip(nodes, avoid, strict=True)
+                           if n is not None and _wraps_header(n, a))
         if wraps_header and expr != ".":
             factor *= 0.5
         score = avg * (1 - _templateness(texts)) * factor
@@ -132,10 +140,12 @@ def _wraps_header(node: etree._Element, avoid: list[etree._Element]) -> bool:
 
 def _without_header(record: etree._Element, avoid: list[etree._Element]) -> str:
     """The record's text less its children that hold the author or the date."""
-    return " ".join(element_text(c) for c in record if isinstance(c.tag, str) and not any(is_inside(a, c) for a in avoid))
+    return " ".join(element_text(c) for c in record
+                    if isinstance(c.tag, str) and not any(is_inside(a, c) for a in avoid))
 
 
-def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid: list[list[etree._Element]]) -> bool:
+def _covers(records: list[Record], row_index: int, outer: str, inner: str,
+            avoid: list[list[etree._Element]]) -> bool:
     """Whether ``inner`` lies inside ``outer`` and holds at least 90% of its text (text of the
     author and date nodes not counted) in nearly every record."""
     good = total = 0
@@ -152,13 +162,15 @@ def _covers(records: list[Record], row_index: int, outer: str, inner: str, avoid
         wide, narrow = len(element_text(a)) - header, len(element_text(b))
         # What the inner node leaves out is a line of chrome at most ("#1", "Quote", "Reply"),
         # or blocks the template names (a likes footer, an "edited" line, an attribution).
-        if narrow >= 0.9 * wide or wide - narrow <= 24 or _unnamed_text(b, a, avoid_nodes) <= max(24, 0.1 * wide):
+        if (narrow >= 0.9 * wide or wide - narrow <= 24
+                or _unnamed_text(b, a, avoid_nodes) <= max(24, 0.1 * wide)):
             good += 1
     return total > 0 and good >= 0.9 * total
 
 
 #: Blocks that are never post text: a subject line (``h3``), a button row, a byline.
-_CHROME_TAGS = {"header", "footer", "aside", "nav", "form", "button", "time", "menu", "h1", "h2", "h3", "h4", "h5", "h6"}
+_CHROME_TAGS = {"header", "footer", "aside", "nav", "form", "button", "time", "menu",
+                "h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def _unnamed_text(inner: etree._Element, outer: etree._Element, avoid: list[etree._Element]) -> int:
@@ -184,7 +196,8 @@ def _unnamed_text(inner: etree._Element, outer: etree._Element, avoid: list[etre
     return loose
 
 
-def _strip_rules(records: list[Record], row_index: int, expr: str, avoid: list[list[etree._Element]]) -> list[str]:
+def _strip_rules(records: list[Record], row_index: int, expr: str,
+                 avoid: list[list[etree._Element]]) -> list[str]:
     strip: list[str] = []
     for record, avoid_nodes in zip(records, avoid, strict=True):
         body = eval_first(record[row_index], expr) if row_index < len(record) else None
@@ -201,7 +214,8 @@ def _strip_rules(records: list[Record], row_index: int, expr: str, avoid: list[l
         header = list(body) if expr == "." else _header_children(body, avoid_nodes)
         for child in header:
             if isinstance(child.tag, str) and any(is_inside(a, child) for a in avoid_nodes):
-                strip.extend(x for x in node_xpaths(child, body)[-3:-2] or node_xpaths(child, body)[:1])
+                strip.extend(x for x in node_xpaths(child, body)[-3:-2]
+                             or node_xpaths(child, body)[:1])
     return [s for s, _ in Counter(strip).most_common() if s != "."][:4]
 
 

@@ -41,15 +41,18 @@ def _date_shape_source() -> str:
     r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b|"
     rf"(?<!\w)(?:{months})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{months})(?!\w)|"
     rf"(?<!\w)(?:{days})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}|"
-    r"\b(?:today|yesterday|ago|just now)\b|\b(?:vor|il y a|hace)\s+\d+\s+\w{3,12}|昨天|前天|今天|刚刚|剛剛|分钟前|分鐘前|小时前|小時前|天前|秒前|"
+    r"\b(?:today|yesterday|ago|just now)\b|\b(?:vor|il y a|hace)\s+\d+\s+\w{3,12}|"
+    r"昨天|前天|今天|刚刚|剛剛|分钟前|分鐘前|小时前|小時前|天前|秒前|"
     r"\d{4}-\d{2}-\d{2}T\d{2}|^\d{10}(?:\d{3})?$"
     )
 
 
 _CLOCK = re.compile(
-    r"\d{1,2}[:：]\d{2}|T\d{2}:\d{2}|^\d{10}(?:\d{3})?$|\bago\b|前$|刚刚|剛剛|\d\s*[ap]\.?m\b|\bnoon\b|\bmidnight\b", re.I
+    r"\d{1,2}[:：]\d{2}|T\d{2}:\d{2}|^\d{10}(?:\d{3})?$|\bago\b|前$|刚刚|剛剛|\d\s*[ap]\.?m\b"
+    r"|\bnoon\b|\bmidnight\b", re.I
 )
-_MACHINE_ATTRS = ("datetime", "content", "data-time", "data-timestamp", "data-date", "data-datetime", "data-created")
+_MACHINE_ATTRS = ("datetime", "content", "data-time", "data-timestamp", "data-date",
+                  "data-datetime", "data-created")
 _SKIP_CLASS = re.compile(r"edit|updat|modif|last_?post|lastpost", re.IGNORECASE)
 _BASE = datetime(2030, 1, 1, tzinfo=UTC)
 
@@ -69,7 +72,8 @@ class DateCandidate:
 
 
 #: The date shapes without a digit: tried alone on texts without one (most texts of a page).
-_WORDS_ONLY = re.compile(r"\b(?:today|yesterday|just now)\b|昨天|前天|今天|刚刚|剛剛", re.IGNORECASE)
+_WORDS_ONLY = re.compile(r"\b(?:today|yesterday|just now)\b|昨天|前天|今天|刚刚|剛剛",
+                         re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 
 
@@ -97,16 +101,21 @@ def _core_source() -> str:
     r"(?:"
     + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
     + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
-    + rf"|(?:\w{{3,9}},?\s+)?(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:\d{{4}}|'\d{{2}})" + _TIME
-    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{months})\.?,?(?:\s+|-)(?:\d{{4}}|'\d{{2}}|(?<=-)\d{{2}})"
+    + rf"|(?:\w{{3,9}},?\s+)?(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+"
+      rf"(?:\d{{4}}|'\d{{2}})" + _TIME
+    + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?(?:\s+|-)(?:{months})\.?,?(?:\s+|-)"
+      rf"(?:\d{{4}}|'\d{{2}}|(?<=-)\d{{2}})"
     + r"(?::\d{2})?" + _TIME
     + rf"|(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
     + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{months})\.?" + _TIME
     + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     + r"|\d{10}(?:\d{3})?"
-    + r"|(?:today|yesterday)" + _TIME + rf"|(?:{days})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
-    + r"|(?:vor|il y a|hace|fa)\s+\d+\s+\w{3,12}|\d+\s+\w{3,12}\s+(?:her|fa)\b" + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
-    + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago|(?:an?|one)\s+\w+\s+ago|just now"
+    + r"|(?:today|yesterday)" + _TIME
+    + rf"|(?:{days})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
+    + r"|(?:vor|il y a|hace|fa)\s+\d+\s+\w{3,12}|\d+\s+\w{3,12}\s+(?:her|fa)\b"
+    + r"|(?:今天|昨天|前天)\s*\d{1,2}[:：]\d{2}(?::\d{2})?"
+    + r"|\d+\s*(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\s+ago"
+      r"|(?:an?|one)\s+\w+\s+ago|just now"
     + r"|\d+\s*(?:秒|分钟|分鐘|小时|小時|天|周|週|个月|個月|年)前|半小时前|刚刚|剛剛"
     + r")"
     )
@@ -162,7 +171,8 @@ def parse_date(text: str) -> str | None:
         # Month first unless that cannot be (13/03/2024): the site's order is learned later.
         return (normalize_date(text, base=_BASE, date_order="MDY", languages=("en", "zh"))
                 or normalize_date(text, base=_BASE, date_order="DMY", languages=("en", "zh"))
-                # Other languages ("14. Juni 2020", "Aujourd'hui à 10:23"): those its words belong to.
+                # Other languages ("14. Juni 2020", "Aujourd'hui à 10:23"): those its words
+                # belong to.
                 or _in_own_language(text))
     except (ValueError, OverflowError):
         return None
@@ -190,7 +200,8 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
             value = node.get(attr)
             if value and _machine_date(attr, node, value):
                 # A date the reader sees beats one in an invisible <meta> (it may be another date).
-                found.append(DateCandidate(node, f"@{attr}", value.strip(), 1 if node.tag == "meta" else 0))
+                found.append(DateCandidate(node, f"@{attr}", value.strip(),
+                                           1 if node.tag == "meta" else 0))
         title = node.get("title")
         if title and parse_date(title.strip()):
             found.append(DateCandidate(node, "@title", title.strip(), 1))
@@ -213,7 +224,8 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
 #: Labels of the member's own dates in a user column: "Joined", "Registriert", "Inscrit le".
 _JOINED = re.compile(
     r"join|regist|member since|mitglied seit|dabei seit|beigetreten|anmeldung|inscri|membre depuis|"
-    r"miembro desde|iscritto|lid sinds|last (?:seen|visit|active)|zuletzt online|letzter besuch|dernière visite",
+    r"miembro desde|iscritto|lid sinds|last (?:seen|visit|active)|zuletzt online|letzter besuch|"
+    r"dernière visite",
     re.IGNORECASE,
 )
 
@@ -244,7 +256,8 @@ def _labels(before: str) -> bool:
 
 
 def _machine_date(attr: str, node: etree._Element, value: str) -> bool:
-    if attr == "content" and node.get("itemprop") not in ("datePublished", "dateCreated", "uploadDate"):
+    if attr == "content" and node.get("itemprop") not in ("datePublished", "dateCreated",
+                                                          "uploadDate"):
         return False
     return parse_date(value.strip()) is not None
 
@@ -257,7 +270,8 @@ def date_order(values: list[str]) -> str | None:
     first number above 12 makes the site day-first, a second one month-first; with neither,
     dotted dates (``8.3.2024``) are day-first, as everywhere they are used. ``None``: no
     numeric day-month dates."""
-    pairs = [(int(m.group(1)), int(m.group(3)), m.group(2)) for v in values if (m := _NUMERIC.search(v))]
+    pairs = [(int(m.group(1)), int(m.group(3)), m.group(2)) for v in values
+             if (m := _NUMERIC.search(v))]
     if not pairs:
         return None
     if any(a > 12 for a, _, _ in pairs):
