@@ -41,13 +41,16 @@ Record = list[etree._Element]  # the rows of one record (one element unless a ta
 
 _AUTHOR_CLASS = re.compile(r"author|user-?name|poster|\bname\b|nick", re.IGNORECASE)
 _BY = re.compile(r"(?:^|\s)(?:by|von|par|作者[:：]?)\s+([^\s,;|]+)", re.IGNORECASE)
-_POSITION_TEXT = re.compile(r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$", re.IGNORECASE)
+_POSITION_TEXT = re.compile(
+    r"^(?:#\s*(\d{1,6})|(\d{1,6})\s*[#楼]|第\s*(\d{1,6})\s*楼|(?:reply|回复)\s*#?\s*(\d{1,6}))$",
+    re.IGNORECASE)
 _LEADING_NUMBER = re.compile(r"^#\s*(\d{1,6})\b")
 POSITION_ATTRS = (
     "data-index", "data-postnumber", "data-position", "data-floor", "data-post-number"
 )
 ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
-_PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)", re.IGNORECASE)
+_PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)",
+                        re.IGNORECASE)
 
 
 def _find(record: Record, test) -> tuple[int, etree._Element] | None:  # type: ignore[no-untyped-def]
@@ -65,19 +68,22 @@ def _author_node(row: etree._Element) -> tuple[etree._Element, str, str | None] 
             return row, f"@{attr}", None
     for node in row.iter():
         if isinstance(node.tag, str) and node.get("itemprop") == "author":
-            name = next((n for n in node.iter() if isinstance(n.tag, str) and n.get("itemprop") == "name"), None)
+            name = next((n for n in node.iter()
+                         if isinstance(n.tag, str) and n.get("itemprop") == "name"), None)
             target = name if name is not None else node
             if name is not None and name.get("content"):
                 return name, "@content", None
             if 0 < len(element_text(target)) <= 40:
                 return target, ".", None
-    links = [a for a in author_links(row) if not any(x.tag == "blockquote" for x in a.iterancestors())]
+    links = [a for a in author_links(row)
+             if not any(x.tag == "blockquote" for x in a.iterancestors())]
     if links:
         return links[0], ".", None
     for node in row.iter():
         if not isinstance(node.tag, str) or node is row:
             continue
-        if _AUTHOR_CLASS.search(" ".join(stable_classes(node))) and 0 < len(element_text(node)) <= 40:
+        if (_AUTHOR_CLASS.search(" ".join(stable_classes(node)))
+                and 0 < len(element_text(node)) <= 40):
             return _name_inside(node), ".", None
     for node in row.iter():
         if isinstance(node.tag, str) and len(node) <= 6 and node is not row:
@@ -119,7 +125,8 @@ def id_regex(hrefs: Sequence[str]) -> str | None:
         values = {m.group(1) for h in hrefs if (m := re.search(pattern, h))}
         if len(values) >= min(2, len(set(hrefs))) and len(values) >= 1:
             return pattern
-    for pattern in (r"/(?:users?|members?|u|profile|people|author)/([^/?#&]+)", r"space-uid-(\d+)", r"(\d+)"):
+    for pattern in (r"/(?:users?|members?|u|profile|people|author)/([^/?#&]+)", r"space-uid-(\d+)",
+                    r"(\d+)"):
         values = {m.group(1) for h in hrefs if (m := re.search(pattern, h))}
         if values:
             return pattern
@@ -155,18 +162,21 @@ def _permalink_node(row: etree._Element) -> tuple[etree._Element, str, str] | No
 
 
 # -- learning ------------------------------------------------------------------------------------
-def _rule(records: list[Record], found: list[tuple[int, etree._Element, str, str | None] | None], min_share: float = 0.6) -> FieldRule | None:
+def _rule(records: list[Record], found: list[tuple[int, etree._Element, str, str | None] | None],
+          min_share: float = 0.6) -> FieldRule | None:
     rows = Counter(f[0] for f in found if f)
     if not rows:
         return None
     row_index = rows.most_common(1)[0][0]
-    pairs = [(r[row_index], f[1] if f and f[0] == row_index else None) for r, f in zip(records, found, strict=True) if row_index < len(r)]
+    pairs = [(r[row_index], f[1] if f and f[0] == row_index else None)
+             for r, f in zip(records, found, strict=True) if row_index < len(r)]
     best = best_xpath(pairs, min_share)
     if best is None:
         return None
     values = Counter(f[2] for f in found if f and f[0] == row_index)
     regexes = Counter(f[3] for f in found if f and f[0] == row_index)
-    return FieldRule(xpath=best[0], value=values.most_common(1)[0][0], regex=regexes.most_common(1)[0][0], row=row_index)
+    return FieldRule(xpath=best[0], value=values.most_common(1)[0][0],
+                     regex=regexes.most_common(1)[0][0], row=row_index)
 
 
 def _with_row(record: Record, fn) -> tuple[int, etree._Element, str, str | None] | None:  # type: ignore[no-untyped-def]
@@ -178,11 +188,13 @@ def _with_row(record: Record, fn) -> tuple[int, etree._Element, str, str | None]
 
 
 def _best_date(row: etree._Element) -> tuple[etree._Element, str, str | None] | None:
-    candidates = [c for c in date_candidates(row) if not any(x.tag == "blockquote" for x in c.node.iterancestors())]
+    candidates = [c for c in date_candidates(row)
+                  if not any(x.tag == "blockquote" for x in c.node.iterancestors())]
     # The innermost of nested nodes showing one date ("<span class=postdate><span class=date>"):
     # an outer one may hold more text on other records (a title after the date).
     candidates = [c for c in candidates if not any(
-        o.node is not c.node and o.raw == c.raw and o.rank == c.rank and is_inside(o.node, c.node) for o in candidates)]
+        o.node is not c.node and o.raw == c.raw and o.rank == c.rank and is_inside(o.node, c.node)
+        for o in candidates)]
     if not candidates:
         return None
     best = min(enumerate(candidates), key=lambda ic: (ic[1].rank, not ic[1].clock, ic[0]))[1]
@@ -190,12 +202,14 @@ def _best_date(row: etree._Element) -> tuple[etree._Element, str, str | None] | 
 
 
 def learn_fields(records: list[Record]) -> dict[str, object]:
-    """Rules for every field the records share, plus the body's strip list and the date precision."""
+    """Rules for every field the records share, plus the body's strip list and the date
+    precision."""
     authors = [_with_row(r, _author_node) for r in records]
     if sum(1 for a in authors if a) < 0.6 * len(records):
         # No profile links nor author classes: the name at one place in every record.
         names = name_nodes(records) or []
-        authors = [a or _name_hit(r, n) for a, r, n in zip(authors, records, names, strict=False)] + authors[len(names):]
+        authors = ([a or _name_hit(r, n) for a, r, n in zip(authors, records, names, strict=False)]
+                   + authors[len(names):])
     dates = [_with_row(r, _best_date) for r in records]
     author = _rule(records, authors)
     date = _rule(records, dates)
@@ -214,7 +228,8 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
         author_id.regex = id_regex(hrefs)
         if author_id.regex is None:
             author_id = None
-    avoid = [[n for n in (a[1] if a else None, d[1] if d else None) if n is not None] for a, d in zip(authors, dates, strict=True)]
+    avoid = [[n for n in (a[1] if a else None, d[1] if d else None) if n is not None]
+             for a, d in zip(authors, dates, strict=True)]
     body = learn_body(records, avoid)
     precision = "time" if any(has_clock(_raw(d)) for d in dates if d) else "day"
     return {
@@ -228,7 +243,8 @@ def learn_fields(records: list[Record]) -> dict[str, object]:
     }
 
 
-def _name_hit(record: Record, node: etree._Element | None) -> tuple[int, etree._Element, str, str | None] | None:
+def _name_hit(record: Record,
+              node: etree._Element | None) -> tuple[int, etree._Element, str, str | None] | None:
     if node is None:
         return None
     row = next((i for i, r in enumerate(record) if is_inside(node, r)), 0)
