@@ -49,11 +49,10 @@ from crawler.incremental import LISTING, row_meta
 from crawler.learn import when
 from crawler.learn.rows import ROW_FIELDS
 from crawler.login.pages import empty_login_page, not_content, wall_of
-from crawler.profiles import (
-    REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry, ThreadRef)
-from crawler.profiles.records import Follow
 from crawler.node.api import node_of
 from crawler.node.revisit import digest
+from crawler.profiles import REGISTRY, ForumProfile, PageCursor, PageKind, ProfileRegistry
+from crawler.profiles.records import Follow, ThreadRef
 from crawler.spiders.arguments import parse_start_urls
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
