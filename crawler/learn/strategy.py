@@ -24,22 +24,21 @@ from __future__ import annotations
 import logging
 import secrets
 from dataclasses import dataclass, field
-from urllib.parse import urljoin
 from typing import Any
+from urllib.parse import urljoin
 
-from crawler.items import Author, Board
-from crawler.learn.apply import board_of, read_posts, read_thread
+from crawler.learn.apply import read_posts
 from crawler.learn.dom import parse
+from crawler.learn.emit import is_first_page, next_thread_page, post_key, post_record, thread_record
 from crawler.learn.floor import floor_posts
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
-from crawler.learn.paging import learn_paging, next_page_url, page_number, page_value, shows_more_pages
+from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
-from crawler.learn.rows import ROW_FIELDS, learned_rows, thread_rows
+from crawler.learn.rows import learned_rows, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
 from crawler.learn.walks import Walks, read_kept, short_digest, trail
-from crawler.learn.when import date_order, to_ymd
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +104,8 @@ class LearnedForum:
         self.read_kept = True
 
     # -- entry ---------------------------------------------------------------------------------
-    def page(self, url: str, text: str, kind: str = "page", cursor: dict[str, Any] | None = None) -> Output:
+    def page(self, url: str, text: str, kind: str = "page",
+             cursor: dict[str, Any] | None = None) -> Output:
         root = parse(text, url)
         if self.failure is not None:
             return Output()
@@ -134,7 +134,8 @@ class LearnedForum:
         best = max(self.candidates.values(), default=0)
         if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
             result = learn_site(self.pages, self.host)
-            if isinstance(result, Template) and result.paging.regex is None and len(self.pages) < self.patience:
+            if isinstance(result, Template) and result.paging.regex is None \
+                    and len(self.pages) < self.patience:
                 return out  # no numbered pager seen yet: a few more pages may show one
             if isinstance(result, Template):
                 self.template = result
@@ -142,7 +143,7 @@ class LearnedForum:
                 self.later = later = self._later_pages(result)
                 for kept in self.pages:
                     canonical = result.canonical_thread_url(kept.url)
-                    if canonical is not None and page_value(result.paging, canonical) == result.paging.base \
+                    if canonical is not None and is_first_page(result, canonical) \
                             and clean_url(canonical) not in later:
                         # First pages only: the walk from a first page goes to its later pages,
                         # so a later page read as a first page too would be read twice.
@@ -165,7 +166,7 @@ class LearnedForum:
             tid = template.thread_id(kept.url)
             if tid is None:
                 continue
-            nxt = next_page_url(template.paging, kept.root, kept.url, lambda link, tid=tid: template.thread_id(link) == tid)
+            nxt = next_thread_page(template, kept.root, kept.url, tid)
             if nxt and clean_url(nxt) != clean_url(kept.url):
                 later.add(clean_url(template.canonical_thread_url(nxt) or nxt))
         return later
@@ -187,7 +188,7 @@ class LearnedForum:
                 # A permalink or a trap view of a thread: its page, if any, comes by its own URL;
                 # a first page under a longer URL (``/topic/1/22/1/title``) by its plain one.
                 out = Output(follow=self._links(url, root, board=False))
-                if canonical is not None and page_value(template.paging, canonical) == template.paging.base:
+                if canonical is not None and is_first_page(template, canonical):
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
             waiting = None if "page" in cursor else self.kept.cursor_for(clean_url(url))
@@ -201,7 +202,7 @@ class LearnedForum:
                 # walk, which reads it when it comes here. Nor is its next page a thread.
                 self.kept.park(clean_url(url), root)
                 tid = template.thread_id(url)
-                nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
+                nxt = next_thread_page(template, root, url, tid)
                 ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
                 return Output(follow=[f for f in self._crumb_links(url, root) if f[0] != ahead])
             self.kept.cursor_for(clean_url(url))
@@ -211,20 +212,23 @@ class LearnedForum:
             else:
                 self.misses += 1
                 if self.misses >= self.relearn_after:
-                    logger.warning("The learned template of %(host)s no longer fits its pages; learning again",
-                                   {"host": self.host})
+                    logger.warning("The learned template of %(host)s no longer fits its pages; "
+                                   "learning again", {"host": self.host})
                     self.template, self.candidates, self.misses = None, {}, 0
             return out
-        return Output(follow=self._links(url, root, board=template.board_id(url) is not None, listing=True))
+        board = template.board_id(url) is not None
+        return Output(follow=self._links(url, root, board=board, listing=True))
 
-    def _links(self, url: str, root: Any, board: bool, listing: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
+    def _links(self, url: str, root: Any, board: bool,
+               listing: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
         """Links to follow; from a listing (not a thread page) each thread carries its row."""
         template = self.template
         assert template is not None
         follow = []
         counts_posts = template.list_counts_posts
         rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
-        hints = tuple(h for h in (id_hint(template.thread_url, "tid"), id_hint(template.board_url, "bid")) if h)
+        hints = tuple(h for h in (id_hint(template.thread_url, "tid"),
+                                  id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure
         unplaced: list[str] = []
@@ -253,41 +257,45 @@ class LearnedForum:
         posts = read_posts(template, root, url) or floor_posts(root, url)  # another layout: alone
         seen = {cursor.get("op"), cursor.get("last")} - {None}
         repeats = template.repeats_first_post or template.repeats_last_post
-        if number > 1 and posts and (_key(posts[0]) in seen or (repeats and not seen)):
+        if number > 1 and posts and (post_key(posts[0]) in seen or (repeats and not seen)):
             posts = posts[1:]  # the opening post, or the last one before, shown again on top
         out = Output()
         kept: list[dict[str, Any]] = []
         ids: set[str] = set()
         for post in posts:
-            key = _key(post)
+            key = post_key(post)
             if key in ids or not post["body_html"]:
                 continue
             ids.add(key)
             kept.append(post)
-        if number == 1 and not template.posts_per_page and nxt_exists(template, root, url, tid):
+        if number == 1 and not template.posts_per_page \
+                and next_thread_page(template, root, url, tid):
             template.posts_per_page = len(kept)  # a full first page: the site's page size
         owner, seen = self.frontier.owner(tid, [p["digest"] for p in kept])  # one thread, 2 URLs
-        read = [self._post(p, owner, url, (offset or 0) + i + 1 if p["position"] is None
-                           else p["position"]) for i, p in enumerate(kept)]
+        read = [post_record(template, p, owner, url, (offset or 0) + i + 1
+                            if p["position"] is None else p["position"])
+                for i, p in enumerate(kept)]
         out.posts = [p for p, post in zip(read, kept, strict=True) if post["digest"] not in seen]
         if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
-            out.threads.append(self._thread(root, url, tid, read, cursor if "reply_count" in cursor else self.rows.get(tid, cursor)))
-        nxt = next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
+            row = cursor if "reply_count" in cursor else self.rows.get(tid, cursor)
+            out.threads.append(thread_record(template, root, url, tid, read, row))
+        nxt = next_thread_page(template, root, url, tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here
         if nxt and not (self._forward(url, nxt, cursor) and self.kept.ahead(walk_id, url, nxt)):
             nxt = None  # a "next" link back to a page of this walk: a cycle, followed once
         if nxt is None and not self.warned_no_next and shows_more_pages(root):
             self.warned_no_next = True
-            logger.warning("%(url)s says its thread goes on, but no link to the next page was found "
-                           "(said once for %(host)s)", {"url": url, "host": self.host})
+            logger.warning("%(url)s says its thread goes on, but no link to the next page was "
+                           "found (said once for %(host)s)", {"url": url, "host": self.host})
         if nxt and clean_url(nxt) != clean_url(url):
-            state = {"page": number + 1, "offset": (offset or 0) + len(kept), "walk": trail(url, cursor),
-                     "walk_id": walk_id, "first": cursor.get("first") or (url if number == 1 else None)}
+            state = {"page": number + 1, "offset": (offset or 0) + len(kept),
+                     "walk": trail(url, cursor), "walk_id": walk_id,
+                     "first": cursor.get("first") or (url if number == 1 else None)}
             if kept:
-                state["last"] = _key(kept[-1])
-                state["op"] = cursor.get("op") or (_key(kept[0]) if number == 1 else None)
+                state["last"] = post_key(kept[-1])
+                state["op"] = cursor.get("op") or (post_key(kept[0]) if number == 1 else None)
             state = {k: v for k, v in state.items() if v is not None}
             out.extend(self._step(clean_url(nxt), state))
         # From a thread page only its board (the breadcrumb trail): threads come from boards.
@@ -319,7 +327,9 @@ class LearnedForum:
         template = self.template
         assert template is not None
         if not template.breadcrumbs or not template.board_url:
-            return [f for f in self._links(url, root, board=False) if f[1] != "thread" or f[0] != clean_url(url)]
+            here = clean_url(url)
+            return [f for f in self._links(url, root, board=False)
+                    if f[1] != "thread" or f[0] != here]
         follow = []
         for node in root.xpath(template.breadcrumbs):
             href = urljoin(url, node.get("href") or "")
@@ -338,7 +348,8 @@ class LearnedForum:
         template.paging = paging
         if template.thread_params and paging.param:
             template.thread_params = sorted({*template.thread_params, paging.param})
-        logger.info("Learned the thread pagination of %(host)s from %(url)s", {"host": self.host, "url": url})
+        logger.info("Learned the thread pagination of %(host)s from %(url)s",
+                    {"host": self.host, "url": url})
 
     def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int | None:
         """Posts before this page: from an offset URL, the cursor, or page size times pages."""
@@ -351,47 +362,3 @@ class LearnedForum:
         if number == 1:
             return 0
         return (number - 1) * template.posts_per_page if template.posts_per_page else None
-
-    def _post(self, post: dict[str, Any], tid: str, url: str, position: int) -> dict[str, Any]:
-        template = self.template
-        assert template is not None
-        post_id, rules = post["post_id"] or post["digest"], template.posts
-        rules.date_order = rules.date_order or date_order([post["created_raw"] or ""])
-        return {
-            "post_id": post_id,
-            "thread_id": tid,
-            "url": f"{clean_url(url)}#{post_id}",
-            "position": position,
-            "author": Author(name=post["author_name"], id=post["author_id"]),
-            "created_raw": to_ymd(post["created_raw"], rules.date_order, rules.utc_offset),
-            "created_precision": template.posts.date_precision,
-            "body_html": post["body_html"],
-            "quoted_post_ids": [],
-            "edited": False,
-        }
-
-    def _thread(self, root: Any, url: str, tid: str, posts: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
-        template = self.template
-        assert template is not None
-        info = read_thread(template, root)
-        crumbs = [(name, href) for name, href in info["crumbs"] if template.thread_id(href) is None]
-        board_id = board_of(template, crumbs)
-        opener = posts[0] if posts and posts[0]["position"] == 1 else None
-        return {
-            "thread_id": tid,
-            "url": clean_url(url),
-            "title": info["title"],
-            "board": Board(id=board_id, name=crumbs[-1][0] if crumbs else None, path=[n for n, _ in crumbs]),
-            "author": opener["author"] if opener else Author(),
-            "created_raw": opener["created_raw"] if opener else None,
-            "created_precision": template.posts.date_precision,
-            **{k: row[k] for k in ROW_FIELDS if row.get(k) is not None},
-        }
-
-
-def nxt_exists(template: Template, root: Any, url: str, tid: str) -> bool:
-    return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid) is not None
-
-
-def _key(post: dict[str, Any]) -> str:
-    return str(post.get("post_id") or post.get("digest"))

@@ -1,0 +1,72 @@
+"""The records the learned reader emits for a thread page: its posts and its thread.
+
+Plain data, as :class:`~crawler.learn.strategy.Output` carries it; the spider builds the
+items from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crawler.items import Author, Board
+from crawler.learn.apply import board_of, read_thread
+from crawler.learn.paging import next_page_url, page_value
+from crawler.learn.rows import ROW_FIELDS
+from crawler.learn.template import Template
+from crawler.learn.urls import clean_url
+from crawler.learn.when import date_order, to_ymd
+
+__all__ = ["is_first_page", "next_thread_page", "post_key", "post_record", "thread_record"]
+
+
+def post_record(template: Template, post: dict[str, Any], tid: str, url: str,
+                position: int) -> dict[str, Any]:
+    post_id, rules = post["post_id"] or post["digest"], template.posts
+    rules.date_order = rules.date_order or date_order([post["created_raw"] or ""])
+    return {
+        "post_id": post_id,
+        "thread_id": tid,
+        "url": f"{clean_url(url)}#{post_id}",
+        "position": position,
+        "author": Author(name=post["author_name"], id=post["author_id"]),
+        "created_raw": to_ymd(post["created_raw"], rules.date_order, rules.utc_offset),
+        "created_precision": template.posts.date_precision,
+        "body_html": post["body_html"],
+        "quoted_post_ids": [],
+        "edited": False,
+    }
+
+
+def thread_record(template: Template, root: Any, url: str, tid: str,
+                  posts: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
+    info = read_thread(template, root)
+    crumbs = [(name, href) for name, href in info["crumbs"]
+              if template.thread_id(href) is None]
+    board_id = board_of(template, crumbs)
+    opener = posts[0] if posts and posts[0]["position"] == 1 else None
+    board = Board(id=board_id, name=crumbs[-1][0] if crumbs else None,
+                  path=[n for n, _ in crumbs])
+    return {
+        "thread_id": tid,
+        "url": clean_url(url),
+        "title": info["title"],
+        "board": board,
+        "author": opener["author"] if opener else Author(),
+        "created_raw": opener["created_raw"] if opener else None,
+        "created_precision": template.posts.date_precision,
+        **{k: row[k] for k in ROW_FIELDS if row.get(k) is not None},
+    }
+
+
+def next_thread_page(template: Template, root: Any, url: str, tid: str) -> str | None:
+    """The next page of thread *tid* that its page *root* links, if any."""
+    return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
+
+
+def is_first_page(template: Template, url: str) -> bool:
+    """Whether *url* (a canonical thread URL) is its thread's first page."""
+    return page_value(template.paging, url) == template.paging.base
+
+
+def post_key(post: dict[str, Any]) -> str:
+    return str(post.get("post_id") or post.get("digest"))
