@@ -4,9 +4,9 @@ already imported Scrapy and the project (multiprocessing's fork server).
 A CLI run that ends at a check (a bad setting, an unreachable Redis) spends most of its
 second or two importing; a forked child skips that and runs the same entry point, in its
 own process, with its own arguments, environment and working directory, its output on its
-own file descriptors and its exit status as the process' own. Only for runs that read
-nothing at import time that the test changes (environment, working directory): a run that
-crawls, or that the test kills, goes through :func:`subprocess.run` as the operator's does.
+own file descriptors and its exit status as the process' own. For runs a test only waits
+for: one it signals or reads while it runs is a :class:`subprocess.Popen`. The project reads
+its environment when a command runs, not at import, or the fork server's would be seen.
 """
 
 from __future__ import annotations
