@@ -51,7 +51,8 @@ def _main(module: str, args: list[str], env: dict[str, str], cwd: str, out: str,
     """The child: the environment, folder and file descriptors of a process started as
     ``python -m <module>``, then the module's entry point (its ``SystemExit`` is the exit
     status)."""
-    import runpy  # noqa: PLC0415 - in the child only
+    import atexit  # noqa: PLC0415 - in the child only
+    import runpy  # noqa: PLC0415
 
     os.environ.clear()
     os.environ.update(env)
@@ -63,4 +64,9 @@ def _main(module: str, args: list[str], env: dict[str, str], cwd: str, out: str,
         os.close(target)
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the child's, for its whole life
     sys.argv = [module, *args]
-    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    finally:
+        # the exit handlers (an embedded Redis stopped), as the interpreter runs them at its
+        # exit: a multiprocessing child ends with os._exit, which does not
+        atexit._run_exitfuncs()  # noqa: SLF001 - no public way to run them
