@@ -84,7 +84,7 @@ def spider_rates(engine: str, repeat: int) -> dict[str, float]:
         for _ in range(repeat):
             with tempfile.TemporaryDirectory() as tmp:
                 before = cpu()
-                result = run_crawl("forum", url, Path(tmp) / "out.jl", args=args)
+                result = run_crawl("forum", url, Path(tmp) / "out.jl", args=args, fork=False)
                 runs.append((cpu() - before, int(result.stats.get("downloader/response_count", 0)),
                              result.stats.get("learn/cpu_ms", 0) / 1000))
         seconds, pages, learning = sorted(runs)[len(runs) // 2]

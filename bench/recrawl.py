@@ -61,7 +61,7 @@ def crawl(server: LoopbackServer, out: Path, settings: dict[str, str]) -> dict:
     before = len(server.recorder.requests)
     started = time.monotonic()
     result = run_crawl("phpbb", server.origins[0] + "/index.php", out, settings=settings,
-                       timeout=1800)
+                       timeout=1800, fork=False)
     seconds = time.monotonic() - started
     stats = json.loads(out.with_name(out.name + ".stats.json").read_text())
     return {"requests": len(server.recorder.requests) - before, "wall_s": round(seconds, 2),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import sys
@@ -25,7 +26,9 @@ if str(Path(__file__).resolve().parents[1]) not in sys.path:
 
 from tests.sitekit.content import ForumShape, GeneratedForum, with_origins  # noqa: E402
 
-PORT = 18480  # nginx; the latency server serves the same forum on its own port
+# nginx; the latency server serves the same forum on its own port. BENCH_NGINX_PORT: another
+# port, for a bench beside one already running on this machine
+PORT = int(os.environ.get("BENCH_NGINX_PORT", "18480"))
 SEED = 5
 # Pages of 5-15 KB (mean 11.5) with about 5 links each, as the bench's earlier forum had.
 SHAPE = ForumShape(boards=4, threads_per_page=20, posts_per_page=14, max_thread_pages=6,

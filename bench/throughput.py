@@ -13,6 +13,7 @@ by redis-py) and Redis' commandstats.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import tempfile
@@ -34,8 +35,9 @@ GC_TUNED = ["-s", 'EXTENSIONS={"benchext.BenchStats": 0, "crawler.ops.gc_tuning.
 
 # the web archive (issue 31) of a WARC run, emptied before each run; on disk (/tmp here is
 # the root file system) and, to tell the write path from the rest (issue 42), on tmpfs
-WARC_DIR = Path(tempfile.gettempdir()) / "bench-throughput-warc"
-WARC_TMPFS = Path("/dev/shm/bench-throughput-warc")
+# (named by this process: another bench may run beside it)
+WARC_DIR = Path(tempfile.gettempdir()) / f"bench-throughput-warc-{os.getpid()}"
+WARC_TMPFS = Path(f"/dev/shm/bench-throughput-warc-{os.getpid()}")
 
 # --pairs: ours between its code before issue 27 and itself with the archive on, each pair
 # back to back in every round (a round's ratio then sees little of the machine's drift)

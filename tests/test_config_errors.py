@@ -1,14 +1,16 @@
-"""Bad configuration ends with one line naming the setting and a non-zero exit."""
+"""Bad configuration ends with one line naming the setting and a non-zero exit.
+
+Each run is the command line's own entry point in a process of its own, forked from one
+that imported Scrapy and the project already (:mod:`tests.helpers.forked`): these runs end
+at a check, and the import was most of their time."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import forked
 
 CASES = [
     (["nope"], "error: unknown spider 'nope'"),
@@ -71,8 +73,7 @@ CASES += [(["follow", "-a", f"start_urls={url}"], f"error: start URL {url!r} {m}
 
 @pytest.mark.parametrize(("args", "message"), CASES, ids=[" ".join(a) for a, _ in CASES])
 def test_bad_configuration_is_one_line_and_exit_2(args: list[str], message: str) -> None:
-    result = subprocess.run([sys.executable, "-m", "scrapy", "crawl", *args], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = forked.run("scrapy", ["crawl", *args])
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith(message)
@@ -84,21 +85,17 @@ def test_bad_configuration_is_one_line_and_exit_2(args: list[str], message: str)
 ])
 def test_redis_url_from_the_environment_settings_win(setting: list[str], shown: str) -> None:
     env = {**os.environ, "REDIS_URL": "redis://from-the-environment.invalid:6379"}
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
-         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0", *setting],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, env=env)
+    result = forked.run("scrapy", ["crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+                                   "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0", *setting], env=env)
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith(
         f"error: cannot reach Redis at REDIS_URL ({shown!r})")
 
 
 def test_the_redis_password_is_never_shown() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
-         "-s", "REDIS_URL=redis://:s3cret-pw@127.0.0.1:9/0",
-         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.5"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = forked.run("scrapy", ["crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+                                   "-s", "REDIS_URL=redis://:s3cret-pw@127.0.0.1:9/0",
+                                   "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.5"])
     assert result.returncode == 2
     assert "unreachable" in result.stderr  # the retries were logged...
     assert "s3cret-pw" not in result.stderr + result.stdout  # ...without the password
@@ -117,8 +114,8 @@ def test_the_redis_password_is_never_shown() -> None:
                                      ["crawler", "status", "--redis-url", "{url}",
                                       "--connect-timeout", "0.5"]], ids=["crawl", "status"])
 def test_a_mistyped_redis_url_does_not_show_its_password(command: list[str], url: str) -> None:
-    result = subprocess.run([sys.executable, "-m", *(a.format(url=url) for a in command)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    module, *args = (a.format(url=url) for a in command)
+    result = forked.run(module, args)
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith("error: "), result.stderr[-2000:]
     assert "***@127.0.0.1:9/0" in result.stderr
@@ -134,11 +131,10 @@ def test_a_redis_that_refuses_the_crawls_start_is_one_line_and_exit_2(redis_serv
     else:  # a key of the crawl holds another type (another program's, or a broken one)
         client.rpush("crawler:{follow}:bloom", "x")
     try:
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy", "crawl", "follow", "-a",
-             "start_urls=http://127.0.0.1:9/", "-s", f"REDIS_URL={redis_server.url}",
-             "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"],  # else refused before Redis is
-            cwd=ROOT, capture_output=True, text=True, timeout=60)
+        result = forked.run("scrapy", [
+            "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+            "-s", f"REDIS_URL={redis_server.url}",
+            "-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"])  # else refused before Redis is
     finally:
         client.config_set("maxmemory", 0)
     assert result.returncode == 2, result.stderr[-2000:]

@@ -21,7 +21,7 @@ from crawler.commands.crawl import (
     exit_status,
 )
 from crawler.state import default_crawl_id
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 from tests.sitekit import FixtureSites
 
 DEAD = "http://127.0.0.1:9/"  # the discard port: connection refused
@@ -35,8 +35,9 @@ def scrapy(*args: str) -> list[str]:
 
 
 def run(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run(scrapy(*args), cwd=ROOT, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+    """``scrapy crawl ARGS`` to its end, in a process forked from one that imported the
+    project (:mod:`tests.helpers.forked`)."""
+    return forked.run("scrapy", ["crawl", *args], timeout=timeout)
 
 
 def last_line(stderr: str) -> str:

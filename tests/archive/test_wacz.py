@@ -24,6 +24,7 @@ import pytest
 
 from crawler.demo.fixture_server import route_key
 from tests.archive.warcs import Record
+from tests.helpers import forked
 from tests.helpers.crawl import PROJECT_ROOT
 
 PYWB = "pywb==2.10.0"
@@ -31,8 +32,7 @@ PYWB_VENV = PROJECT_ROOT / ".venv" / "pywb"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crawler", *args], cwd=PROJECT_ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return forked.run("crawler", list(args), cwd=PROJECT_ROOT, timeout=120)
 
 
 @pytest.fixture(scope="module")

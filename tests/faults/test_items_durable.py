@@ -19,7 +19,7 @@ import pytest
 
 from crawler.demo.server import LoopbackServer
 from crawler.frontier.cluster import Cluster
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 from tests.helpers.graph_site import GraphSite, Page
 from tests.helpers.nodes import COMMON
 
@@ -151,9 +151,8 @@ def test_items_the_stream_refuses_at_the_close_are_kept_and_the_exit_says_so(
 
 def _export(redis_server: RedisServer, out: Path) -> subprocess.CompletedProcess:
     """``python -m crawler export -o FILE``, as the guide runs it (no option)."""
-    return subprocess.run([sys.executable, "-m", "crawler", "export", "--redis-url",
-                           redis_server.url, "--crawl", "follow", "-o", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    return forked.run("crawler", ["export", "--redis-url", redis_server.url, "--crawl", "follow",
+                                  "-o", str(out)])
 
 
 @pytest.mark.slow

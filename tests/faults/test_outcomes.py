@@ -4,13 +4,11 @@ filtered (duplicate, robots, depth, host budget, trap rule) or failed after retr
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import forked
 from tests.helpers.nodes import COMMON, cluster_outcomes
 from tests.sitekit.site import SiteServer
 
@@ -71,6 +69,6 @@ def test_outcomes_add_up_to_the_urls_discovered(redis_server, nodes):
 
 
 def crawler_command(*args: str, redis_url: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "crawler", *args, "--redis-url", redis_url],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    result = forked.run("crawler", [*args, "--redis-url", redis_url])
+    result.check_returncode()
     return result.stdout

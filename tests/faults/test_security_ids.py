@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import forked
 
 
 def _refused(result: subprocess.CompletedProcess, state) -> None:
@@ -38,8 +37,7 @@ def test_operator_commands_refuse_ids_outside_the_state_folder(tmp_path, command
         args += ["--crawl", crawl]
     else:
         env["CRAWLER_CRAWL_ID"] = crawl
-    result = subprocess.run([sys.executable, "-m", "crawler", *args], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = forked.run("crawler", args, env=env)
     _refused(result, state)
 
 
@@ -50,7 +48,6 @@ def test_the_container_entry_point_refuses_them(tmp_path, crawl) -> None:
     state.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
     env.update(CRAWLER_CRAWL_ID=crawl, CRAWLER_STATE_DIR=str(state))
-    result = subprocess.run([sys.executable, "-m", "crawler", "node", "follow", "-a",
-                             "start_urls=http://a.test/"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = forked.run("crawler", ["node", "follow", "-a", "start_urls=http://a.test/"],
+                        env=env, timeout=120)
     _refused(result, state)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import crawler
+from tests.helpers import forked
 
 #: The checkout whose ``crawler`` package is imported (the bench imports a snapshot of it):
 #: crawls run there, on that code.
@@ -51,8 +52,12 @@ def run_crawl(
     settings: dict[str, str] | None = None,
     args: dict[str, str] | None = None,
     timeout: float = 120,
+    fork: bool = True,
 ) -> CrawlResult:
-    """Crawl ``start_url`` with ``spider`` into ``out`` (JSON Lines) and return the items."""
+    """Crawl ``start_url`` with ``spider`` into ``out`` (JSON Lines) and return the items.
+    *fork*: in a process forked from one that imported the project already
+    (:mod:`tests.helpers.forked`, the tests); False: a child of this process (the bench,
+    which counts a crawl's CPU among its children's)."""
     cmd = [
         sys.executable,
         "-m",
@@ -71,9 +76,11 @@ def run_crawl(
              "CRAWLER_STATS_FILE": str(stats_file)}
     for name, value in {**CRAWL_SETTINGS, **state, **(settings or {})}.items():
         cmd += ["-s", f"{name}={value}"]
-    proc = subprocess.run(
-        cmd, cwd=PROJECT_ROOT, env=_env(), capture_output=True, text=True, timeout=timeout, check=False
-    )
+    if fork:
+        proc = forked.run("scrapy", cmd[3:], env=_env(), cwd=PROJECT_ROOT, timeout=timeout)
+    else:
+        proc = subprocess.run(cmd, cwd=PROJECT_ROOT, env=_env(), capture_output=True, text=True,
+                              timeout=timeout, check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"scrapy crawl {spider} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []

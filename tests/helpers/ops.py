@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING, Any
 
-from tests.helpers import ROOT
+from tests.helpers import forked
 
 if TYPE_CHECKING:
     from tests.helpers.nodes import Node
@@ -63,9 +62,9 @@ def wait_until(predicate, timeout: float, interval: float = 0.1, what: str = "co
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """``python -m crawler ARGS`` in its own process, as an operator runs it."""
-    return subprocess.run([sys.executable, "-m", "crawler", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    """``python -m crawler ARGS`` in its own process, as an operator runs it (forked from
+    one that imported the project: :mod:`tests.helpers.forked`)."""
+    return forked.run("crawler", list(args), env=env)
 
 
 def status_json(redis_url: str, crawl: str = "follow") -> dict[str, Any]:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import math
-import subprocess
-import sys
 
 import pybloom_live
 import pytest
 
 from crawler.frontier.bloom import BLOCK_BITS, BloomFilter, BloomLayer, BloomLayoutError
 from crawler.frontier.frontier import DUPLICATE, QUEUED, Pending
-from tests.helpers import ROOT
+from tests.helpers import forked
 from tests.helpers.frontier import make_frontier, ready_of
 
 ERROR_RATE = 1e-4
@@ -161,10 +159,8 @@ def test_scrapy_crawl_refuses_a_classic_crawl_in_one_line(r) -> None:
 
     r.hset(Keys("old-crawl").bloom, mapping={"capacity": 1000, "error_rate": "0.0001", "n": 1})
     url = f"unix://{r.connection_pool.connection_kwargs['path']}"
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://x.test/",
-         "-s", f"REDIS_URL={url}", "-s", "CRAWLER_CRAWL_ID=old-crawl"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = forked.run("scrapy", ["crawl", "follow", "-a", "start_urls=http://x.test/",
+                                   "-s", f"REDIS_URL={url}", "-s", "CRAWLER_CRAWL_ID=old-crawl"])
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith(
@@ -180,10 +176,9 @@ def test_an_embedded_crawl_of_the_classic_layout_is_refused_in_one_line(tmp_path
     server = start_embedded(str(crawl_state_dir(str(tmp_path), "follow")))
     server.hset(Keys("follow").bloom, mapping={"capacity": 1000, "error_rate": "0.0001", "n": 1})
     stop_embedded(server)
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://x.test/",
-         "-s", f"CRAWLER_STATE_DIR={tmp_path}", "-s", "CRAWLER_CRAWL_ID=follow"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = forked.run("scrapy", ["crawl", "follow", "-a", "start_urls=http://x.test/",
+                                   "-s", f"CRAWLER_STATE_DIR={tmp_path}",
+                                   "-s", "CRAWLER_CRAWL_ID=follow"])
     assert result.returncode == 2, result.stderr[-2000:]
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith(

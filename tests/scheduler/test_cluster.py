@@ -7,8 +7,6 @@ every page fetched, each once, per-host concurrency and gaps between request sta
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
 from collections import Counter
 from urllib.parse import urlsplit
 
@@ -17,7 +15,7 @@ import pytest
 from crawler.frontier.keys import Keys
 from crawler.frontier.ring import Ring
 from crawler.settings_defaults import DEFAULTS
-from tests.helpers import ROOT
+from tests.helpers import forked
 from tests.helpers.nodes import COMMON, assert_each_page_once, assert_polite, embedded_servers
 from tests.sitekit.site import SiteServer
 
@@ -161,8 +159,7 @@ def test_an_interrupted_embedded_crawl_resumes_without_refetching(tmp_path, node
         second = nodes("laptop-again", site.base_urls, **settings)
         assert second.wait(120) == 0
         assert_each_page_once(site)
-    status = subprocess.run([sys.executable, "-m", "crawler", "status", "--state-dir", str(state)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    status = forked.run("crawler", ["status", "--state-dir", str(state)])
     assert status.returncode == 0 and "crawl follow" in status.stdout, status.stderr
     assert embedded_servers(state) == [], "an embedded Redis outlived its crawl or command"
     assert first.pages() and second.pages()
@@ -187,10 +184,9 @@ def test_robots_crawl_delay_spaces_its_host_across_nodes(redis_server, nodes):
 
 
 def test_unreachable_redis_is_one_line_and_non_zero_exit():
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
-         "-s", "REDIS_URL=redis://127.0.0.1:9/0", "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.3"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = forked.run("scrapy", ["crawl", "follow", "-a", "start_urls=http://127.0.0.1:9/",
+                                   "-s", "REDIS_URL=redis://127.0.0.1:9/0",
+                                   "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.3"])
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
     last = result.stderr.strip().splitlines()[-1]

@@ -1,0 +1,72 @@
+"""``python -m scrapy ...`` / ``python -m crawler ...`` as a process forked from one that has
+already imported Scrapy and the project (multiprocessing's fork server).
+
+A CLI run that ends at a check (a bad setting, an unreachable Redis) spends most of its
+second or two importing; a forked child skips that and runs the same entry point, in its
+own process, with its own arguments, environment and working directory, its output on its
+own file descriptors and its exit status as the process' own. For runs a test only waits
+for: one it signals or reads while it runs is a :class:`subprocess.Popen`. The project reads
+its environment when a command runs, not at import, or the fork server's would be seen.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.helpers import ROOT
+
+#: imported once by the fork server, before any child is forked
+PRELOAD = "tests.helpers.forked_preload"
+
+_context = multiprocessing.get_context("forkserver")
+_context.set_forkserver_preload([PRELOAD])
+
+
+def run(module: str, args: list[str], env: dict[str, str] | None = None,
+        cwd: Path = ROOT, timeout: float = 60) -> subprocess.CompletedProcess:
+    """``python -m <module> <args>`` in a forked child: like :func:`subprocess.run` with
+    ``capture_output=True, text=True``."""
+    with tempfile.TemporaryDirectory() as folder:
+        out, err = Path(folder, "stdout"), Path(folder, "stderr")
+        child = _context.Process(target=_main, args=(
+            module, args, dict(os.environ if env is None else env), str(cwd), str(out), str(err)))
+        child.start()
+        child.join(timeout)
+        if child.exitcode is None:
+            child.kill()
+            child.join()
+            raise subprocess.TimeoutExpired([module, *args], timeout)
+        return subprocess.CompletedProcess(
+            [sys.executable, "-m", module, *args], child.exitcode,
+            out.read_text(errors="replace"), err.read_text(errors="replace"))
+
+
+def _main(module: str, args: list[str], env: dict[str, str], cwd: str, out: str,
+          err: str) -> None:
+    """The child: the environment, folder and file descriptors of a process started as
+    ``python -m <module>``, then the module's entry point (its ``SystemExit`` is the exit
+    status)."""
+    import atexit  # noqa: PLC0415 - in the child only
+    import runpy  # noqa: PLC0415
+
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.path[0:0] = [cwd]
+    for fd, path in ((1, out), (2, err)):
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    sys.stdin = open(os.devnull)  # noqa: SIM115 - the child's, for its whole life
+    sys.argv = [module, *args]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    finally:
+        # the exit handlers (an embedded Redis stopped), as the interpreter runs them at its
+        # exit: a multiprocessing child ends with os._exit, which does not
+        atexit._run_exitfuncs()  # noqa: SLF001 - no public way to run them
