@@ -49,7 +49,7 @@ from scrapy.utils.asyncio import create_looping_call
 from crawler import config
 from crawler.frontier.cluster import Cluster
 from crawler.ops.metrics import scheduler_health
-from crawler.redis import UNREACHABLE, client_from_crawler, crawl_id
+from crawler.redis import FAILED, client_from_crawler, crawl_id
 from crawler.state import crawl_state_dir
 
 if TYPE_CHECKING:
@@ -262,8 +262,8 @@ class ProgressExtension:
             return None
         try:
             return call(Cluster(client_from_crawler(self.crawler), crawl_id(self.crawler)))
-        except UNREACHABLE:
-            return None  # the scheduler reports Redis outages
+        except FAILED:  # down, or refusing writes (full): the scheduler reports those
+            return None
 
     def _publish(self, previous: Sample, sample: Sample) -> None:
         health = scheduler_health(self.crawler)
