@@ -206,12 +206,15 @@ class FeedFile(io.IOBase):
             super().close()
 
 
-class DurableFileFeedStorage(FileFeedStorage):
-    """Scrapy's file storage, whose file is a :class:`FeedFile`."""
+class _DurableStorage:
+    """What both durable storages add to Scrapy's: the crawl whose :class:`FeedFiles` their
+    files join, and the URI they are named by."""
 
-    def __init__(self, uri: str, *, feed_options: dict[str, Any] | None = None,
-                 crawler: Crawler | None = None) -> None:
-        super().__init__(uri, feed_options=feed_options)
+    uri: str
+    crawler: Crawler | None
+
+    def _remember(self, uri: str, crawler: Crawler | None,
+                  feed_options: dict[str, Any] | None) -> None:
         self.uri = uri
         self.crawler = crawler
         _say_unflushable(uri, feed_options)
@@ -219,32 +222,35 @@ class DurableFileFeedStorage(FileFeedStorage):
     @classmethod
     def from_crawler(cls, crawler: Crawler, uri: str, *,
                      feed_options: dict[str, Any] | None = None) -> Self:
-        return cls(uri, feed_options=feed_options, crawler=crawler)
+        return cls(uri, feed_options=feed_options, crawler=crawler)  # type: ignore[call-arg]
+
+    def _feeds(self, spider: Spider) -> FeedFiles:
+        return FeedFiles.of(self.crawler or spider.crawler)
+
+
+class DurableFileFeedStorage(_DurableStorage, FileFeedStorage):
+    """Scrapy's file storage, whose file is a :class:`FeedFile`."""
+
+    def __init__(self, uri: str, *, feed_options: dict[str, Any] | None = None,
+                 crawler: Crawler | None = None) -> None:
+        super().__init__(uri, feed_options=feed_options)
+        self._remember(uri, crawler, feed_options)
 
     def open(self, spider: Spider) -> Any:
-        file = super().open(spider)
-        return FeedFile(file, self.uri, FeedFiles.of(self.crawler or spider.crawler))
+        return FeedFile(super().open(spider), self.uri, self._feeds(spider))
 
 
-class DurableStdoutFeedStorage(StdoutFeedStorage):
+class DurableStdoutFeedStorage(_DurableStorage, StdoutFeedStorage):
     """Scrapy's stdout storage, flushed before acks (stdout is never closed)."""
 
     def __init__(self, uri: str, _stdout: BinaryIO | None = None, *,
                  feed_options: dict[str, Any] | None = None,
                  crawler: Crawler | None = None) -> None:
         super().__init__(uri, _stdout, feed_options=feed_options)
-        self.uri = uri
-        self.crawler = crawler
-        _say_unflushable(uri, feed_options)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler, uri: str, *,
-                     feed_options: dict[str, Any] | None = None) -> Self:
-        return cls(uri, feed_options=feed_options, crawler=crawler)
+        self._remember(uri, crawler, feed_options)
 
     def open(self, spider: Spider) -> Any:
-        feeds = FeedFiles.of(self.crawler or spider.crawler)
-        return FeedFile(super().open(spider), self.uri, feeds, owned=False)
+        return FeedFile(super().open(spider), self.uri, self._feeds(spider), owned=False)
 
     def store(self, file: Any) -> None:
         file.close()  # flushed, and out of the barrier (stdout itself stays open)
