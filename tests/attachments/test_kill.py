@@ -32,9 +32,10 @@ def _command(url: str, out: Path, tmp: Path, **settings: Any) -> list[str]:
 @pytest.mark.slow
 def test_a_kill_during_downloads_then_a_resume_loses_no_attachment(tmp_path: Path) -> None:
     out = tmp_path / "items.jl"
-    # three more requests once a file stalled: this small site has few left by then (the
-    # other files, which wait on the host's gate, and a page or two)
-    with LabServer("phpbb", stall=True, after_stall=3) as server:
+    # one more request once a file stalled: the crawl is not blocked on it. This small site
+    # has few left by then (the other files, waiting on the host's gate, a page or two): in
+    # full suite runs as few as two came
+    with LabServer("phpbb", stall=True, after_stall=1) as server:
         # a node timeout beyond the test: the killed node's leases wait for the resume; a
         # stalled file holds one of its host's slots (the gate): room for the others
         killed = subprocess.Popen(_command(server.board_url, out, tmp_path,
