@@ -172,8 +172,7 @@ def damaged_state(folder: Path, log: str, error: Exception) -> str:
                None)
     if aof is None or "append only" not in said.lower() and "aof" not in said.lower():
         return f"the embedded Redis did not start on the crawl's state in {folder}: {said}"
-    target = aof / "*.manifest" if aof.is_dir() else aof
     return (f"the crawl's state in {folder} cannot be loaded: its AOF ({aof}) is damaged "
-            f"({said.split(':', 1)[0]}); repair it with `redis-check-aof --fix {target}` "
-            f"(from a Redis install; it cuts the file where the damage starts), or move "
-            f"{folder} aside to start the crawl afresh")
+            f"({said.split(':', 1)[0]}); repair it with `python -m crawler repair-state "
+            f"{folder} --yes` (it cuts the AOF where the damage starts), or move {folder} "
+            f"aside to start the crawl afresh")

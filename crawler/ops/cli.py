@@ -91,6 +91,10 @@ def parser() -> argparse.ArgumentParser:
                    help="the .wacz file to write")
     p.add_argument("--after", action="append", type=Path, metavar="EARLIER.wacz",
                    help="pack only the WARC files this earlier WACZ of the folder does not hold")
+    p = sub.add_parser("repair-state", help="cut a crawl's damaged AOF (embedded Redis) where "
+                       "the damage starts, as the error that stopped the crawl advises")
+    p.add_argument("folder", type=Path, metavar="FOLDER", help="the crawl's state folder")
+    p.add_argument("--yes", action="store_true", help="really cut (else: say what would be cut)")
     p = sub.add_parser("learn", help="learn a forum's template and print it as a profile module")
     p.add_argument("url", metavar="URL")
     p.add_argument("--name", help="profile name (default: from the host)")
@@ -134,6 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         from crawler.archive.wacz import main as wacz  # noqa: PLC0415
 
         return wacz(args.warc_dir, args.output, args.after)
+    if args.command == "repair-state":
+        from crawler.ops.repair import repair  # noqa: PLC0415
+
+        try:
+            return repair(args.folder, args.yes)
+        except CliError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if args.command == "serve-fixture":
         from crawler.demo.fixtures import serve  # noqa: PLC0415
 
