@@ -64,3 +64,10 @@ def test_a_damaged_aof_is_named_with_how_to_recover(tmp_path):
 def repair(folder, *options: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "crawler", "repair-state", str(folder), *options],
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_repair_state_refuses_a_folder_that_is_no_crawl_state(tmp_path):
+    refused = repair(tmp_path)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert refused.stderr == f"error: {tmp_path} is not one crawl's state folder (no " \
+                             "appendonly.aof in it)\n"
