@@ -155,9 +155,9 @@ def id_position(
     def rank(position: tuple[tuple[str, object], int]) -> tuple[bool | int, ...]:
         name, index = position
         slot = first[name]
-        # The same place in each URL (first, last or n-th number): see crawler.learn.slug_ids.
-        found = [number_at(s.numbers, index, len(slot.numbers))
-                 for s in (slots(url).get(name) for url in urls) if s is not None]
+        # The same place in each URL (opening, closing or n-th number): crawler.learn.slug_ids.
+        found = [number_at(s, index, slot) for s in (slots(url).get(name) for url in urls)
+                 if s is not None]
         values = {n for n in found if n is not None}
         keyed = name[0] == "q" and name[1] in _THREAD_KEYS
         postish = name[0] == "q" and bool(POST_KEYS.match(str(name[1])))

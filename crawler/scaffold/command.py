@@ -32,7 +32,12 @@ from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.record import records, write_site
-from crawler.scaffold.refine import refine_author, refine_board_link, refine_title
+from crawler.scaffold.refine import (
+    refine_author,
+    refine_board_link,
+    refine_thread_url,
+    refine_title,
+)
 from crawler.scaffold.render import render_profile, render_test
 
 __all__ = ["main"]
@@ -125,6 +130,8 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     if refine_board_link(learned, mine):
         print(f"boards: read from {learned.breadcrumbs} (no breadcrumb trail: the one link of"
               " every thread page to a board)")
+    if refine_thread_url(learned, mine):
+        print(f"thread ids: read by {learned.thread_url} (learned again on every thread's URL)")
     if refine_title(learned, mine):
         print(f"thread titles: read from {learned.title.xpath} (learned again on every thread)")
     if refine_author(learned, mine):

@@ -14,12 +14,12 @@ import pytest
 from lxml import html
 
 from crawler.demo.fixture_server import FixtureServer
-from crawler.learn.template import FieldRule, PostRules, Template
+from crawler.learn.template import FieldRule, Paging, PostRules, Template
 from crawler.profiles.base import ForumProfile, limits_of
 from crawler.scaffold.assess import limits_and_doubts
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.record import write_site
-from crawler.scaffold.refine import refine_author, refine_board_link
+from crawler.scaffold.refine import refine_author, refine_board_link, refine_thread_url
 from tests.extract.test_new_engine import _copy_project, _files
 from tests.helpers.expected import SITES
 
@@ -130,6 +130,21 @@ def test_a_thread_page_without_breadcrumbs_names_its_board_by_its_one_board_link
     limits, doubts = limits_and_doubts(bare, [], plain, frozenset({"opening_post_id"}))
     assert {"board_ids", "opening_post_id"} <= limits
     assert any("--limit" in line for line in doubts)
+
+
+def test_thread_ids_are_learned_again_on_every_captured_threads_url() -> None:
+    # The learner saw one thread's pages: its title's year, opening the slug, looked like the id.
+    leading = r"^/(?P<tid>\d+)(?:[^0-9/?#&;][^/?#&;]*)?(?:[/?#;&]|$)"
+    template = Template(host="h", thread_url=leading,
+                        posts=PostRules(record="//div[@class='post']"),
+                        paging=Paging(kind="path", regex=r"/p(\d+)(?:[/?#]|$)"))
+    page = "<html><body><div class='post'>a post</div></body></html>"
+    urls = ["/2024-review-of-tools-123", "/2024-review-of-tools-123/p2", "/hello-world-124",
+            "/plans-for-2025-125", "/top-10-tips-126"]
+    assert refine_thread_url(template, [(f"http://h{u}", page) for u in urls])
+    assert [template.thread_id(f"http://h{u}") for u in urls] == ["123", "123", "124", "125",
+                                                                   "126"]
+    assert not refine_thread_url(template, [(f"http://h{u}", page) for u in urls])
 
 
 def test_an_unknown_limit_on_the_command_line_is_one_line_and_exit_2() -> None:

@@ -28,6 +28,9 @@ def _ids(urls: list[str], page_slot=None) -> list[str]:
     # The id at the end after the title (XenForo-like), titles with and without numbers.
     (["/threads/top-10-tips.123/", "/threads/hello.124/", "/threads/2024-plans.125/"],
      ["123", "124", "125"]),
+    # The id closes the segment; a title opening with a year does not make the year the id.
+    (["/2024-review-of-tools-123", "/hello-world-124", "/top-10-tips-125"],
+     ["123", "124", "125"]),
     # A bare segment after the slug.
     (["/t/title-2/123", "/t/other-title/124"], ["123", "124"]),
 ])
