@@ -258,13 +258,20 @@ def _row_groups(parent: etree._Element, rows: list[etree._Element]) -> list[Reco
             chunks = [rows[i : i + span] for i in range(start, len(rows) - span + 1, span)]
             sig: dict[tuple[tuple[str, ...], ...], list[etree._Element]] = defaultdict(list)
             for chunk in chunks:
-                sig[tuple(shape(r) for r in chunk)].append(chunk[0])
+                sig[tuple(_cells(r) for r in chunk)].append(chunk[0])
             for members in sig.values():
                 if len(members) >= 2:
                     group = _score(parent, members, span)
                     if group is not None:
                         found.append(group)
     return found
+
+
+def _cells(row: etree._Element) -> tuple[str, ...]:
+    """A row's kind by its cells: its own zebra class (``tr1``/``tr2``, ``row1``/``row2``)
+    changes from post to post, as :func:`_sibling_kinds` allows for blocks."""
+    own = len(set(stable_classes(row)))
+    return (str(row.tag), *shape(row)[1 + own:])
 
 
 def _pair_groups(

@@ -14,6 +14,8 @@ from urllib.parse import unquote, urlsplit
 
 from w3lib.url import canonicalize_url
 
+from crawler.learn.slug_ids import id_like, is_titled, leads_title, number_at
+
 __all__ = ["POST_KEYS", "Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query",
            "slots", "slug_regex_for"]
 
@@ -150,16 +152,13 @@ def id_position(
         if (name, index) != page_slot
     ]
 
-    def rank(
-        position: tuple[tuple[str, object], int]
-    ) -> tuple[bool, int, bool, int, int, int, int, int]:
+    def rank(position: tuple[tuple[str, object], int]) -> tuple[bool | int, ...]:
         name, index = position
-        values = set()
-        for url in urls:
-            slot = slots(url).get(name)
-            if slot is not None and len(slot.numbers) > index:
-                values.add(slot.numbers[index])
         slot = first[name]
+        # The same place in each URL (opening, closing or n-th number): crawler.learn.slug_ids.
+        found = [number_at(s, index, slot) for s in (slots(url).get(name) for url in urls)
+                 if s is not None]
+        values = {n for n in found if n is not None}
         keyed = name[0] == "q" and name[1] in _THREAD_KEYS
         postish = name[0] == "q" and bool(POST_KEYS.match(str(name[1])))
         bare = slot.text.isdigit()
@@ -171,10 +170,9 @@ def id_position(
         # Only a bare number counts (``/t/thread-01/102``: the slug's number is not after a word).
         after_word = bare and previous is not None and bool(
             re.fullmatch(r"[A-Za-z_-]{1,12}", previous.text))
-        # A page offset on a first page is 0 or 1 (SMF's ``topic=343886.0``): never the id.
-        long = len(slot.numbers[index]) > 1
-        return (not postish, len(values), long, keyed, after_word, bare, depth,
-                index - len(slot.numbers))
+        present = len(found) - found.count(None)
+        return (not postish, present, len(values), id_like(slot.numbers[index]), keyed,
+                after_word, bare, depth, leads_title(slot.text, index), index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None
 
@@ -240,7 +238,10 @@ _ROUTE_WORD = re.compile(
 def _head_segment(index: int, segment: str) -> str:
     """A path segment before the id: numbers and long slugs loose; a route word (``threads``),
     a short code (``t``, ``f``) or a script name exact; any other word a board's slug, which
-    another thread of another board has in another form (``/Talk/adoptions/3940686-…``)."""
+    another thread of another board has in another form (``/Talk/adoptions/3940686-…``), as is
+    a title with a number (``/t/title-2/123``: another thread's title has none)."""
+    if is_titled(segment):
+        return r"[^/?#&;]+"
     if _NUM.search(segment) or len(segment) > 20:
         return _slot_regex(Slot(None, index, segment), None, None, loose=True)
     if not segment or len(segment) <= 2 or "." in segment or _ROUTE_WORD.match(segment):

@@ -148,12 +148,13 @@ _LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\d)")
 
 
 def find_date(text: str) -> str | None:
-    """The first date inside ``text``; a word before it that is no weekday ("Zitieren 20.
-    April 2020") is left out."""
-    match = _regexes()[2].search(text)
-    if not match:
+    """The longest date inside ``text``, the first of equals (a post number before a weekday,
+    "#4 Sat Mar 02, 2024 12:21 am", reads as a short date in some language: the whole date is
+    longer); a word before it that is no weekday ("Zitieren 20. April 2020") is left out."""
+    matches = list(_regexes()[2].finditer(text))
+    if not matches:
         return None
-    value = match.group(1)
+    value = max(matches, key=lambda m: len(m.group(1))).group(1)
     if _LEADING_WORD.match(value) and not parse_date(value):
         value = _LEADING_WORD.sub("", value)
     return value

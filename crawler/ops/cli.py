@@ -123,7 +123,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         if args.command == "new-engine":
-            return new_engine(args.name, args.url, settings, spargs, args.pages, args.force)
+            return new_engine(args.name, args.url, settings, spargs, args.pages, args.force,
+                              args.limits)
         from crawler.ops.learn import main as learn  # imports Scrapy's machinery
 
         return learn(args.url, args.name, args.max_pages, settings, spargs)

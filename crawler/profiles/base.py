@@ -55,6 +55,7 @@ LIMITS = {
     "quote_ids": "quotes name the user quoted, not the post",
     "edits": "edited posts are not marked",
     "repeated_posts": "pages after the first repeat a post of an earlier page",
+    "board_ids": "boards are shown without an id of their own (a slug or a name in their URL)",
 }
 
 

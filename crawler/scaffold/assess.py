@@ -7,6 +7,8 @@ from typing import Any
 
 from protego import Protego
 
+from crawler.learn.apply import board_of, read_thread
+from crawler.learn.dom import parse
 from crawler.learn.template import Template
 
 __all__ = ["limits_and_doubts", "robots_doubts"]
@@ -18,11 +20,20 @@ POST_FIELDS = {"author": "an author", "created": "a date", "body_html": "a body"
                "position": "a position"}
 
 
-def limits_and_doubts(template: Template,
-                      posts: list[dict[str, Any]]) -> tuple[frozenset[str], list[str]]:
-    limits = set(NOT_LEARNED)
+def limits_and_doubts(template: Template, posts: list[dict[str, Any]],
+                      pages: list[tuple[str, str]],
+                      declared: frozenset[str] = frozenset()) -> tuple[frozenset[str], list[str]]:
+    """The limits to declare, with ``declared`` (``--limit``, what the user knows of the
+    engine), and the doubts to print, from the template, the posts a crawl read and the
+    captured ``pages`` ((url, html))."""
+    limits = set(NOT_LEARNED) | declared
     doubts = [("quotes and edit marks are not read (limits quote_ids, edits): add selectors by hand"
               " if the engine shows them")]
+    if declared:
+        doubts.append(f"declared with --limit: {', '.join(sorted(declared))}")
+    if not _boards_named(template, pages):
+        limits.add("board_ids")
+        doubts.append("no thread page names its board by an id (limit board_ids)")
     if template.posts.post_id is None:
         limits.add("opening_post_id")
         doubts.append("no post id was found on the page: posts are named by a digest")
@@ -52,6 +63,16 @@ def robots_doubts(robots_txt: str, urls: dict[str, str], agent: str) -> list[str
     parser = Protego.parse(robots_txt)
     return [f"robots.txt disallows {what} ({url})" for what, url in urls.items()
             if not parser.can_fetch(url, agent)]
+
+
+def _boards_named(template: Template, pages: list[tuple[str, str]]) -> bool:
+    """Whether a captured thread page names its board by an id (a breadcrumb to a board URL)."""
+    for url, text in pages:
+        if template.thread_id(url) is not None:
+            crumbs = read_thread(template, parse(text, url))["crumbs"]
+            if board_of(template, [c for c in crumbs if template.thread_id(c[1]) is None]):
+                return True
+    return False
 
 
 def _value(post: dict[str, Any], name: str) -> Any:

@@ -32,7 +32,12 @@ from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.record import records, write_site
-from crawler.scaffold.refine import refine_author, refine_title
+from crawler.scaffold.refine import (
+    refine_author,
+    refine_board_link,
+    refine_thread_url,
+    refine_title,
+)
 from crawler.scaffold.render import render_profile, render_test
 
 __all__ = ["main"]
@@ -58,11 +63,12 @@ def paths(name: str) -> dict[str, Path]:
 
 
 def main(name: str, url: str, settings: dict[str, str], spider_args: dict[str, str],
-         pages: int = 60, force: bool = False) -> int:
+         pages: int = 60, force: bool = False, limits: list[str] | None = None) -> int:
     try:
         check_name(name, force)
+        declared = check_limits(limits or [])
         settings = {**_private(url), **settings}
-        run(name, url, settings, spider_args, pages)
+        run(name, url, settings, spider_args, pages, declared)
     except Failed as exc:
         print(f"error: new-engine {name}: {exc}", file=sys.stderr)
         return 2
@@ -84,8 +90,18 @@ def check_name(name: str, force: bool) -> None:
         raise Failed(f"{name!r} is already a profile name; pick another")
 
 
+def check_limits(names: list[str]) -> frozenset[str]:
+    """The limits named with ``--limit``: what the user knows the engine never shows."""
+    from crawler.profiles.base import LIMITS
+
+    unknown = sorted(set(names) - set(LIMITS))
+    if unknown:
+        raise Failed(f"unknown limit {unknown[0]!r} (known: {', '.join(sorted(LIMITS))})")
+    return frozenset(names)
+
+
 def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, str],
-        pages: int) -> None:
+        pages: int, declared: frozenset[str] = frozenset()) -> None:
     from crawler.ops.learn import learn_url
 
     files = paths(name)
@@ -111,12 +127,17 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     count = write_site(saved, origin, files["site"], start, {"profile": name})
     mine = [(r["url"], r["body"].decode("utf-8", "replace")) for r in saved if _is_page(r)]
     found = fingerprint([text for _, text in mine], _other_pages(name))
-    limits, more = limits_and_doubts(learned, posts)
+    if refine_board_link(learned, mine):
+        print(f"boards: read from {learned.breadcrumbs} (no breadcrumb trail: the one link of"
+              " every thread page to a board)")
+    if refine_thread_url(learned, mine):
+        print(f"thread ids: read by {learned.thread_url} (learned again on every thread's URL)")
     if refine_title(learned, mine):
         print(f"thread titles: read from {learned.title.xpath} (learned again on every thread)")
     if refine_author(learned, mine):
         print(f"authors: read from {learned.posts.author.xpath} (a longer link to the same "
               "member page than the learned one, a letter avatar)")
+    limits, more = limits_and_doubts(learned, posts, mine, declared)
     if not found.markers and not found.generator:
         more.append("no markup shared by every page and absent from other engines: not detected")
     _write_profile(name, url, learned, found, doubts + more, limits, files)
@@ -258,6 +279,9 @@ def add_parser(sub) -> None:
                    help="a thread page of a forum running the engine (best: one with 2+ pages)")
     p.add_argument("--pages", type=int, default=60, help="pages captured at most (default 60)")
     p.add_argument("--force", action="store_true", help="write over this engine's own files")
+    p.add_argument("--limit", dest="limits", action="append", default=[], metavar="LIMIT",
+                   help="declare what the engine never shows, as the profile's limits"
+                        " (e.g. --limit board_ids: its board URLs carry a slug, not the id)")
     p.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
                    help="a setting for the crawls, as for scrapy crawl")
     p.add_argument("-a", dest="spargs", action="append", default=[], metavar="NAME=VALUE",

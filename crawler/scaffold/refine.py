@@ -10,18 +10,30 @@ finds no element, a heading's child is tried (a heading that adds the pager to t
 The author is looked at again on every captured post: a letter avatar (NodeBB, esoTalk, Flarum
 draw the name's initial in a link to the member's page) looks like a name to the learner. When
 most posts hold another link to the same member URL with a longer text, that link is the name.
+
+The thread id's place in a slug URL is looked at again on the first pages of every captured
+thread: the learner saw one thread's pages, where a title's number (``/2024-review-123``) takes
+one value as the id does; across threads the id is the number in the place every URL has one
+and that takes the most values (:func:`crawler.learn.urls.id_position`).
+
+The board of a thread page without a breadcrumb trail (esoTalk's channel tab, a "posted in"
+link) is the one link outside the posts to a board URL with a text, the board's name: the same
+element on every captured thread page becomes a trail of one.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urljoin
 
-from crawler.learn.dom import element_text, parse
+from crawler.learn.dom import element_text, is_inside, parse
 from crawler.learn.generalize import best_xpath, eval_first
+from crawler.learn.paging import page_number
 from crawler.learn.template import FieldRule, Template, TitleRule
 from crawler.learn.thread import learn_title
+from crawler.learn.urls import fixed_params, id_position, id_regex_for
 
-__all__ = ["refine_author", "refine_title"]
+__all__ = ["refine_author", "refine_board_link", "refine_thread_url", "refine_title"]
 
 
 def refine_title(template: Template, pages: list[tuple[str, str]]) -> bool:
@@ -98,3 +110,52 @@ def _name_link(record: Any, found: Any) -> Any:
     same = [a for a in record.iter("a") if a.get("href") == href]
     longest = max(same, key=lambda a: len(element_text(a)))
     return longest if len(element_text(longest)) > len(element_text(found)) else None
+
+
+def refine_board_link(template: Template, pages: list[tuple[str, str]]) -> bool:
+    """With no breadcrumbs learned, read the board from the one link to a board URL that every
+    thread page holds outside its posts (see the module docstring); whether one was found."""
+    if template.breadcrumbs or not template.board_url:
+        return False
+    pairs = []
+    for url, text in pages:
+        if template.thread_id(url) is None:
+            continue
+        root = parse(text, url)
+        posts = root.xpath(template.posts.record)
+        # A link that names the board (an icon link "back" to the last listing names none).
+        links = [a for a in root.iter("a")
+                 if template.board_id(urljoin(url, a.get("href") or "")) is not None
+                 and element_text(a) and not any(is_inside(a, post) for post in posts)]
+        boards = {a.get("href") for a in links}
+        pairs.append((root, links[0] if len(boards) == 1 else None))
+    found = sum(1 for _, link in pairs if link is not None)
+    best = best_xpath(pairs, min_share=0.9) if found * 10 >= len(pairs) * 9 > 0 else None
+    if best is None:
+        return False
+    template.breadcrumbs = best[0]
+    return True
+
+
+def refine_thread_url(template: Template, pages: list[tuple[str, str]]) -> bool:
+    """Learn the thread URL pattern again from the first pages of the captured threads (the
+    pages ((url, html)) whose posts the template reads), when their id is in the path (a query
+    key names its id); kept when it reads every such page and tells more threads apart."""
+    if template.thread_params:
+        return False
+    urls = [url for url, text in pages if parse(text, url).xpath(template.posts.record)]
+    first = sorted({u for u in urls if page_number(template.paging, u) == 1})
+    if len(first) < 3:
+        return False
+    fixed = fixed_params(first, exclude={template.paging.param or ""})
+    regex = id_regex_for(first[0], None, "tid", fixed, id_position(first, None))
+    if regex is None or regex == template.thread_url:
+        return False
+    old = template.thread_url
+    told_apart = len({template.thread_id(u) for u in first} - {None})
+    template.thread_url = regex
+    if (any(template.thread_id(u) is None for u in urls)
+            or len({template.thread_id(u) for u in first}) <= told_apart):
+        template.thread_url = old
+        return False
+    return True

@@ -14,11 +14,12 @@ import pytest
 from lxml import html
 
 from crawler.demo.fixture_server import FixtureServer
-from crawler.learn.template import FieldRule, PostRules, Template
+from crawler.learn.template import FieldRule, Paging, PostRules, Template
 from crawler.profiles.base import ForumProfile, limits_of
+from crawler.scaffold.assess import limits_and_doubts
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.record import write_site
-from crawler.scaffold.refine import refine_author
+from crawler.scaffold.refine import refine_author, refine_board_link, refine_thread_url
 from tests.extract.test_new_engine import _copy_project, _files
 from tests.helpers.expected import SITES
 
@@ -100,6 +101,59 @@ def test_a_letter_avatar_gives_way_to_the_name_link_to_the_same_member() -> None
     assert not refine_author(same, pages)  # the name already: nothing longer to the same page
 
 
+def _channel_page(channel: int, links_in_posts: int) -> str:
+    """A thread page without a breadcrumb trail: one channel tab links its board (esoTalk)."""
+    posts = "".join(f"<div class='post'><a href='/channels/c-{n}'>see</a></div>"
+                    for n in range(links_in_posts))
+    return (f"<html><body><ul class='channels'><li><a class='channel' href='/channels/c-{channel}'>"
+            f"Channel {channel}</a></li></ul>{posts}</body></html>")
+
+
+def test_a_thread_page_without_breadcrumbs_names_its_board_by_its_one_board_link() -> None:
+    def template() -> Template:
+        return Template(host="h", thread_url=r"^/(?P<tid>\d+)-",
+                        board_url=r"^/channels/c-(?P<bid>\d+)",
+                        posts=PostRules(record="//div[@class='post']"))
+
+    pages = [(f"http://h/{n}-t", _channel_page(n % 3, 2)) for n in range(1, 7)]
+    found = template()
+    assert refine_board_link(found, pages)
+    root = html.fromstring(pages[0][1])
+    assert [a.text for a in root.xpath(found.breadcrumbs)] == ["Channel 1"]
+    limits, _ = limits_and_doubts(found, [], pages)
+    assert "board_ids" not in limits
+    # Boards not told apart on the pages: no trail, and the limit is declared.
+    bare = template()
+    plain = [(u, t.replace("<ul class='channels'>", "<ul><li><a href='/channels/c-9'>x</a></li>"))
+             for u, t in pages]
+    assert not refine_board_link(bare, plain)
+    limits, doubts = limits_and_doubts(bare, [], plain, frozenset({"opening_post_id"}))
+    assert {"board_ids", "opening_post_id"} <= limits
+    assert any("--limit" in line for line in doubts)
+
+
+def test_thread_ids_are_learned_again_on_every_captured_threads_url() -> None:
+    # The learner saw one thread's pages: its title's year, opening the slug, looked like the id.
+    leading = r"^/(?P<tid>\d+)(?:[^0-9/?#&;][^/?#&;]*)?(?:[/?#;&]|$)"
+    template = Template(host="h", thread_url=leading,
+                        posts=PostRules(record="//div[@class='post']"),
+                        paging=Paging(kind="path", regex=r"/p(\d+)(?:[/?#]|$)"))
+    page = "<html><body><div class='post'>a post</div></body></html>"
+    urls = ["/2024-review-of-tools-123", "/2024-review-of-tools-123/p2", "/hello-world-124",
+            "/plans-for-2025-125", "/top-10-tips-126"]
+    assert refine_thread_url(template, [(f"http://h{u}", page) for u in urls])
+    assert [template.thread_id(f"http://h{u}") for u in urls] == ["123", "123", "124", "125",
+                                                                   "126"]
+    assert not refine_thread_url(template, [(f"http://h{u}", page) for u in urls])
+
+
+def test_an_unknown_limit_on_the_command_line_is_one_line_and_exit_2() -> None:
+    done = _run(["-m", "crawler", "new-engine", "x_engine", "--from", "http://127.0.0.1:9/t",
+                 "--limit", "board_id"], ROOT)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "unknown limit 'board_id'" in done.stderr
+
+
 def test_the_captured_robots_txt_keeps_its_rules_but_not_its_crawl_delay(tmp_path: Path) -> None:
     robots = b"User-agent: *\nCrawl-delay: 10\nDisallow: /members/\n"
     saved = [{"url": "http://h:1/robots.txt", "status": 200, "body": robots,
@@ -141,6 +195,13 @@ def test_the_scorer_honours_declared_limits() -> None:
     assert strict.figures["post recall"].right == 0 and strict.figures["thread dates"].right == 0
     lenient = score([thread, post], truth, frozenset({"opening_post_id", "clock_time"}))
     assert lenient.lowest() == 1.0
+    # A board named by its slug (board-1 in the URL, 2 in the database).
+    thread["board"]["id"] = "1"
+    assert score([thread, post], truth, frozenset({"opening_post_id", "clock_time"})).figures[
+        "board ids"].right == 0
+    unscored = score([thread, post], truth, frozenset({"opening_post_id", "clock_time",
+                                                       "board_ids"}))
+    assert "board ids" not in unscored.figures and unscored.lowest() == 1.0
 
 
 def test_forum_spider_reads_with_a_named_engine_or_says_which_exist() -> None:
