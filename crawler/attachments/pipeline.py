@@ -21,8 +21,10 @@ For each attachment, in this order (the first that decides):
    another error status or a network failure is failed (tried again on the next pass); else
    the bytes are stored (:class:`.store.FileStore`) and the outcome indexed.
 
-A post's item leaves the pipeline once all its files are stored, and the node sends no acks
-while an item is in the pipeline (an ack barrier): a page is acked only with its files.
+A post's item leaves the pipeline once all its files are stored, and a page is acked only
+once its items left the pipelines (Scrapy's scraper keeps the response in its slot until
+then, and the node acks no request in that slot): a page is acked only with its files,
+while other pages are acked meanwhile (``tests/attachments/test_kill.py``).
 
 Stats: ``attachments/<status>``, ``attachments/known`` (settled by the index, no request),
 ``attachments/bytes`` (bytes stored), ``attachments/head`` (HEAD requests).
@@ -43,7 +45,6 @@ from crawler.attachments.links import CREDITS, body_attachments
 from crawler.attachments.store import FileStore
 from crawler.frontier.cluster import Cluster
 from crawler.items import Attachment, Post
-from crawler.node.api import node_of
 from crawler.node.turns import OFF_QUEUE
 
 if TYPE_CHECKING:
@@ -75,11 +76,9 @@ class AttachmentsPipeline(MediaPipeline):
         self.handle_httpstatus_list = SequenceExclude(range(300, 400))
         self.store, self.cap, self.spend_credits = store, cap, spend_credits
         self.stats = crawler.stats
-        self.in_pipeline = 0  # items waiting for their files: acks wait for them
         self.memory: dict[str, str] = {}  # the index without the frontier
         crawler.signals.connect(self._headers_received, signal=signals.headers_received)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
-        crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -91,10 +90,6 @@ class AttachmentsPipeline(MediaPipeline):
                    spend_credits=config.value(crawler.settings,
                                               "CRAWLER_ATTACHMENT_SPEND_CREDITS"))
 
-    def _opened(self, spider: Any = None) -> None:
-        if (node := node_of(self.crawler)) is not None:
-            node.add_ack_barrier(lambda: self.in_pipeline == 0)
-
     async def process_item(self, item: Any, spider: Any = None) -> Any:
         if not isinstance(item, Post):
             return item
@@ -102,11 +97,7 @@ class AttachmentsPipeline(MediaPipeline):
             item.attachments = body_attachments(item.body_html, item.url)
         if not item.attachments:
             return item
-        self.in_pipeline += 1
-        try:
-            return await super().process_item(item)
-        finally:
-            self.in_pipeline -= 1
+        return await super().process_item(item)
 
     # -- MediaPipeline's hooks ---------------------------------------------------------------
 

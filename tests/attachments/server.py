@@ -7,7 +7,8 @@ permission" page with status 200). The log records per request the method, the t
 status, when it came in and was answered, and the body bytes the socket accepted (a body is
 written in 16 KiB pieces with a small send buffer, so a client that hangs up stops the count).
 ``stall`` holds every file answer after its headers until :attr:`release` is set (``stalled``
-is set when one waits): what a kill during downloads needs. ``slow`` makes file answers slow.
+is set when one waits): what a kill during downloads needs; the pages in ``hold`` are
+answered only once a file stalled. ``slow`` makes file answers slow.
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ class LabServer:
     moved_on: threading.Event = field(default_factory=threading.Event)
     after_stall: int = 5
     release: threading.Event = field(default_factory=threading.Event)
+    #: page targets answered only once a file answer stalled
+    hold: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -147,6 +150,8 @@ class _Handler(BaseHTTPRequestHandler):
                     owner.moved_on.set()
         found = files.match(self.path)
         if self.path in pages:
+            if self.path in owner.hold:
+                owner.stalled.wait(60)
             hit.status = 200
             self._send(hit, owner.page(pages[self.path]), "text/html; charset=UTF-8", send_body)
         elif found and found.group(1) == DENIED:
