@@ -252,8 +252,9 @@ TABLE: tuple[Setting, ...] = (
       "forum lists none) decides before the body is read, and a body without a length is cut "
       "off at the cap.", low=1),
     S("CRAWLER_ATTACHMENT_SPEND_CREDITS", "bool", False, "`crawler.attachments`",
-      "Download attachments the forum charges for (Discuz! credits, a price in its points): "
-      "`False` leaves them `denied` without a request."),
+      "Download attachments the forum charges credits for (Discuz!: a price, or a board that "
+      "charges per download): `False` leaves them `denied`; no request (a redirect included) "
+      "reaches a page that takes credits."),
     # Members-only boards
     S("CRAWLER_LOGIN", "str", None, "`crawler.login`",
       "Credentials per site, a JSON object `{\"bbs.example.org\": {\"username\": \"alice\", "

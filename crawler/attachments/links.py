@@ -33,8 +33,9 @@ ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
     "xenforo": re.compile(r"/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
 }
 
-#: A link to an attachment the forum charges credits for (Discuz!'s purchase page).
-CREDITS = re.compile(r"[?&]action=attachpay&(?:[^#]*&)?aid=(?P<aid>\d+)")
+#: A URL that spends credits on an attachment: Discuz!'s purchase page of a priced one, and
+#: the page a member is redirected to when the board charges for downloads.
+CREDITS = re.compile(r"[?&]action=attach(?:pay|credit)&(?:[^#]*&)?aid=(?P<aid>\d+)")
 
 #: Session and cache parameters dropped from an attachment's URL (the rest may be a token).
 _VOLATILE = ("sid", "s", "PHPSESSID", "t")

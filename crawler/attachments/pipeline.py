@@ -13,7 +13,8 @@ For each attachment, in this order (the first that decides):
 1. the outcome index (:class:`crawler.frontier.cluster.StringHash` ``attachments``, by site, engine
    and attachment id, never by URL): an attachment stored, denied or too large in an earlier
    pass costs no request;
-2. a forum's price in credits, unless :setting:`CRAWLER_ATTACHMENT_SPEND_CREDITS`: denied;
+2. a URL that would spend credits, unless :setting:`CRAWLER_ATTACHMENT_SPEND_CREDITS`: denied
+   without a request, a redirect to one too (:mod:`.credits`);
 3. the listed size, else a HEAD request's ``Content-Length``, over
    :setting:`CRAWLER_ATTACHMENT_MAXSIZE`: too large;
 4. the GET: stopped at its headers when ``Content-Length`` is over the cap, at the cap when
@@ -112,8 +113,7 @@ class AttachmentsPipeline(MediaPipeline):
             self.stats.inc_value("attachments/known")
             return known
         if CREDITS.search(request.url) and not self.spend_credits:
-            self.stats.inc_value("attachments/credits")
-            return {"status": "denied"}  # not indexed: the setting may allow it next time
+            return None  # its GET is refused (.credits): denied, not indexed
         size = attachment.size
         if size is None:
             size = await self._head_size(request)
@@ -162,7 +162,8 @@ class AttachmentsPipeline(MediaPipeline):
 
     def _headers_received(self, headers: Any, body_length: int, request: Request,
                           spider: Any = None) -> None:
-        if META in request.meta and body_length > self.cap:
+        # body_length is Twisted's UNKNOWN_LENGTH, a string, without a Content-Length
+        if META in request.meta and isinstance(body_length, int) and body_length > self.cap:
             request.meta[OVER_CAP] = True
             raise StopDownload(fail=False)
 
