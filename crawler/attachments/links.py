@@ -30,7 +30,8 @@ ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
     "discuz": re.compile(r"mod=attachment&(?:amp;)?(?:[^#]*&)?aid=(?P<aid>[A-Za-z0-9%=+/_-]+)"),
     "vbulletin": re.compile(r"attachment\.php\?(?:[^#]*&)?attachmentid=(?P<aid>\d+)"
                             r"|filedata/fetch\?(?:[^#]*&)?id=(?P<aid5>\d+)"),
-    "xenforo": re.compile(r"/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
+    # not /data/attachments/<bucket>/<data id>-<hash>.jpg: a thumbnail, named by its bucket
+    "xenforo": re.compile(r"(?<!data)/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
 }
 
 #: A URL that spends credits on an attachment: Discuz!'s purchase page of a priced one, and
@@ -99,19 +100,22 @@ def clean_url(url: str) -> str:
 
 
 def _name(element: Selector) -> str | None:
+    """The link's text, else its (or the thumbnail's it wraps) ``alt`` or ``title``."""
     text = " ".join(t.strip() for t in element.xpath(".//text()").getall() if t.strip())
-    name = text or element.attrib.get("alt") or element.attrib.get("title")
-    return name.strip() if name and name.strip() else None
+    for name in (text, *element.xpath("(@alt | @title | .//img/@alt | .//img/@title)").getall()):
+        if name and name.strip():
+            return name.strip()
+    return None
 
 
 def _size_near(element: Selector) -> int | None:
-    """The size listed right after the link, else in the smallest enclosing row that holds
-    no other link."""
+    """The size listed right after the link, else in the smallest enclosing row that links
+    nowhere else (the link and its thumbnail, each maybe twice: an icon and a name)."""
     after = element.xpath("following-sibling::text()[1]").get()
     if (size := listed_size(after)) is not None:
         return size
     for row in _rows(element):
-        if len(row.xpath(".//a[@href] | .//img[@src]")) > 2:
+        if len(set(row.xpath(".//a/@href | .//img/@src").getall())) > 2:
             return None
         if (size := listed_size(" ".join(row.xpath(".//text()").getall()))) is not None:
             return size
