@@ -100,6 +100,8 @@ class LabServer:
     hold: set[str] = field(default_factory=set)
     #: Discuz!'s files cost credits (see the module docstring)
     charge: bool = False
+    #: files answered with a 301 to their URL plus ``&moved=1`` first (phpBB's newer ones)
+    moved: bool = False
 
     def __post_init__(self) -> None:
         self.lock = threading.Lock()
@@ -182,12 +184,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif aid == DENIED:
             hit.status = denied_status
             self._send(hit, owner.page(denied_page), "text/html; charset=UTF-8", send_body)
+        elif aid in FILES and owner.moved and "&moved=1" not in self.path:
+            self._redirect(hit, 301, self.path + "&moved=1")
         elif aid in FILES and owner.charge and aid not in IMAGES:
-            hit.status = 302
-            self.send_response(302)
-            self.send_header("Location", f"forum.php?mod=misc&action=attachcredit&aid={aid}")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            self._redirect(hit, 302, f"forum.php?mod=misc&action=attachcredit&aid={aid}")
         elif CHARGE.match(self.path):
             hit.status = 200
             self._send(hit, owner.page(denied_page), "text/html; charset=UTF-8", send_body)
@@ -199,6 +199,13 @@ class _Handler(BaseHTTPRequestHandler):
                        chunked=aid in owner.chunked, stall=owner.stall)
         else:
             self._send(hit, b"not found", "text/plain", send_body)
+
+    def _redirect(self, hit: Hit, status: int, location: str) -> None:
+        hit.status = status
+        self.send_response(status)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def _send(self, hit: Hit, body: bytes, kind: str, send_body: bool, *,
               chunked: bool = False, stall: bool = False) -> None:

@@ -101,6 +101,15 @@ def test_discuz_downloads_that_cost_credits_are_refused_unless_a_setting_allows(
     assert all(found[aid]["path"] is None for aid in "2346")
 
 
+def test_a_redirect_to_the_file_is_followed(tmp_path: Path) -> None:
+    with LabServer("phpbb", moved=True) as server:
+        found = _crawl(server, tmp_path, "first")
+        answers = [(h.status, h.target.endswith("&moved=1")) for h in server.file_hits()]
+    for aid in "1234":
+        assert found[aid]["sha256"] == hashlib.sha256(FILES[aid][0]).hexdigest()
+    assert answers.count((301, False)) == 4 and answers.count((200, True)) == 4, answers
+
+
 def test_with_a_warc_dir_the_files_also_go_into_the_archive(tmp_path: Path) -> None:
     from warcio.archiveiterator import ArchiveIterator  # noqa: PLC0415 - only this test
 
