@@ -14,7 +14,8 @@ For each attachment, in this order (the first that decides):
    and attachment id, never by URL): an attachment stored, denied or too large in an earlier
    pass costs no request;
 2. a URL that would spend credits, unless :setting:`CRAWLER_ATTACHMENT_SPEND_CREDITS`: denied
-   without a request, a redirect to one too (:mod:`.credits`);
+   without a request, a redirect to one too (:mod:`.credits`); with it, the page that took
+   the credits links the file: that link is fetched;
 3. the listed size, else a HEAD request's ``Content-Length``, over
    :setting:`CRAWLER_ATTACHMENT_MAXSIZE`: too large;
 4. the GET: stopped at its headers when ``Content-Length`` is over the cap, at the cap when
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured, StopDownload
+from scrapy.http import TextResponse
 from scrapy.pipelines.media import MediaPipeline
 from scrapy.utils.datatypes import SequenceExclude
 
@@ -62,6 +64,7 @@ KEY = "crawler_attachment_key"
 #: Request meta: set once the download was stopped at the size cap.
 OVER_CAP = "crawler_attachment_over_cap"
 _RECEIVED = "crawler_attachment_received"
+_FORWARDED = "crawler_attachment_forwarded"  # fetched from the page that took credits
 #: Outcomes the index keeps; ``failed`` is tried again.
 KEPT = ("stored", "denied", "too_large")
 _HTML = (b"text/html", b"application/xhtml+xml")
@@ -121,8 +124,10 @@ class AttachmentsPipeline(MediaPipeline):
             return self._settled(request, {"status": "too_large", "size": size})
         return None
 
-    def media_downloaded(self, response: Response, request: Request, info: Any, *,
-                         item: Any = None) -> dict[str, Any]:
+    async def media_downloaded(self, response: Response, request: Request, info: Any, *,
+                               item: Any = None) -> dict[str, Any]:
+        if (forward := self._after_credits(response, request)) is not None:
+            request, response = forward, await self.crawler.engine.download_async(forward)
         content_type = (response.headers.get(b"Content-Type") or b"").split(b";")[0].strip()
         if request.meta.get(OVER_CAP):
             return self._settled(request, {"status": "too_large"})
@@ -176,6 +181,19 @@ class AttachmentsPipeline(MediaPipeline):
             raise StopDownload(fail=False)
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _after_credits(self, response: Response, request: Request) -> Request | None:
+        """The file's own link on the page that took the credits for it (Discuz!: "your
+        credits -2, the download starts now"), when the setting allows spending them."""
+        if not (self.spend_credits and isinstance(response, TextResponse)
+                and CREDITS.search(response.url) and not request.meta.get(_FORWARDED)):
+            return None
+        wanted = request.meta[META].id
+        for linked in body_attachments(response.text, response.url):
+            if linked.id == wanted and not CREDITS.search(linked.url):
+                return request.replace(url=linked.url, meta={**request.meta, _FORWARDED: True,
+                                                              _RECEIVED: 0})
+        return None
 
     def _request(self, item: Post, attachment: Attachment) -> Request:
         key = f"{item.site}|{item.engine}|{attachment.id}"

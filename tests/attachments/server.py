@@ -6,7 +6,8 @@ Files are answered the way the engines answer them: phpBB's ``download/file.php?
 permission" page with status 200), Discuz!'s ``mod=attachment&aid=TOKEN`` (the token is
 base64 of the id and more; with ``charge``, as the lab answers a member when the board's
 credit rule charges for downloads: a 302 to ``action=attachcredit``, the page whose GET
-takes the credits, except for images). The log records per request the method, the target, the
+takes the credits and links the file with a ``ck`` key, as captured from the lab; images are
+free). The log records per request the method, the target, the
 status, when it came in and was answered, and the body bytes the socket accepted (a body is
 written in 16 KiB pieces with a small send buffer, so a client that hangs up stops the count).
 ``stall`` holds every file answer after its headers until :attr:`release` is set (``stalled``
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 PAGES = Path(__file__).parent / "pages"
 #: The lab's origins in the captured pages, replaced by this server's.
@@ -61,6 +62,14 @@ ROUTES = {  # engine -> (thread pages, attachment URL, denied page, its status)
 #: Discuz!'s page that takes a member's credits for a download (its GET does)
 CHARGE = re.compile(r"^/forum\.php\?mod=misc&action=attachcredit&aid=(\d+)")
 IMAGES = {"1"}
+#: the token of the captured page that took the credits (discuz-attachcredit.html)
+CREDIT_TOKEN = b"NHw4YmM5NThiOHwxNzk1OTQxNTgyfDJ8MQ%3D%3D"
+
+
+def _credit_page(owner: LabServer, aid: str) -> bytes:
+    """The lab's page that took the credits for attachment 4, its token for *aid*'s."""
+    token = quote(base64.b64encode(f"{aid}|8bc958b8|1795941582|2|1".encode()).decode(), safe="")
+    return owner.page("discuz-attachcredit.html").replace(CREDIT_TOKEN, token.encode())
 
 
 def _aid(raw: str) -> str:
@@ -186,11 +195,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(hit, owner.page(denied_page), "text/html; charset=UTF-8", send_body)
         elif aid in FILES and owner.moved and "&moved=1" not in self.path:
             self._redirect(hit, 301, self.path + "&moved=1")
-        elif aid in FILES and owner.charge and aid not in IMAGES:
+        elif aid in FILES and owner.charge and aid not in IMAGES and "&ck=" not in self.path:
             self._redirect(hit, 302, f"forum.php?mod=misc&action=attachcredit&aid={aid}")
-        elif CHARGE.match(self.path):
+        elif charged := CHARGE.match(self.path):
             hit.status = 200
-            self._send(hit, owner.page(denied_page), "text/html; charset=UTF-8", send_body)
+            self._send(hit, _credit_page(owner, charged.group(1)), "text/html; charset=UTF-8",
+                       send_body)
         elif aid in FILES:
             body, kind = FILES[aid]
             hit.status = 200

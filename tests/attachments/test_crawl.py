@@ -92,8 +92,10 @@ def test_discuz_downloads_that_cost_credits_are_refused_unless_a_setting_allows(
         charged = [h.target for h in server.log if CHARGE.match(h.target)]
         bought = [h.target for h in server.log if "action=attachpay" in h.target]
     assert found["1"]["status"] == "stored"  # an image costs nothing
-    if spend:
+    if spend:  # the page that took the credits links the file: fetched
         assert len(charged) == 3 and bought
+        for aid in "234":
+            assert found[aid]["sha256"] == hashlib.sha256(FILES[aid][0]).hexdigest()
         return
     assert charged == [] and bought == []  # no request spent anything
     assert {aid: found[aid]["status"] for aid in "23456"} == {
