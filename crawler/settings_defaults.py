@@ -252,8 +252,10 @@ TABLE: tuple[Setting, ...] = (
       "forum lists none) decides before the body is read, and a body without a length is cut "
       "off at the cap.", low=1),
     S("CRAWLER_ATTACHMENT_SPEND_CREDITS", "bool", False, "`crawler.attachments`",
-      "Download attachments the forum charges for (Discuz! credits, a price in its points): "
-      "`False` leaves them `denied` without a request."),
+      "Download attachments the forum charges credits for (Discuz!: a board that charges per "
+      "download; the file is fetched from the page that took the credits). `False` leaves them "
+      "`denied`: no request (a redirect included) reaches a page that takes credits. A priced "
+      "attachment is never bought (its purchase form is a page: `denied`)."),
     # Members-only boards
     S("CRAWLER_LOGIN", "str", None, "`crawler.login`",
       "Credentials per site, a JSON object `{\"bbs.example.org\": {\"username\": \"alice\", "

@@ -3,14 +3,16 @@ attachment pattern matches, with the name and the size the forum lists beside th
 
 Each profile sets ``attachment_url``, a regex whose group ``aid`` is the engine's attachment
 id; :func:`find_attachments` applies it to a post. :func:`body_attachments` applies every
-engine's pattern to a post body, for readers that know no engine (the learned reader).
+engine's pattern (and :data:`CREDITS`) to a post's markup, for readers that know no engine:
+the learned reader gives it a post's whole record (:mod:`crawler.learn.files`).
 """
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import urljoin
+from urllib.parse import unquote, urljoin
 
 from parsel import Selector
 from w3lib.url import url_query_cleaner
@@ -20,7 +22,8 @@ from crawler.items import Attachment
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-__all__ = ["CREDITS", "ENGINE_PATTERNS", "body_attachments", "find_attachments", "listed_size"]
+__all__ = ["CREDITS", "ENGINE_PATTERNS", "ID_OF", "body_attachments", "discuz_id",
+           "find_attachments", "listed_size"]
 
 #: The attachment URLs of the engines the profiles know (``aid``: the attachment id).
 ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
@@ -30,11 +33,13 @@ ENGINE_PATTERNS: dict[str, re.Pattern[str]] = {
     "discuz": re.compile(r"mod=attachment&(?:amp;)?(?:[^#]*&)?aid=(?P<aid>[A-Za-z0-9%=+/_-]+)"),
     "vbulletin": re.compile(r"attachment\.php\?(?:[^#]*&)?attachmentid=(?P<aid>\d+)"
                             r"|filedata/fetch\?(?:[^#]*&)?id=(?P<aid5>\d+)"),
-    "xenforo": re.compile(r"/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
+    # not /data/attachments/<bucket>/<data id>-<hash>.jpg: a thumbnail, named by its bucket
+    "xenforo": re.compile(r"(?<!data)/attachments/(?:[^/?#]*\.)?(?P<aid>\d+)/"),
 }
 
-#: A link to an attachment the forum charges credits for (Discuz!'s purchase page).
-CREDITS = re.compile(r"[?&]action=attachpay&(?:[^#]*&)?aid=(?P<aid>\d+)")
+#: A URL that spends credits on an attachment: Discuz!'s purchase page of a priced one, and
+#: the page a member is redirected to when the board charges for downloads.
+CREDITS = re.compile(r"[?&]action=attach(?:pay|credit)&(?:[^#]*&)?aid=(?P<aid>\d+)")
 
 #: Session and cache parameters dropped from an attachment's URL (the rest may be a token).
 _VOLATILE = ("sid", "s", "PHPSESSID", "t")
@@ -42,6 +47,21 @@ _SIZE = re.compile(r"(\d+(?:[.,]\d+)?)\s*(bytes?|[kmgt]i?b)\b", re.IGNORECASE)
 _UNITS = {"b": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}
 #: How far up from a link its listed size may be: the link's own row, not the whole post.
 _ROW_DEPTH = 3
+
+
+def discuz_id(raw: str) -> str | None:
+    """Discuz!'s ``aid=MnwzOWQx...`` is base64 of ``aid|hash|time|uid|tid``: the id is its
+    head (the rest changes with every page view)."""
+    try:
+        decoded = base64.b64decode(unquote(raw), validate=False).decode("ascii")
+    except (ValueError, UnicodeDecodeError):
+        return raw if raw.isdigit() else None
+    head = decoded.split("|", 1)[0]
+    return head if head.isdigit() else None
+
+
+#: How an engine's ``aid`` group becomes its attachment id, where it is not the id itself.
+ID_OF: dict[str, Callable[[str], str | None]] = {"discuz": discuz_id}
 
 
 def listed_size(text: str | None) -> int | None:
@@ -85,8 +105,8 @@ def body_attachments(body_html: str | None, base_url: str) -> list[Attachment]:
         return []
     body = Selector(text=body_html)
     found: dict[str, Attachment] = {}
-    for pattern in ENGINE_PATTERNS.values():
-        for attachment in find_attachments(body, base_url, pattern):
+    for engine, pattern in [*ENGINE_PATTERNS.items(), ("credits", CREDITS)]:
+        for attachment in find_attachments(body, base_url, pattern, ID_OF.get(engine)):
             found.setdefault(attachment.id, attachment)
     return list(found.values())
 
@@ -98,19 +118,22 @@ def clean_url(url: str) -> str:
 
 
 def _name(element: Selector) -> str | None:
+    """The link's text, else its (or the thumbnail's it wraps) ``alt`` or ``title``."""
     text = " ".join(t.strip() for t in element.xpath(".//text()").getall() if t.strip())
-    name = text or element.attrib.get("alt") or element.attrib.get("title")
-    return name.strip() if name and name.strip() else None
+    for name in (text, *element.xpath("(@alt | @title | .//img/@alt | .//img/@title)").getall()):
+        if name and name.strip():
+            return " ".join(name.split())
+    return None
 
 
 def _size_near(element: Selector) -> int | None:
-    """The size listed right after the link, else in the smallest enclosing row that holds
-    no other link."""
+    """The size listed right after the link, else in the smallest enclosing row that links
+    nowhere else (the link and its thumbnail, each maybe twice: an icon and a name)."""
     after = element.xpath("following-sibling::text()[1]").get()
     if (size := listed_size(after)) is not None:
         return size
     for row in _rows(element):
-        if len(row.xpath(".//a[@href] | .//img[@src]")) > 2:
+        if len(set(row.xpath(".//a/@href | .//img/@src").getall())) > 2:
             return None
         if (size := listed_size(" ".join(row.xpath(".//text()").getall()))) is not None:
             return size

@@ -13,7 +13,9 @@ For each attachment, in this order (the first that decides):
 1. the outcome index (:class:`crawler.frontier.cluster.StringHash` ``attachments``, by site, engine
    and attachment id, never by URL): an attachment stored, denied or too large in an earlier
    pass costs no request;
-2. a forum's price in credits, unless :setting:`CRAWLER_ATTACHMENT_SPEND_CREDITS`: denied;
+2. a URL that would spend credits, unless :setting:`CRAWLER_ATTACHMENT_SPEND_CREDITS`: denied
+   without a request, a redirect to one too (:mod:`.credits`); with it, the page that took
+   the credits links the file: that link is fetched;
 3. the listed size, else a HEAD request's ``Content-Length``, over
    :setting:`CRAWLER_ATTACHMENT_MAXSIZE`: too large;
 4. the GET: stopped at its headers when ``Content-Length`` is over the cap, at the cap when
@@ -21,8 +23,10 @@ For each attachment, in this order (the first that decides):
    another error status or a network failure is failed (tried again on the next pass); else
    the bytes are stored (:class:`.store.FileStore`) and the outcome indexed.
 
-A post's item leaves the pipeline once all its files are stored, and the node sends no acks
-while an item is in the pipeline (an ack barrier): a page is acked only with its files.
+A post's item leaves the pipeline once all its files are stored, and a page is acked only
+once its items left the pipelines (Scrapy's scraper keeps the response in its slot until
+then, and the node acks no request in that slot): a page is acked only with its files,
+while other pages are acked meanwhile (``tests/attachments/test_kill.py``).
 
 Stats: ``attachments/<status>``, ``attachments/known`` (settled by the index, no request),
 ``attachments/bytes`` (bytes stored), ``attachments/head`` (HEAD requests).
@@ -35,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured, StopDownload
+from scrapy.http import TextResponse
 from scrapy.pipelines.media import MediaPipeline
 from scrapy.utils.datatypes import SequenceExclude
 
@@ -43,7 +48,6 @@ from crawler.attachments.links import CREDITS, body_attachments
 from crawler.attachments.store import FileStore
 from crawler.frontier.cluster import Cluster
 from crawler.items import Attachment, Post
-from crawler.node.api import node_of
 from crawler.node.turns import OFF_QUEUE
 
 if TYPE_CHECKING:
@@ -60,6 +64,7 @@ KEY = "crawler_attachment_key"
 #: Request meta: set once the download was stopped at the size cap.
 OVER_CAP = "crawler_attachment_over_cap"
 _RECEIVED = "crawler_attachment_received"
+_FORWARDED = "crawler_attachment_forwarded"  # fetched from the page that took credits
 #: Outcomes the index keeps; ``failed`` is tried again.
 KEPT = ("stored", "denied", "too_large")
 _HTML = (b"text/html", b"application/xhtml+xml")
@@ -75,11 +80,9 @@ class AttachmentsPipeline(MediaPipeline):
         self.handle_httpstatus_list = SequenceExclude(range(300, 400))
         self.store, self.cap, self.spend_credits = store, cap, spend_credits
         self.stats = crawler.stats
-        self.in_pipeline = 0  # items waiting for their files: acks wait for them
         self.memory: dict[str, str] = {}  # the index without the frontier
         crawler.signals.connect(self._headers_received, signal=signals.headers_received)
         crawler.signals.connect(self._bytes_received, signal=signals.bytes_received)
-        crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
@@ -91,10 +94,6 @@ class AttachmentsPipeline(MediaPipeline):
                    spend_credits=config.value(crawler.settings,
                                               "CRAWLER_ATTACHMENT_SPEND_CREDITS"))
 
-    def _opened(self, spider: Any = None) -> None:
-        if (node := node_of(self.crawler)) is not None:
-            node.add_ack_barrier(lambda: self.in_pipeline == 0)
-
     async def process_item(self, item: Any, spider: Any = None) -> Any:
         if not isinstance(item, Post):
             return item
@@ -102,11 +101,7 @@ class AttachmentsPipeline(MediaPipeline):
             item.attachments = body_attachments(item.body_html, item.url)
         if not item.attachments:
             return item
-        self.in_pipeline += 1
-        try:
-            return await super().process_item(item)
-        finally:
-            self.in_pipeline -= 1
+        return await super().process_item(item)
 
     # -- MediaPipeline's hooks ---------------------------------------------------------------
 
@@ -121,8 +116,7 @@ class AttachmentsPipeline(MediaPipeline):
             self.stats.inc_value("attachments/known")
             return known
         if CREDITS.search(request.url) and not self.spend_credits:
-            self.stats.inc_value("attachments/credits")
-            return {"status": "denied"}  # not indexed: the setting may allow it next time
+            return None  # its GET is refused (.credits): denied, not indexed
         size = attachment.size
         if size is None:
             size = await self._head_size(request)
@@ -130,8 +124,10 @@ class AttachmentsPipeline(MediaPipeline):
             return self._settled(request, {"status": "too_large", "size": size})
         return None
 
-    def media_downloaded(self, response: Response, request: Request, info: Any, *,
-                         item: Any = None) -> dict[str, Any]:
+    async def media_downloaded(self, response: Response, request: Request, info: Any, *,
+                               item: Any = None) -> dict[str, Any]:
+        if (forward := self._after_credits(response, request)) is not None:
+            request, response = forward, await self.crawler.engine.download_async(forward)
         content_type = (response.headers.get(b"Content-Type") or b"").split(b";")[0].strip()
         if request.meta.get(OVER_CAP):
             return self._settled(request, {"status": "too_large"})
@@ -171,7 +167,8 @@ class AttachmentsPipeline(MediaPipeline):
 
     def _headers_received(self, headers: Any, body_length: int, request: Request,
                           spider: Any = None) -> None:
-        if META in request.meta and body_length > self.cap:
+        # body_length is Twisted's UNKNOWN_LENGTH, a string, without a Content-Length
+        if META in request.meta and isinstance(body_length, int) and body_length > self.cap:
             request.meta[OVER_CAP] = True
             raise StopDownload(fail=False)
 
@@ -184,6 +181,19 @@ class AttachmentsPipeline(MediaPipeline):
             raise StopDownload(fail=False)
 
     # -- helpers -----------------------------------------------------------------------------
+
+    def _after_credits(self, response: Response, request: Request) -> Request | None:
+        """The file's own link on the page that took the credits for it (Discuz!: "your
+        credits -2, the download starts now"), when the setting allows spending them."""
+        if not (self.spend_credits and isinstance(response, TextResponse)
+                and CREDITS.search(response.url) and not request.meta.get(_FORWARDED)):
+            return None
+        wanted = request.meta[META].id
+        for linked in body_attachments(response.text, response.url):
+            if linked.id == wanted and not CREDITS.search(linked.url):
+                return request.replace(url=linked.url, meta={**request.meta, _FORWARDED: True,
+                                                              _RECEIVED: 0})
+        return None
 
     def _request(self, item: Post, attachment: Attachment) -> Request:
         key = f"{item.site}|{item.engine}|{attachment.id}"

@@ -16,6 +16,7 @@ from lxml import etree
 
 from crawler.learn.dom import content_digest, element_text, inner_html, iter_text
 from crawler.learn.embedded import read_data_posts
+from crawler.learn.files import record_attachments
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
 from crawler.learn.thread import heading_title
@@ -161,6 +162,7 @@ def read_posts(template: Template, root: etree._Element, url: str) -> list[dict[
                 "body_html": body_html,
                 "body_text": body_text,
                 "position": position,
+                "attachments": record_attachments(rows, url),
             }
         )
     return posts

@@ -32,6 +32,7 @@ def post_record(template: Template, post: dict[str, Any], tid: str, url: str,
         "created_raw": to_ymd(post["created_raw"], rules.date_order, rules.utc_offset),
         "created_precision": template.posts.date_precision,
         "body_html": post["body_html"],
+        "attachments": post.get("attachments") or [],  # a record's files (.files)
         "quoted_post_ids": [],
         "edited": False,
     }

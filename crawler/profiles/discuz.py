@@ -8,12 +8,11 @@ date) over the relative display text.
 
 from __future__ import annotations
 
-import base64
 import re
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urljoin
+from urllib.parse import urljoin
 
-from crawler.attachments.links import CREDITS, ENGINE_PATTERNS, find_attachments
+from crawler.attachments.links import CREDITS, ENGINE_PATTERNS, discuz_id, find_attachments
 from crawler.items import Attachment
 from crawler.login.forms import LoginForm
 from crawler.profiles.html import HtmlForumProfile
@@ -124,13 +123,7 @@ class Discuz(HtmlForumProfile):
         return images
 
     def attachment_id(self, raw: str) -> str | None:
-        """``aid=MnwzOWQx...`` is base64 of ``aid|hash|time|uid|tid``: the id is its head."""
-        try:
-            decoded = base64.b64decode(unquote(raw), validate=False).decode("ascii")
-        except (ValueError, UnicodeDecodeError):
-            return raw if raw.isdigit() else None
-        head = decoded.split("|", 1)[0]
-        return head if head.isdigit() else None
+        return discuz_id(raw)
 
     def thread_page_one(self, url: str) -> str:
         url = re.sub(r"&page=\d+", "", self.canonicalize(url))

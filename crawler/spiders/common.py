@@ -18,8 +18,10 @@ __all__ = ["SPIDER_SETTINGS", "check_timezone", "fetch_time", "site_domain"]
 
 SPIDER_SETTINGS: dict[str, Any] = {
     "ITEM_PIPELINES": ITEM_PIPELINES,
-    # After HttpCompressionMiddleware (590) on the way back, so it sees the decoded body.
-    "DOWNLOADER_MIDDLEWARES": {"crawler.encoding.CharsetMiddleware": 580},
+    # After HttpCompressionMiddleware (590) on the way back, so it sees the decoded body;
+    # attachments: no download (a redirect included) spends credits (before robots.txt).
+    "DOWNLOADER_MIDDLEWARES": {"crawler.encoding.CharsetMiddleware": 580,
+                               "crawler.attachments.credits.CreditsMiddleware": 90},
     # Scrapy 2.19 creates CONCURRENT_ITEMS tasks per response; 8 is plenty for forum pages.
     "CONCURRENT_ITEMS": 8,
     "FEED_EXPORT_ENCODING": "utf-8",

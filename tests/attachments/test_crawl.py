@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.attachments.server import FILES, LabServer
+from tests.attachments.server import CHARGE, FILES, LabServer
 from tests.helpers.crawl import run_crawl
 
 if TYPE_CHECKING:
@@ -21,6 +21,8 @@ def _crawl(server: LabServer, tmp: Path, name: str, **settings: str) -> dict[str
     result = run_crawl("forum", server.start_url, tmp / f"{name}.jl", settings={
         "FILES_STORE": str(tmp / "files"), "CRAWLER_ATTACHMENT_MAXSIZE": str(CAP),
         "CRAWLER_STATE_DIR": str(tmp / "state"), **settings})
+    errors = [line for line in result.log.splitlines() if " ERROR: " in line]
+    assert errors == []  # a file without Content-Length once logged one per file
     return {a["id"]: {**a, "post": item["post_id"]} for item in result.items
             if item["item_type"] == "post" for a in item["attachments"]}
 
@@ -31,7 +33,7 @@ def _stored(tmp: Path) -> dict[str, bytes]:
             if p.is_file() and ".partial" not in p.parts}
 
 
-@pytest.mark.parametrize("engine", ["phpbb", "mybb"])
+@pytest.mark.parametrize("engine", ["phpbb", "mybb", "discuz"])
 def test_files_stored_once_by_content_denied_and_too_large_then_no_request(
         engine: str, tmp_path: Path) -> None:
     with LabServer(engine) as server:
@@ -57,7 +59,7 @@ def test_files_stored_once_by_content_denied_and_too_large_then_no_request(
     assert len(stored) == 3  # png, pdf, zip: no HTML page, nothing of the 3 MiB file
     assert not any(b"<html" in body[:200].lower() for body in stored.values())
     assert found["5"]["path"] is None and found["6"]["path"] is None
-    assert all(not h.target.endswith(("id=5", "aid=5")) for h in first_hits)  # listed: 3 MiB
+    assert "5" not in {server.file_id(h) for h in first_hits}  # listed: 3 MiB
     assert later == []  # the second pass asks nothing of the attachments
     assert {aid: a["status"] for aid, a in again.items()} in ({}, status)
 
@@ -77,6 +79,37 @@ def test_a_file_larger_than_listed_is_cut_off_near_the_cap(chunked: bool, tmp_pa
     bound = 0.75 * len(big) if chunked else 1.2 * CAP
     assert len(hits) == 1 and hits[0].sent < bound, hits
     assert found["1"]["status"] == "stored"
+
+
+@pytest.mark.parametrize("spend", [False, True], ids=["default", "spend-credits"])
+def test_discuz_downloads_that_cost_credits_are_refused_unless_a_setting_allows(
+        spend: bool, tmp_path: Path) -> None:
+    # a member on a board whose credit rule charges for downloads: Discuz! redirects each
+    # file but the image to the page that takes the credits (as the lab does)
+    with LabServer("discuz", charge=True) as server:
+        found = _crawl(server, tmp_path, "first",
+                       CRAWLER_ATTACHMENT_SPEND_CREDITS=str(spend))
+        charged = [h.target for h in server.log if CHARGE.match(h.target)]
+        bought = [h.target for h in server.log if "action=attachpay" in h.target]
+    assert found["1"]["status"] == "stored"  # an image costs nothing
+    if spend:  # the page that took the credits links the file: fetched
+        assert len(charged) == 3 and bought
+        for aid in "234":
+            assert found[aid]["sha256"] == hashlib.sha256(FILES[aid][0]).hexdigest()
+        return
+    assert charged == [] and bought == []  # no request spent anything
+    assert {aid: found[aid]["status"] for aid in "23456"} == {
+        **dict.fromkeys("2346", "denied"), "5": "too_large"}
+    assert all(found[aid]["path"] is None for aid in "2346")
+
+
+def test_a_redirect_to_the_file_is_followed(tmp_path: Path) -> None:
+    with LabServer("phpbb", moved=True) as server:
+        found = _crawl(server, tmp_path, "first")
+        answers = [(h.status, h.target.endswith("&moved=1")) for h in server.file_hits()]
+    for aid in "1234":
+        assert found[aid]["sha256"] == hashlib.sha256(FILES[aid][0]).hexdigest()
+    assert answers.count((301, False)) == 4 and answers.count((200, True)) == 4, answers
 
 
 def test_with_a_warc_dir_the_files_also_go_into_the_archive(tmp_path: Path) -> None:

@@ -1,8 +1,11 @@
-"""The profiles find each engine's attachments in real pages captured from the engine lab:
-id, URL without the session id, the name the forum shows, the listed size."""
+"""The profiles find each engine's attachments in real pages captured from the engine lab
+(XenForo: real forums' pages of the web-forum-52 corpus): id, URL without the session id,
+the name the forum shows, the listed size."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 from scrapy.http import HtmlResponse
@@ -12,6 +15,7 @@ from crawler.profiles import get_profile
 from crawler.profiles.base import PageCursor
 
 PAGES = Path(__file__).parent / "pages"
+CORPUS = Path(__file__).parents[1] / "fixtures" / "web-forum-52-dev"
 
 
 def _posts(engine: str, page: str, url: str) -> dict[str, list[tuple]]:
@@ -82,7 +86,7 @@ def test_discuz_tokenised_links_priced_ones_and_images_in_place() -> None:
                for pid, found in posts.items()}
         assert ids["2"] == [("3", "logs.zip", 1065), ("4", "manual-copy.pdf", 464)]
         assert ids["3"] == [("5", "big-dump.zip", 3 * 1024 * 1024)]
-        assert ids["4"] == [("6", "members-only.zip", None)]
+        assert ids["4"] == [("6", "members-only.zip", 1065)]  # "1.04 KB"
         assert posts["4"][0][1].endswith("action=attachpay&aid=6&tid=1")
         assert all("mod=attachment&aid=" in u for pid in "23" for _, u, _, _ in posts[pid])
     # the image: its aid for browsers, its stored path for robots (which get no aid)
@@ -91,3 +95,28 @@ def test_discuz_tokenised_links_priced_ones_and_images_in_place() -> None:
     assert [a[0] for a in browser] == ["1", "2"]
     assert [a[0] for a in robot] == ["2", "202403/01/6c44948c7187aea9.png"]
     assert robot[1][1] == "http://127.0.0.1:18089/data/attachment/forum/202403/01/6c44948c7187aea9.png"
+
+
+def _corpus_posts(engine: str, name: str) -> dict[str, list[tuple]]:
+    """The posts of a real forum page of the web-forum-52 corpus (tests/fixtures)."""
+    page = json.loads(gzip.open(CORPUS / f"{name}.json.gz").read())
+    response = HtmlResponse(page["url"], body=page["html"].encode(), encoding="utf-8")
+    thread = get_profile(engine)().parse_thread(response, PageCursor(url=page["url"]), None)
+    return {post.post_id: [(a.id, a.url, a.name, a.size) for a in post.attachments]
+            for post in thread.posts}
+
+
+def test_xenforo_attachment_lists_and_inline_images_on_real_pages() -> None:
+    posts = _corpus_posts("xenforo", "uhrforum.de.threads.schachtel-fuer-mauthe-nr-50-322.432114.")
+    base = "https://uhrforum.de/attachments/"
+    # an attachment list: an icon and a name linking each file, its size below ("435,4 KB")
+    assert posts["5390629"] == [
+        ("3017246", base + "20200423_133902-jpg.3017246/", "20200423_133902.jpg", 445850),
+        ("3017247", base + "20200423_133849-jpg.3017247/", "20200423_133849.jpg", 434074)]
+    # an image in the body: the link to the file, not its thumbnail under /data/attachments/
+    assert posts["5390812"] == [
+        ("3017413", base + "23eaf233-eaab-4e36-a8be-40ce0df5d163-jpeg.3017413/", "3017413", None)]
+    found = _corpus_posts("xenforo",
+                          "forum.statcounter.com.threads.best-android-apps-in-uk-2019.79812.")
+    assert [(a[0], a[2]) for a in found["298721"]] \
+        == [("2130", "Top-Android-Apps-in-the-UK-2019.jpg")]
