@@ -257,8 +257,9 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
 
 # -- a lone <article> ----------------------------------------------------------------------------
 def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
+    # a comment list in an <article> of its own ("commentary") is not a second post
     articles = root.xpath("//article[not(ancestor::article)]"
-                          "[not(ancestor::*[contains(@class, 'comment')])]")
+                          "[not(ancestor-or-self::*[contains(@class, 'comment')])]")
     if len(articles) > 1:
         return Entry("article", listing=True)
     article = articles[0] if articles else _main_post(root)

@@ -164,7 +164,8 @@ class BlogPage:
             return not entry.listing and bool(entry.published)
         # One main <article> with a date: comment lists and widgets also use <article>, skip them.
         main = self.response.xpath(
-            "//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]"
+            "//article[not(ancestor::article)]"
+            "[not(ancestor-or-self::*[contains(@class, 'comment')])]"
         )
         if len(main) != 1 or not main.css("time[datetime]"):
             return False

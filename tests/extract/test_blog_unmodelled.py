@@ -9,7 +9,9 @@ category page. The Eleventy post has no ``<article>`` at all. The WordPress post
 comments of several paragraphs, threaded by level classes, its author in a "Posted by … on"
 byline, and a ``index.php?/archives/…`` URL. The French Dotclear post has no ``<time>``: each
 comment's line holds the author and a day-first numeric date. The ABlog (Sphinx) post is a
-documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card.
+documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card. The
+Chyrp Lite post's byline links to its author's page by query (``?action=author&id=4``), its
+comments are in an ``<article>`` of their own, each named by its heading ("Gao Wei said:").
 """
 
 from __future__ import annotations
@@ -120,6 +122,21 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("Erin Li", "Erin Li"),
     ("De Dave Reader -", "Dave Reader"),
     ("De Niro", "De Niro"),
+    # a verb before the word that introduces the name, a verb after it (Chyrp's six locales)
+    ("Written by Alice Martin", "Alice Martin"),
+    ("Ecrit par Alice Martin", "Alice Martin"),
+    ("Publiziert von Alice Martin", "Alice Martin"),
+    ("Scritto da Alice Martin", "Alice Martin"),
+    ("Geschreven door Alice Martin", "Alice Martin"),
+    ("Napisane przez Alice Martin", "Alice Martin"),
+    ("由李雷撰写", "李雷"),
+    ("Dave Reader said:", "Dave Reader"),
+    ("Dave Reader a dit :", "Dave Reader"),
+    ("Dave Reader hat gesagt:", "Dave Reader"),
+    ("Dave Reader zei:", "Dave Reader"),
+    ("Dave Reader napisał:", "Dave Reader"),
+    ("Dave Reader said...", "Dave Reader"),
+    ("李雷 说：", "李雷"),
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
