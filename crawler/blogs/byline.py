@@ -46,7 +46,7 @@ _PARTICLE = re.compile(r"^de\s+(?=\S+\s+\S)", re.IGNORECASE)
 _MAILBOX = re.compile(r"\S+@\S+\s+\((.+)\)")
 _EDGES = "\"'“”‘’«»()[]{}:：,，;；.。·•|-–—@ \t\r\n"
 #: An author's page: by path, or by query ("?author=2", "?action=author&id=2",
-#: "member.php?action=profile&uid=1", "memberlist.php?mode=viewprofile&u=2").
+#: "?mode=viewprofile&u=2").
 _AUTHOR_PAGE = re.compile(
     r"/authors?/|[?&/]author=|/users?/|/members?/|/profile"
     r"|[?&][\w-]+=(?:author|user|member|(?:view)?profile)(?:&|$)",
