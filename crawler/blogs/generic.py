@@ -20,6 +20,7 @@ from scrapy.http import TextResponse
 
 from crawler import jsonld
 from crawler.blogs.byline import author_name
+from crawler.blogs.comment_pages import comment_pages
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
 from crawler.blogs.urls import canonical
@@ -265,6 +266,10 @@ class BlogPage:
                 for c in entry.comments
             ]
         return comment_blocks(self.response.text, self.response.url, article_url)
+
+    def comment_pages(self, article_url: str) -> list[str]:
+        """The other pages of the post's comments (:mod:`crawler.blogs.comment_pages`)."""
+        return comment_pages(self.response.text, self.response.url, article_url)
 
     def json_ld(self) -> list[dict[str, Any]]:
         if self._ld is None:

@@ -7,7 +7,8 @@ archives). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
 ``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments
 are read from WordPress' core comment
-list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`);
+list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`), on
+every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``.
@@ -25,6 +26,7 @@ import scrapy
 from scrapy.http import Response, TextResponse
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
+from crawler.blogs.comment_pages import shown_page
 from crawler.blogs.feeds import feed_entries, feed_links
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
@@ -142,6 +144,8 @@ class BlogSpider(scrapy.Spider):
         url = canonical(response.url)
         if url in self.feed_articles:
             yield from self._feed_article(url, response, page.comments(url))
+            pages = page.comment_pages(url)
+            yield from self._comment_pages(pages, url, shown_page(list(pages.values())))
             return
         self.crawler.stats.inc_value("blog/not_article")
         if not listing:
@@ -180,11 +184,8 @@ class BlogSpider(scrapy.Spider):
             yield self._finish(article, crawled_at)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
-        nxt = WordPress.next_comment_page(response)
-        if nxt:
-            yield scrapy.Request(
-                nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": fields["url"]}
-            )
+        pages = page.comment_pages(fields["url"])
+        yield from self._comment_pages(pages, fields["url"], shown_page(list(pages.values())))
 
     def parse_article_page(
         self, response: Response, article: dict[str, Any], rest: list[str]
@@ -215,14 +216,25 @@ class BlogSpider(scrapy.Spider):
         self.crawler.stats.inc_value("blog/articles")
         return Article(site=self.site, crawled_at=crawled_at, **article)
 
-    def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
+    def parse_comment_page(self, response: Response, article_url: str,
+                           shown: int) -> Iterator[Any]:
+        """Another page of a post's comments (``/comment-page-2/``, ``&comments=2``); *shown*:
+        the page the post's own URL shows (read with the post)."""
         if not isinstance(response, TextResponse):
             return
         crawled_at = fetch_time(response)
-        for comment in WordPress.comments_from_html(response, article_url):
+        page = BlogPage(response)
+        comments = (WordPress.comments_from_html(response, article_url)
+                    or page.comments(article_url))
+        for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
-        nxt = WordPress.next_comment_page(response)
-        if nxt:
-            yield scrapy.Request(
-                nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": article_url}
-            )
+        yield from self._comment_pages(page.comment_pages(article_url), article_url, shown)
+
+    def _comment_pages(self, pages: dict[str, int], article_url: str,
+                       shown: int) -> Iterator[scrapy.Request]:
+        # every page the pager names, older and newer (the scheduler drops those already seen),
+        # but the one the post's own URL showed
+        for url, number in pages.items():
+            if number != shown:
+                yield scrapy.Request(url, callback=self.parse_comment_page,
+                                     cb_kwargs={"article_url": article_url, "shown": shown})
