@@ -271,10 +271,10 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     if not heading:
         return None
     # Documentation layouts put the date and the author in a sidebar beside the article.
+    # Undated: a static page, or a post only its feed dates (is_article says no; the feed path
+    # still takes its body where the feed carries an excerpt).
     raw = (_time(article) or _text_date(article) or _only_time(root)
            or _only_text_date(root, article))
-    if not raw:
-        return None
     return Entry(
         "article",
         title=_heading_text(heading[0]),

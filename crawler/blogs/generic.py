@@ -250,6 +250,11 @@ class BlogPage:
                 found.setdefault(int(match.group(1)), url)
         return [found[n] for n in sorted(found)]
 
+    def undated_body(self) -> str | None:
+        """The body of the post the page shows without a date (its feed entry dates it)."""
+        entry = self.entry()
+        return entry.body_html if entry is not None and not entry.listing else None
+
     def body_only(self) -> str | None:
         """The body of a continuation page: the declared entry, else trafilatura's."""
         entry = self.entry()

@@ -27,7 +27,7 @@ from scrapy.http import Response, TextResponse
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.blogs.comment_pages import shown_page
-from crawler.blogs.feeds import feed_entries, feed_links
+from crawler.blogs.feeds import feed_entries, feed_links, whole_body
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
 from crawler.blogs.wordpress import WordPress
@@ -58,7 +58,7 @@ class BlogSpider(scrapy.Spider):
         #: Feed entries with whole posts, by canonical link, and pages that declared no article.
         self.feed_articles: dict[str, dict[str, Any]] = {}
         #: Pages that declare no article, with their comment blocks, until a feed names them.
-        self.unrecognised: dict[str, list[dict[str, Any]]] = {}
+        self.unrecognised: dict[str, tuple[list[dict[str, Any]], str | None]] = {}
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -119,7 +119,7 @@ class BlogSpider(scrapy.Spider):
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised.keys():
-            yield from self._feed_article(url, response, self.unrecognised.pop(url))
+            yield from self._feed_article(url, response, *self.unrecognised.pop(url))
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
@@ -143,7 +143,8 @@ class BlogSpider(scrapy.Spider):
             return
         url = canonical(response.url)
         if url in self.feed_articles:
-            yield from self._feed_article(url, response, page.comments(url))
+            yield from self._feed_article(url, response, page.comments(url),
+                                          page.undated_body())
             pages = page.comment_pages(url)
             yield from self._comment_pages(pages, url, shown_page(list(pages.values())))
             return
@@ -151,7 +152,7 @@ class BlogSpider(scrapy.Spider):
         if not listing:
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
             # feed parsed later may still hold this page as a whole entry.
-            self.unrecognised[url] = page.comments(url)
+            self.unrecognised[url] = (page.comments(url), page.undated_body())
             return
         for feed in page.feeds():
             yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
@@ -201,12 +202,14 @@ class BlogSpider(scrapy.Spider):
         else:
             yield self._finish(article, fetch_time(response))
 
-    def _feed_article(self, url: str, response: Response,
-                      comments: list[dict[str, Any]]) -> Iterator[Any]:
-        """An article whose page declares none, from its feed entry (full content), with the
-        comment blocks of its page."""
+    def _feed_article(self, url: str, response: Response, comments: list[dict[str, Any]],
+                      page_body: str | None) -> Iterator[Any]:
+        """An article whose page declares none, from its feed entry (its content, or the page's
+        undated post where the feed's content is an excerpt of it), with the comment blocks of
+        its page."""
         self.crawler.stats.inc_value("blog/articles_from_feed")
         fields = self.feed_articles.pop(url)
+        fields["body_html"] = whole_body(fields["body_html"], page_body)
         crawled_at = fetch_time(response)
         yield self._finish({"platform": "generic", **fields}, crawled_at)
         for comment in comments:

@@ -220,3 +220,25 @@ def test_a_post_read_from_its_feed_keeps_its_page_s_comments(feed_first: bool) -
     assert [a.url for a in articles] == [canonical(spec["url"])]
     assert [(c.article_url, c.author) for c in comments] == [
         (canonical(spec["url"]), c["author"]) for c in spec["comments"]]
+
+
+@pytest.mark.parametrize("feed_first", [True, False])
+def test_an_undated_post_takes_its_date_from_the_feed_and_its_body_from_the_page(
+        feed_first: bool) -> None:
+    # ABlog without its sidebar post card: the post page shows no date and no author; its Atom
+    # feed has both, and as content only the post's first paragraph (an excerpt).
+    site = FIXTURES / "ablog-0.11-sphinx-undated"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    want = spec["feed_article"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url="http://127.0.0.1:18252/")
+    feed = XmlResponse("http://127.0.0.1:18252/blog/atom.xml",
+                       body=(site / "atom.xml").read_bytes())
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    assert not _page("ablog-0.11-sphinx-undated", "post.html", spec["url"]).is_article()
+    steps = [(spider.parse_feed, (feed,)), (spider.parse_page, (page, False))]
+    items = [i for call, args in (steps if feed_first else steps[::-1]) for i in call(*args)
+             if isinstance(i, Article)]
+    assert [(a.url, a.title, a.author) for a in items] == [
+        (canonical(want["url"]), want["title"], want["author"])]
+    assert _same_date(items[0].published_raw, want["published"])
+    assert _text(items[0].body_html) == SCORER.normalise(want["body_text"])
