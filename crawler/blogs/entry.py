@@ -10,8 +10,8 @@ schema.org, or a lone ``<article>``.
    one ``.entry-content``, ``.published`` (``abbr[title]``, ``time[datetime]``), ``.vcard.author
    .fn``, ``rel=tag`` / ``/tag/`` links;
 3. **schema.org** ``BlogPosting``/``Article`` in JSON-LD or microdata (``articleBody``);
-4. a single **``<article>``** holding a heading and a date, or beside the page's only date
-   (documentation layouts put the date and the author in a sidebar).
+4. a single **``<article>``** with a heading, its date in it or the page's only date (sidebars
+   of documentation layouts); undated, it is no article by itself (its feed may date it).
 
 Two or more entries on a page make it a listing (:attr:`Entry.listing`), not an article. The body
 is the declared content element less the metadata some themes put inside it (Pelican's
