@@ -24,6 +24,7 @@ from crawler.blogs.comment_pages import comment_pages
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
 from crawler.blogs.urls import canonical
+from crawler.learn.when import find_date
 from crawler.profiles._utils import first_css, join_text
 
 logger = logging.getLogger(__name__)
@@ -123,6 +124,23 @@ class BlogPage:
                 continue
             links.append(url)
         return list(dict.fromkeys(links))
+
+    def dated_links(self) -> dict[str, str]:
+        """The date an index page shows on the line of each post link ("2024-03-22 - <a>",
+        "<li><time>…</time> <a>"): the date of a post whose own page shows none (links to
+        other pages are kept too: the spider asks only for undated posts)."""
+        host = urlsplit(self.response.url).netloc
+        found: dict[str, str] = {}
+        for link in self.response.xpath("//a[@href]"):
+            url = canonical(self.response.urljoin(link.attrib["href"]))
+            line = link.xpath("parent::*")
+            text = join_text(line) or ""
+            if urlsplit(url).netloc != host or url in found or len(text) > 200:
+                continue
+            date = line.xpath("string(.//time/@datetime)").get() or find_date(text)
+            if date:
+                found[url] = date
+        return found
 
     def index_links(self) -> list[str]:
         """Same-site index pages: the pager's pages, else (a site without a pager) its
@@ -250,10 +268,12 @@ class BlogPage:
                 found.setdefault(int(match.group(1)), url)
         return [found[n] for n in sorted(found)]
 
-    def undated_body(self) -> str | None:
-        """The body of the post the page shows without a date (its feed entry dates it)."""
+    def undated_article(self) -> dict[str, Any] | None:
+        """The post the page shows without a date (its feed entry or an index page dates it)."""
         entry = self.entry()
-        return entry.body_html if entry is not None and not entry.listing else None
+        if entry is None or entry.listing or not entry.title or not entry.body_html:
+            return None
+        return _named({"url": canonical(self.response.url), **_declared(entry)})
 
     def body_only(self) -> str | None:
         """The body of a continuation page: the declared entry, else trafilatura's."""

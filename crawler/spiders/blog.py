@@ -11,7 +11,11 @@ list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.com
 every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
-Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``.
+A page whose post shows no date is dated by its feed entry, else (once every feed is read) by
+the day an index page shows beside its link.
+
+Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
+``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
 For WordPress sites prefer ``scrapy crawl wordpress``, which reads the REST API.
 """
 
@@ -57,8 +61,12 @@ class BlogSpider(scrapy.Spider):
         self.site_timezone = timezone
         #: Feed entries with whole posts, by canonical link, and pages that declared no article.
         self.feed_articles: dict[str, dict[str, Any]] = {}
-        #: Pages that declare no article, with their comment blocks, until a feed names them.
-        self.unrecognised: dict[str, tuple[list[dict[str, Any]], str | None]] = {}
+        #: Pages that declare no article, with their comment blocks and undated post, until a
+        #: feed names them or (every feed read) an index page dated them.
+        self.unrecognised: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]] = {}
+        #: The date index pages show beside each post link; the site's feeds, True once read.
+        self.listed_dates: dict[str, str] = {}
+        self.feeds: dict[str, bool] = {}
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -124,6 +132,12 @@ class BlogSpider(scrapy.Spider):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
                                  meta=row_meta(url, said))
+        self.feeds[canonical(response.url)] = True
+        yield from self._dated_by_index(response)
+
+    def feed_failed(self, failure: Any) -> Iterator[Any]:
+        self.feeds[canonical(failure.request.url)] = True
+        yield from ()
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
@@ -144,18 +158,26 @@ class BlogSpider(scrapy.Spider):
         url = canonical(response.url)
         if url in self.feed_articles:
             yield from self._feed_article(url, response, page.comments(url),
-                                          page.undated_body())
+                                          page.undated_article())
             pages = page.comment_pages(url)
             yield from self._comment_pages(pages, url, shown_page(list(pages.values())))
             return
         self.crawler.stats.inc_value("blog/not_article")
-        if not listing:
+        post = page.undated_article()
+        if not listing or post:
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
-            # feed parsed later may still hold this page as a whole entry.
-            self.unrecognised[url] = (page.comments(url), page.undated_body())
+            # feed parsed later may still hold this page as a whole entry, an index page may
+            # date its post (also one a wrong rel=next led to, as if it were an index page).
+            self.unrecognised[url] = (page.comments(url), post)
+            yield from self._dated_by_index(response)
+        if not listing:
             return
         for feed in page.feeds():
-            yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
+            self.feeds.setdefault(canonical(feed), False)
+            yield scrapy.Request(feed, callback=self.parse_feed, errback=self.feed_failed,
+                                 meta=LISTING)
+        for url, date in page.dated_links().items():
+            self.listed_dates.setdefault(url, date)
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
@@ -202,14 +224,29 @@ class BlogSpider(scrapy.Spider):
         else:
             yield self._finish(article, fetch_time(response))
 
+    def _dated_by_index(self, response: Response) -> Iterator[Any]:
+        """Undated posts no feed holds, once every feed is read: dated by an index page (the
+        day it shows), with their page's title, byline, body and comments."""
+        if not all(self.feeds.values()):
+            return
+        for url in [u for u, (_, post) in self.unrecognised.items()
+                    if post and u in self.listed_dates]:
+            comments, post = self.unrecognised.pop(url)
+            self.crawler.stats.inc_value("blog/articles_dated_by_index")
+            crawled_at = fetch_time(response)
+            yield self._finish({"platform": "generic", **post,
+                                "published_raw": self.listed_dates[url]}, crawled_at)
+            for comment in comments:
+                yield Comment(crawled_at=crawled_at, **dict(comment, article_url=post["url"]))
+
     def _feed_article(self, url: str, response: Response, comments: list[dict[str, Any]],
-                      page_body: str | None) -> Iterator[Any]:
+                      page_post: dict[str, Any] | None) -> Iterator[Any]:
         """An article whose page declares none, from its feed entry (its content, or the page's
         undated post where the feed's content is an excerpt of it), with the comment blocks of
         its page."""
         self.crawler.stats.inc_value("blog/articles_from_feed")
         fields = self.feed_articles.pop(url)
-        fields["body_html"] = whole_body(fields["body_html"], page_body)
+        fields["body_html"] = whole_body(fields["body_html"], (page_post or {}).get("body_html"))
         crawled_at = fetch_time(response)
         yield self._finish({"platform": "generic", **fields}, crawled_at)
         for comment in comments:
