@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
@@ -45,6 +45,14 @@ from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, 
 logger = logging.getLogger(__name__)
 
 
+class _Unread(NamedTuple):
+    """A page that declared no article: its comment blocks, its undated post, when fetched."""
+
+    comments: list[dict[str, Any]]
+    post: dict[str, Any] | None
+    crawled_at: str
+
+
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class BlogSpider(scrapy.Spider):
     name = "blog"
@@ -63,7 +71,7 @@ class BlogSpider(scrapy.Spider):
         self.feed_articles: dict[str, dict[str, Any]] = {}
         #: Pages that declare no article, with their comment blocks and undated post, until a
         #: feed names them or (every feed read) an index page dated them.
-        self.unrecognised: dict[str, tuple[list[dict[str, Any]], dict[str, Any] | None]] = {}
+        self.unrecognised: dict[str, _Unread] = {}
         #: The date index pages show beside each post link; the site's feeds, True once read.
         self.listed_dates: dict[str, str] = {}
         self.feeds: dict[str, bool] = {}
@@ -127,17 +135,18 @@ class BlogSpider(scrapy.Spider):
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised.keys():
-            yield from self._feed_article(url, response, *self.unrecognised.pop(url))
+            unread = self.unrecognised.pop(url)
+            yield from self._feed_article(url, response, unread.comments, unread.post)
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
                                  meta=row_meta(url, said))
         self.feeds[canonical(response.url)] = True
-        yield from self._dated_by_index(response)
+        yield from self._dated_by_index()
 
     def feed_failed(self, failure: Any) -> Iterator[Any]:
         self.feeds[canonical(failure.request.url)] = True
-        yield from ()
+        yield from self._dated_by_index()
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
@@ -168,8 +177,8 @@ class BlogSpider(scrapy.Spider):
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
             # feed parsed later may still hold this page as a whole entry, an index page may
             # date its post (also one a wrong rel=next led to, as if it were an index page).
-            self.unrecognised[url] = (page.comments(url), post)
-            yield from self._dated_by_index(response)
+            self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response))
+            yield from self._dated_by_index()
         if not listing:
             return
         for feed in page.feeds():
@@ -224,16 +233,16 @@ class BlogSpider(scrapy.Spider):
         else:
             yield self._finish(article, fetch_time(response))
 
-    def _dated_by_index(self, response: Response) -> Iterator[Any]:
+    def _dated_by_index(self) -> Iterator[Any]:
         """Undated posts no feed holds, once every feed is read: dated by an index page (the
         day it shows), with their page's title, byline, body and comments."""
         if not all(self.feeds.values()):
             return
-        for url in [u for u, (_, post) in self.unrecognised.items()
-                    if post and u in self.listed_dates]:
-            comments, post = self.unrecognised.pop(url)
+        for url in [u for u, unread in self.unrecognised.items()
+                    if unread.post and u in self.listed_dates]:
+            comments, post, crawled_at = self.unrecognised.pop(url)
+            assert post is not None
             self.crawler.stats.inc_value("blog/articles_dated_by_index")
-            crawled_at = fetch_time(response)
             yield self._finish({"platform": "generic", **post,
                                 "published_raw": self.listed_dates[url]}, crawled_at)
             for comment in comments:

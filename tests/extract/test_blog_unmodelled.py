@@ -22,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, XmlResponse
 from scrapy.utils.test import get_crawler
+from twisted.python.failure import Failure
 
 from crawler.blogs.byline import author_name
 from crawler.blogs.comments import comment_blocks
@@ -268,3 +271,18 @@ def test_an_undated_post_no_feed_holds_takes_the_day_its_index_page_shows(
     assert [(a.url, a.title, a.published_raw) for a in items] == [
         (canonical(want["url"]), want["title"], want["published"][:10])]
     assert _text(items[0].body_html) == SCORER.normalise(want["body_text"])
+
+
+def test_an_undated_post_is_dated_by_its_index_page_when_the_feed_fails() -> None:
+    site = FIXTURES / "ablog-0.11-sphinx-undated"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url="http://127.0.0.1:18252/")
+    index = HtmlResponse("http://127.0.0.1:18252/posts/index.html",
+                         body=(site / "posts-index.html").read_bytes(), encoding="utf-8")
+    feeds = [r for r in spider.parse_listing(index) if isinstance(r, Request)
+             and r.callback == spider.parse_feed]
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    assert [i for i in spider.parse_page(page, False) if isinstance(i, Article)] == []
+    failure = Failure(IgnoreRequest("404"))
+    failure.request = feeds[0]  # type: ignore[attr-defined]
+    assert [a.published_raw for a in feeds[0].errback(failure)] == ["2024-01-19"]
