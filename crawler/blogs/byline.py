@@ -35,7 +35,7 @@ _PREFIX = re.compile(
 #: Where the name ends: a comma, a separator, or a word that starts the date ("on", "le", "am").
 _SUFFIX = re.compile(
     r"\s*(?:[,;|·•—–]|\s-\s|\s(?:on|at|in|le|am|il|el|op|em|den)(?:\s|$)"
-    r"|\b(?:posted|wrote|says?|said|hat gesagt|sagt|schrieb|a dit|a [ée]crit|zei|schreef"
+    r"|\s(?:posted|wrote|says?|said|hat gesagt|sagt|schrieb|a dit|a [ée]crit|zei|schreef"
     r"|napisał|dijo|escribió|disse|ha scritto|ha detto)(?:\s|[:：.…]|$)"
     r"|于|於|发表于|發表於|说|說|撰写|撰寫).*$",
     re.IGNORECASE,

@@ -140,6 +140,7 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("Dave Reader napisał:", "Dave Reader"),
     ("Dave Reader said...", "Dave Reader"),
     ("李雷 说：", "李雷"),
+    ("Said Ahmed", "Said Ahmed"),  # a name, not the word after one
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
