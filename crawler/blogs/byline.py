@@ -4,8 +4,9 @@ Bylines wrap the name in words and punctuation in the site's language ("By Carol
 "Posted by Alice on", "Par Jean :", "作者：李雷"). :func:`author_name` keeps the name;
 :func:`find_byline` finds it in a post: a ``rel=author`` link, an ``itemprop=author``, or the
 innermost element whose class says ``author`` or ``byline`` (its link to an author page if it has
-one, else its text, else an avatar's ``alt``); beside a post, else the one person the page's links
-to author pages name.
+one, else its text, else an avatar's ``alt``), else the one person the post's links to author
+pages name (by path or by query: ``/author/alice/``, ``?action=author&id=2``); beside a post, the
+same outside the page's header and footer.
 """
 
 from __future__ import annotations
@@ -20,16 +21,23 @@ __all__ = ["author_name", "find_byline"]
 
 #: Words that introduce a name, in the languages blogs are written in.
 _PREFIX = re.compile(
-    r"^(?:(?:posted|written|published|authored|submitted|words|photos?)\s+by|by|from|author|"
+    r"^(?:(?:posted|written|published|authored|submitted|words|photos?)\s+by|"
+    r"(?:[ée]crit|publi[ée]|r[ée]dig[ée]|post[ée])\s+par|"
+    r"(?:geschrieben|verfasst|publiziert|ver[öo]ffentlicht)\s+von|"
+    r"(?:scritto|pubblicato)\s+da|(?:escrito|publicado)\s+por|"
+    r"(?:geschreven|gepubliceerd)\s+door|(?:napisane|napisany|opublikowane)\s+przez|"
+    r"by|from|author|"
     r"autor|auteur|autore|par|von|por|door|di|da|av|af|przez|написал|автор|作者|文|发布者|發表者|"
-    r"发表者|投稿者|作成者|글쓴이|작성자)\s*[:：]?\s+|^(?:author|autor|auteur|作者|发布者|作成者)\s*[:：]\s*",
+    r"发表者|投稿者|作成者|글쓴이|작성자)\s*[:：]?\s+|^(?:author|autor|auteur|作者|发布者|作成者)\s*[:：]\s*"
+    r"|^由\s*",
     re.IGNORECASE,
 )
 #: Where the name ends: a comma, a separator, or a word that starts the date ("on", "le", "am").
 _SUFFIX = re.compile(
     r"\s*(?:[,;|·•—–]|\s-\s|\s(?:on|at|in|le|am|il|el|op|em|den)(?:\s|$)"
-    r"|\bposted\b|\bwrote\b|\bsays?\b"
-    r"|\bsaid\b|于|於|发表于|發表於|说|說).*$",
+    r"|\s(?:posted|wrote|says?|said|hat gesagt|sagt|schrieb|a dit|a [ée]crit|zei|schreef"
+    r"|napisał|dijo|escribió|disse|ha scritto|ha detto)(?:\s|[:：.…]|$)"
+    r"|于|於|发表于|發表於|说|說|撰写|撰寫).*$",
     re.IGNORECASE,
 )
 #: Words that introduce a name and also start names ("de Dave Reader", "De Niro"): dropped only
@@ -37,7 +45,13 @@ _SUFFIX = re.compile(
 _PARTICLE = re.compile(r"^de\s+(?=\S+\s+\S)", re.IGNORECASE)
 _MAILBOX = re.compile(r"\S+@\S+\s+\((.+)\)")
 _EDGES = "\"'“”‘’«»()[]{}:：,，;；.。·•|-–—@ \t\r\n"
-_AUTHOR_PAGE = re.compile(r"/authors?/|[?&/]author=|/users?/|/members?/|/profile", re.IGNORECASE)
+#: An author's page: by path, or by query ("?author=2", "?action=author&id=2",
+#: "?mode=viewprofile&u=2").
+_AUTHOR_PAGE = re.compile(
+    r"/authors?/|[?&/]author=|/users?/|/members?/|/profile"
+    r"|[?&][\w-]+=(?:author|user|member|(?:view)?profile)(?:&|$)",
+    re.IGNORECASE,
+)
 _INNERMOST = (
     ".//*[contains(@class, 'author') or contains(@class, 'byline')]"
     "[not(.//*[contains(@class, 'author') or contains(@class, 'byline')])]"
@@ -74,15 +88,17 @@ def find_byline(scope: etree._Element, beside: bool = False) -> str | None:
         name = author_name(_named_in(node))
         if name:
             return name
-    return _author_page_link(scope) if beside else None
+    return _author_page_link(scope, beside)
 
 
-def _author_page_link(scope: etree._Element) -> str | None:
-    """The one person the page's links to author pages name, outside its header and footer (a
-    documentation layout's post card: "Author: <a href=/blog/author/alice/>")."""
+def _author_page_link(scope: etree._Element, beside: bool) -> str | None:
+    """The one person *scope*'s links to author pages name: a post's own header ("<a
+    href=?action=author&id=2>Written by Alice</a>"), or beside it outside the page's header and
+    footer (a documentation layout's post card: "Author: <a href=/blog/author/alice/>")."""
+    where = "[not(ancestor::header or ancestor::footer)]" if beside else ""
     names = {
         author_name(element_text(link))
-        for link in scope.xpath(".//a[@href][not(ancestor::header or ancestor::footer)]")
+        for link in scope.xpath(f".//a[@href]{where}")
         if _AUTHOR_PAGE.search(link.get("href") or "") and not _in_comments(link)
     }
     names.discard(None)

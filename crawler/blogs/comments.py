@@ -176,6 +176,10 @@ def _author(block: etree._Element, date: etree._Element, body: etree._Element | 
             return name
     # The line that carries the date: "Dave Reader on <time>…</time>:", "On 5 May, 10:00 by
     # <a>Carol</a>": the commenter's link, else the line less its date.
+    return _date_line_author(block, date) or _heading_author(block, body)
+
+
+def _date_line_author(block: etree._Element, date: etree._Element) -> str | None:
     holder = date.getparent() if date.tag == "time" else date
     if holder is None or not (holder is block or _inside(holder, block)):
         return None
@@ -187,6 +191,18 @@ def _author(block: etree._Element, date: etree._Element, body: etree._Element | 
     if date.tag != "time":  # a text date: the line less the date ("De Erin Li - 06/01/2024")
         line = line.replace(find_date(line) or "", " ")
     return author_name(line)
+
+
+def _heading_author(block: etree._Element, body: etree._Element | None) -> str | None:
+    """The comment's heading when it names the commenter, the date shown elsewhere ("<h4>Dave
+    Reader said:</h4>", "<h4>Erin Li a dit :</h4>")."""
+    for heading in block.xpath(".//h2 | .//h3 | .//h4 | .//h5 | .//h6"):
+        if body is not None and body is not block and _inside(heading, body):
+            continue
+        text = element_text(heading)
+        if not find_date(text):
+            return author_name(text)
+    return None
 
 
 def _text_without(node: etree._Element, drop: etree._Element) -> str:

@@ -10,8 +10,8 @@ schema.org, or a lone ``<article>``.
    one ``.entry-content``, ``.published`` (``abbr[title]``, ``time[datetime]``), ``.vcard.author
    .fn``, ``rel=tag`` / ``/tag/`` links;
 3. **schema.org** ``BlogPosting``/``Article`` in JSON-LD or microdata (``articleBody``);
-4. a single **``<article>``** holding a heading and a date, or beside the page's only date
-   (documentation layouts put the date and the author in a sidebar).
+4. a single **``<article>``** with a heading, its date in it or the page's only date (sidebars
+   of documentation layouts); undated, it is no article by itself (its feed may date it).
 
 Two or more entries on a page make it a listing (:attr:`Entry.listing`), not an article. The body
 is the declared content element less the metadata some themes put inside it (Pelican's
@@ -257,8 +257,9 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
 
 # -- a lone <article> ----------------------------------------------------------------------------
 def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
+    # a comment list in an <article> of its own ("commentary") is not a second post
     articles = root.xpath("//article[not(ancestor::article)]"
-                          "[not(ancestor::*[contains(@class, 'comment')])]")
+                          "[not(ancestor-or-self::*[contains(@class, 'comment')])]")
     if len(articles) > 1:
         return Entry("article", listing=True)
     article = articles[0] if articles else _main_post(root)
@@ -270,10 +271,10 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     if not heading:
         return None
     # Documentation layouts put the date and the author in a sidebar beside the article.
+    # Undated: a static page, or a post only its feed dates (is_article says no; the feed path
+    # still takes its body where the feed carries an excerpt).
     raw = (_time(article) or _text_date(article) or _only_time(root)
            or _only_text_date(root, article))
-    if not raw:
-        return None
     return Entry(
         "article",
         title=_heading_text(heading[0]),

@@ -3,7 +3,9 @@
 :func:`feed_entries` reads a feed with feedparser (RSS 0.9x/1.0/2.0, Atom 0.3/1.0) into plain
 article fields by entry link. The ``blog`` spider uses them for pages whose markup declares no
 article (no h-entry, hAtom, schema.org, Open Graph or lone ``<article>``): the page's own markup
-comes first, the feed second. A summary-only feed gives no body and is used for discovery only.
+comes first, the feed second. A summary-only feed gives no body and is used for discovery only;
+a feed whose content is an excerpt of the page's post (its first paragraphs) gives way to the
+page's body (:func:`whole_body`).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from time import strftime
 from typing import Any
 
 import feedparser
+from w3lib.html import remove_tags, replace_entities
 
 from crawler.blogs.byline import author_name
 from crawler.blogs.urls import canonical
 
-__all__ = ["feed_entries", "feed_links"]
+__all__ = ["feed_entries", "feed_links", "whole_body"]
 
 
 def feed_links(response: Any) -> Iterator[tuple[str, str]]:
@@ -58,3 +61,16 @@ def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
             "body_html": html,
         }
     return found
+
+
+def whole_body(feed_html: str | None, page_html: str | None) -> str | None:
+    """The page's post body where the feed entry's content is an excerpt of it (the same text,
+    shorter), else the feed's."""
+    feed, page = _plain(feed_html), _plain(page_html)
+    if feed and page and len(page) > len(feed) and feed.rstrip(".…") in page:
+        return page_html
+    return feed_html
+
+
+def _plain(markup: str | None) -> str:
+    return " ".join(replace_entities(remove_tags(markup or "")).split())

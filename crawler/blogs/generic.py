@@ -20,9 +20,11 @@ from scrapy.http import TextResponse
 
 from crawler import jsonld
 from crawler.blogs.byline import author_name
+from crawler.blogs.comment_pages import comment_pages
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
 from crawler.blogs.urls import canonical
+from crawler.learn.when import find_date
 from crawler.profiles._utils import first_css, join_text
 
 logger = logging.getLogger(__name__)
@@ -123,6 +125,23 @@ class BlogPage:
             links.append(url)
         return list(dict.fromkeys(links))
 
+    def dated_links(self) -> dict[str, str]:
+        """The date an index page shows on the line of each post link ("2024-03-22 - <a>",
+        "<li><time>…</time> <a>"): the date of a post whose own page shows none (links to
+        other pages are kept too: the spider asks only for undated posts)."""
+        host = urlsplit(self.response.url).netloc
+        found: dict[str, str] = {}
+        for link in self.response.xpath("//a[@href]"):
+            url = canonical(self.response.urljoin(link.attrib["href"]))
+            line = link.xpath("parent::*")
+            text = join_text(line) or ""
+            if urlsplit(url).netloc != host or url in found or len(text) > 200:
+                continue
+            date = line.xpath("string(.//time/@datetime)").get() or find_date(text)
+            if date:
+                found[url] = date
+        return found
+
     def index_links(self) -> list[str]:
         """Same-site index pages: the pager's pages, else (a site without a pager) its
         categories, tags and archives; together they reach every post even where ``rel=next``
@@ -164,7 +183,8 @@ class BlogPage:
             return not entry.listing and bool(entry.published)
         # One main <article> with a date: comment lists and widgets also use <article>, skip them.
         main = self.response.xpath(
-            "//article[not(ancestor::article)][not(ancestor::*[contains(@class, 'comment')])]"
+            "//article[not(ancestor::article)]"
+            "[not(ancestor-or-self::*[contains(@class, 'comment')])]"
         )
         if len(main) != 1 or not main.css("time[datetime]"):
             return False
@@ -248,6 +268,13 @@ class BlogPage:
                 found.setdefault(int(match.group(1)), url)
         return [found[n] for n in sorted(found)]
 
+    def undated_article(self) -> dict[str, Any] | None:
+        """The post the page shows without a date (its feed entry or an index page dates it)."""
+        entry = self.entry()
+        if entry is None or entry.listing or not entry.title or not entry.body_html:
+            return None
+        return _named({"url": canonical(self.response.url), **_declared(entry)})
+
     def body_only(self) -> str | None:
         """The body of a continuation page: the declared entry, else trafilatura's."""
         entry = self.entry()
@@ -264,6 +291,10 @@ class BlogPage:
                 for c in entry.comments
             ]
         return comment_blocks(self.response.text, self.response.url, article_url)
+
+    def comment_pages(self, article_url: str) -> list[str]:
+        """The other pages of the post's comments (:mod:`crawler.blogs.comment_pages`)."""
+        return comment_pages(self.response.text, self.response.url, article_url)
 
     def json_ld(self) -> list[dict[str, Any]]:
         if self._ld is None:

@@ -7,10 +7,15 @@ archives). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
 ``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments
 are read from WordPress' core comment
-list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`);
+list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`), on
+every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
-Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``.
+A page whose post shows no date is dated by its feed entry, else (once every feed is read) by
+the day an index page shows beside its link.
+
+Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
+``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
 For WordPress sites prefer ``scrapy crawl wordpress``, which reads the REST API.
 """
 
@@ -18,14 +23,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy.http import Response, TextResponse
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from crawler.blogs.feeds import feed_entries, feed_links
+from crawler.blogs.comment_pages import shown_page
+from crawler.blogs.feeds import feed_entries, feed_links, whole_body
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
 from crawler.blogs.wordpress import WordPress
@@ -37,6 +43,14 @@ from crawler.spiders.arguments import one_site
 from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, site_domain
 
 logger = logging.getLogger(__name__)
+
+
+class _Unread(NamedTuple):
+    """A page that declared no article: its comment blocks, its undated post, when fetched."""
+
+    comments: list[dict[str, Any]]
+    post: dict[str, Any] | None
+    crawled_at: str
 
 
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
@@ -55,8 +69,12 @@ class BlogSpider(scrapy.Spider):
         self.site_timezone = timezone
         #: Feed entries with whole posts, by canonical link, and pages that declared no article.
         self.feed_articles: dict[str, dict[str, Any]] = {}
-        #: Pages that declare no article, with their comment blocks, until a feed names them.
-        self.unrecognised: dict[str, list[dict[str, Any]]] = {}
+        #: Pages that declare no article, with their comment blocks and undated post, until a
+        #: feed names them or (every feed read) an index page dated them.
+        self.unrecognised: dict[str, _Unread] = {}
+        #: The date index pages show beside each post link; the site's feeds, True once read.
+        self.listed_dates: dict[str, str] = {}
+        self.feeds: dict[str, bool] = {}
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -117,11 +135,18 @@ class BlogSpider(scrapy.Spider):
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised.keys():
-            yield from self._feed_article(url, response, self.unrecognised.pop(url))
+            unread = self.unrecognised.pop(url)
+            yield from self._feed_article(url, response, unread.comments, unread.post)
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
                                  meta=row_meta(url, said))
+        self.feeds[canonical(response.url)] = True
+        yield from self._dated_by_index()
+
+    def feed_failed(self, failure: Any) -> Iterator[Any]:
+        self.feeds[canonical(failure.request.url)] = True
+        yield from self._dated_by_index()
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
@@ -141,16 +166,27 @@ class BlogSpider(scrapy.Spider):
             return
         url = canonical(response.url)
         if url in self.feed_articles:
-            yield from self._feed_article(url, response, page.comments(url))
+            yield from self._feed_article(url, response, page.comments(url),
+                                          page.undated_article())
+            pages = page.comment_pages(url)
+            yield from self._comment_pages(pages, url, shown_page(list(pages.values())))
             return
         self.crawler.stats.inc_value("blog/not_article")
-        if not listing:
+        post = page.undated_article()
+        if not listing or post:
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
-            # feed parsed later may still hold this page as a whole entry.
-            self.unrecognised[url] = page.comments(url)
+            # feed parsed later may still hold this page as a whole entry, an index page may
+            # date its post (also one a wrong rel=next led to, as if it were an index page).
+            self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response))
+            yield from self._dated_by_index()
+        if not listing:
             return
         for feed in page.feeds():
-            yield scrapy.Request(feed, callback=self.parse_feed, meta=LISTING)
+            self.feeds.setdefault(canonical(feed), False)
+            yield scrapy.Request(feed, callback=self.parse_feed, errback=self.feed_failed,
+                                 meta=LISTING)
+        for url, date in page.dated_links().items():
+            self.listed_dates.setdefault(url, date)
         for url in page.article_links():
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
@@ -180,11 +216,8 @@ class BlogSpider(scrapy.Spider):
             yield self._finish(article, crawled_at)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
-        nxt = WordPress.next_comment_page(response)
-        if nxt:
-            yield scrapy.Request(
-                nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": fields["url"]}
-            )
+        pages = page.comment_pages(fields["url"])
+        yield from self._comment_pages(pages, fields["url"], shown_page(list(pages.values())))
 
     def parse_article_page(
         self, response: Response, article: dict[str, Any], rest: list[str]
@@ -200,12 +233,29 @@ class BlogSpider(scrapy.Spider):
         else:
             yield self._finish(article, fetch_time(response))
 
-    def _feed_article(self, url: str, response: Response,
-                      comments: list[dict[str, Any]]) -> Iterator[Any]:
-        """An article whose page declares none, from its feed entry (full content), with the
-        comment blocks of its page."""
+    def _dated_by_index(self) -> Iterator[Any]:
+        """Undated posts no feed holds, once every feed is read: dated by an index page (the
+        day it shows), with their page's title, byline, body and comments."""
+        if not all(self.feeds.values()):
+            return
+        for url in [u for u, unread in self.unrecognised.items()
+                    if unread.post and u in self.listed_dates]:
+            comments, post, crawled_at = self.unrecognised.pop(url)
+            assert post is not None
+            self.crawler.stats.inc_value("blog/articles_dated_by_index")
+            yield self._finish({"platform": "generic", **post,
+                                "published_raw": self.listed_dates[url]}, crawled_at)
+            for comment in comments:
+                yield Comment(crawled_at=crawled_at, **dict(comment, article_url=post["url"]))
+
+    def _feed_article(self, url: str, response: Response, comments: list[dict[str, Any]],
+                      page_post: dict[str, Any] | None) -> Iterator[Any]:
+        """An article whose page declares none, from its feed entry (its content, or the page's
+        undated post where the feed's content is an excerpt of it), with the comment blocks of
+        its page."""
         self.crawler.stats.inc_value("blog/articles_from_feed")
         fields = self.feed_articles.pop(url)
+        fields["body_html"] = whole_body(fields["body_html"], (page_post or {}).get("body_html"))
         crawled_at = fetch_time(response)
         yield self._finish({"platform": "generic", **fields}, crawled_at)
         for comment in comments:
@@ -215,14 +265,25 @@ class BlogSpider(scrapy.Spider):
         self.crawler.stats.inc_value("blog/articles")
         return Article(site=self.site, crawled_at=crawled_at, **article)
 
-    def parse_comment_page(self, response: Response, article_url: str) -> Iterator[Any]:
+    def parse_comment_page(self, response: Response, article_url: str,
+                           shown: int) -> Iterator[Any]:
+        """Another page of a post's comments (``/comment-page-2/``, ``&comments=2``); *shown*:
+        the page the post's own URL shows (read with the post)."""
         if not isinstance(response, TextResponse):
             return
         crawled_at = fetch_time(response)
-        for comment in WordPress.comments_from_html(response, article_url):
+        page = BlogPage(response)
+        comments = (WordPress.comments_from_html(response, article_url)
+                    or page.comments(article_url))
+        for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
-        nxt = WordPress.next_comment_page(response)
-        if nxt:
-            yield scrapy.Request(
-                nxt, callback=self.parse_comment_page, cb_kwargs={"article_url": article_url}
-            )
+        yield from self._comment_pages(page.comment_pages(article_url), article_url, shown)
+
+    def _comment_pages(self, pages: dict[str, int], article_url: str,
+                       shown: int) -> Iterator[scrapy.Request]:
+        # every page the pager names, older and newer (the scheduler drops those already seen),
+        # but the one the post's own URL showed
+        for url, number in pages.items():
+            if number != shown:
+                yield scrapy.Request(url, callback=self.parse_comment_page,
+                                     cb_kwargs={"article_url": article_url, "shown": shown})

@@ -9,7 +9,9 @@ category page. The Eleventy post has no ``<article>`` at all. The WordPress post
 comments of several paragraphs, threaded by level classes, its author in a "Posted by … on"
 byline, and a ``index.php?/archives/…`` URL. The French Dotclear post has no ``<time>``: each
 comment's line holds the author and a day-first numeric date. The ABlog (Sphinx) post is a
-documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card.
+documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card. The
+Chyrp Lite post's byline links to its author's page by query (``?action=author&id=4``), its
+comments are in an ``<article>`` of their own, each named by its heading ("Gao Wei said:").
 """
 
 from __future__ import annotations
@@ -20,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy import Request
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, XmlResponse
 from scrapy.utils.test import get_crawler
+from twisted.python.failure import Failure
 
 from crawler.blogs.byline import author_name
 from crawler.blogs.comments import comment_blocks
@@ -120,6 +125,22 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("Erin Li", "Erin Li"),
     ("De Dave Reader -", "Dave Reader"),
     ("De Niro", "De Niro"),
+    # a verb before the word that introduces the name, a verb after it (Chyrp's six locales)
+    ("Written by Alice Martin", "Alice Martin"),
+    ("Ecrit par Alice Martin", "Alice Martin"),
+    ("Publiziert von Alice Martin", "Alice Martin"),
+    ("Scritto da Alice Martin", "Alice Martin"),
+    ("Geschreven door Alice Martin", "Alice Martin"),
+    ("Napisane przez Alice Martin", "Alice Martin"),
+    ("由李雷撰写", "李雷"),
+    ("Dave Reader said:", "Dave Reader"),
+    ("Dave Reader a dit :", "Dave Reader"),
+    ("Dave Reader hat gesagt:", "Dave Reader"),
+    ("Dave Reader zei:", "Dave Reader"),
+    ("Dave Reader napisał:", "Dave Reader"),
+    ("Dave Reader said...", "Dave Reader"),
+    ("李雷 说：", "李雷"),
+    ("Said Ahmed", "Said Ahmed"),  # a name, not the word after one
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
@@ -203,3 +224,66 @@ def test_a_post_read_from_its_feed_keeps_its_page_s_comments(feed_first: bool) -
     assert [a.url for a in articles] == [canonical(spec["url"])]
     assert [(c.article_url, c.author) for c in comments] == [
         (canonical(spec["url"]), c["author"]) for c in spec["comments"]]
+
+
+@pytest.mark.parametrize("feed_first", [True, False])
+def test_an_undated_post_takes_its_date_from_the_feed_and_its_body_from_the_page(
+        feed_first: bool) -> None:
+    # ABlog without its sidebar post card: the post page shows no date and no author; its Atom
+    # feed has both, and as content only the post's first paragraph (an excerpt).
+    site = FIXTURES / "ablog-0.11-sphinx-undated"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    want = spec["feed_article"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url="http://127.0.0.1:18252/")
+    feed = XmlResponse("http://127.0.0.1:18252/blog/atom.xml",
+                       body=(site / "atom.xml").read_bytes())
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    assert not _page("ablog-0.11-sphinx-undated", "post.html", spec["url"]).is_article()
+    steps = [(spider.parse_feed, (feed,)), (spider.parse_page, (page, False))]
+    items = [i for call, args in (steps if feed_first else steps[::-1]) for i in call(*args)
+             if isinstance(i, Article)]
+    assert [(a.url, a.title, a.author) for a in items] == [
+        (canonical(want["url"]), want["title"], want["author"])]
+    assert _same_date(items[0].published_raw, want["published"])
+    assert _text(items[0].body_html) == SCORER.normalise(want["body_text"])
+
+
+@pytest.mark.parametrize("feed_first", [True, False])
+def test_an_undated_post_no_feed_holds_takes_the_day_its_index_page_shows(
+        feed_first: bool) -> None:
+    # The same ABlog site with a feed of the latest 5 posts: post 03 is in no feed, its page
+    # shows no date; the blog's index page shows "2024-01-19 - <a href=post-03.html>".
+    site = FIXTURES / "ablog-0.11-sphinx-undated"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    want = spec["feed_article"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url="http://127.0.0.1:18252/")
+    index = HtmlResponse("http://127.0.0.1:18252/posts/index.html",
+                         body=(site / "posts-index.html").read_bytes(), encoding="utf-8")
+    feed = XmlResponse("http://127.0.0.1:18252/blog/atom.xml",
+                       body=(site / "atom-latest5.xml").read_bytes())
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    list(spider.parse_listing(index))  # names the feed, dates the posts
+    steps = [(spider.parse_feed, (feed,)), (spider.parse_page, (page, False))]
+    done = [[i for i in call(*args) if isinstance(i, Article)]
+            for call, args in (steps if feed_first else steps[::-1])]
+    if not feed_first:
+        assert done[0] == []  # it waits for every feed: one holding it would give the minute
+    items = done[0] + done[1]
+    assert [(a.url, a.title, a.published_raw) for a in items] == [
+        (canonical(want["url"]), want["title"], want["published"][:10])]
+    assert _text(items[0].body_html) == SCORER.normalise(want["body_text"])
+
+
+def test_an_undated_post_is_dated_by_its_index_page_when_the_feed_fails() -> None:
+    site = FIXTURES / "ablog-0.11-sphinx-undated"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url="http://127.0.0.1:18252/")
+    index = HtmlResponse("http://127.0.0.1:18252/posts/index.html",
+                         body=(site / "posts-index.html").read_bytes(), encoding="utf-8")
+    feeds = [r for r in spider.parse_listing(index) if isinstance(r, Request)
+             and r.callback == spider.parse_feed]
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    assert [i for i in spider.parse_page(page, False) if isinstance(i, Article)] == []
+    failure = Failure(IgnoreRequest("404"))
+    failure.request = feeds[0]  # type: ignore[attr-defined]
+    assert [a.published_raw for a in feeds[0].errback(failure)] == ["2024-01-19"]

@@ -1,0 +1,72 @@
+"""The other pages of a post's comments, for engines that split them (25 or 50 a page).
+
+A comment page is the post's own URL plus a page number the engine adds for its comments: a
+path tail (``/comment-page-2/``, ``/comments/2``) or a query parameter (``?cpage=2``,
+``&comments=2``, ``?comments_page=2``). A bare ``page`` parameter (``?page=1``) is also a post's
+own pager (a post split over pages): it counts only in a link inside the comment section. Every
+such link is returned, older and newer pages alike: engines that show the newest comments first
+link only backwards. :func:`shown_page` tells which page the post's own URL shows (the one its
+pager does not link), so that its other address (``/comment-page-1/``) is not read twice.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qsl, urljoin, urlsplit
+
+from crawler.blogs.urls import canonical
+from crawler.learn.dom import parse
+
+__all__ = ["comment_pages", "shown_page"]
+
+_PAGE_TAIL = re.compile(r"/(?:comments?|cpage)[-_/]?(?:page[-_/]?)?(\d+)/?$", re.IGNORECASE)
+_PAGE_PARAM = re.compile(r"(?:c|comments?[-_]?)page|comments?", re.IGNORECASE)
+_IN_COMMENTS = (
+    "ancestor::*[contains(translate(@id, 'COMENT', 'coment'), 'comment') or "
+    "contains(translate(@class, 'COMENT', 'coment'), 'comment')]"
+)
+
+
+def comment_pages(text: str, url: str, article_url: str) -> dict[str, int]:
+    """Links of the page *url* to other pages of *article_url*'s comments, with their numbers."""
+    root = parse(text, url)
+    post = _key(canonical(article_url))
+    here = canonical(url)
+    found: dict[str, int] = {}
+    for link in root.xpath("//a[@href]"):
+        href = canonical(urljoin(url, link.get("href") or ""))
+        if href == here or href in found:
+            continue
+        key, marker, number = _without_page(href)
+        if marker and key == post and (marker != "page" or link.xpath(_IN_COMMENTS)):
+            found[href] = number
+    return found
+
+
+def shown_page(numbers: list[int]) -> int:
+    """The page of comments the post's own URL shows, from the numbers its pager links: the
+    first where the pager does not link it (oldest first), else the one after the last (newest
+    first: "1 … 7 8 9" shows page 10)."""
+    return 1 if 1 not in numbers else max(numbers) + 1
+
+
+_Key = tuple[str, str, tuple[tuple[str, str], ...]]
+
+
+def _key(url: str) -> _Key:
+    parts = urlsplit(url)
+    return parts.netloc, parts.path.rstrip("/"), tuple(sorted(parse_qsl(parts.query, True)))
+
+
+def _without_page(url: str) -> tuple[_Key, str | None, int]:
+    """*url*'s key less its comment page number, the marker that held it (None: none) and the
+    number."""
+    host, path, query = _key(url)
+    tail = _PAGE_TAIL.search(path + "/")
+    if tail:
+        return (host, path[: tail.start()], query), "tail", int(tail.group(1))
+    for name, value in query:
+        if value.isdigit() and (name.lower() == "page" or _PAGE_PARAM.fullmatch(name)):
+            rest = tuple(p for p in query if p != (name, value))
+            return (host, path, rest), name.lower(), int(value)
+    return (host, path, query), None, 0
