@@ -5,13 +5,13 @@ One hash per crawl, ``crawler:{<crawl>}:warc:digests`` (``Keys(crawl).warc_diges
 the key table of :mod:`crawler.frontier.keys`): URL -> ``<digest> <WARC-Date>``.
 
 A node looks a URL up when its request goes to the download handler (:meth:`DigestIndex.want`)
-and does not wait: the lookups go out together in one write (the middleware sends those of
-the last 10 ms), with the entries to store (:meth:`DigestIndex.send`), one batch on the wire
-at a time, and their replies are read when they have come. By the time the page is written
-(after its download and its callbacks) the reply is almost always there; a URL whose
-lookup was not answered yet is looked up then, waiting (:meth:`DigestIndex.priors`). An
-entry is stored only once its record is in the file (:meth:`DigestIndex.store`, called
-after the write), so a revisit never refers to a record a kill lost.
+and does not wait: the lookups of a reactor turn go out together in one write, with the
+entries to store (:meth:`DigestIndex.send`), one batch on the wire at a time, and their
+replies are read when they have come. By the time the response is written the reply is
+almost always there; a URL whose lookup was not answered yet is looked up then, waiting
+(:meth:`DigestIndex.priors`). An entry is stored only once its record is in the file
+(:meth:`DigestIndex.store`, called after the write), so a revisit never refers to a record
+a kill lost.
 """
 
 from __future__ import annotations
