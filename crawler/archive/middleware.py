@@ -73,9 +73,6 @@ PAGE_ITEMS = ("thread", "article")
 BATCH_FETCHES = 64
 BATCH_BYTES = 4 * 1024 * 1024
 FLUSH_INTERVAL = 1.0
-#: Lookups wait this long to go out together: fewer round trips, and still answered long
-#: before their pages are written (after their download and their callbacks)
-LOOKUP_WAIT = 0.01
 
 
 class WarcMiddleware:
@@ -133,12 +130,12 @@ class WarcMiddleware:
         return uri
 
     def _send_lookups_soon(self) -> None:
-        """In :data:`LOOKUP_WAIT`, with the others wanted by then."""
+        """At the end of this reactor turn, with the others of the turn."""
         if not self._send_soon:
             from twisted.internet import reactor  # noqa: PLC0415 - the installed one
 
             self._send_soon = True
-            reactor.callLater(LOOKUP_WAIT, self._send_lookups)
+            reactor.callLater(0, self._send_lookups)
 
     def _send_lookups(self) -> None:
         self._send_soon = False
