@@ -12,11 +12,10 @@ so it is never archived; nor is a response served from Scrapy's HTTP cache or ma
 another middleware (only requests that passed through :meth:`process_request`, i.e. went to
 the download handler, are written).
 
-Fetches are buffered and written in batches (a full batch, every second, before acks
-leave, and at the close). Each URL is looked up in the crawl's digest index
-(:class:`~crawler.archive.index.DigestIndex`) as its request goes to the download handler,
-without waiting, and a page whose payload digest is the one its URL had at its last full
-capture is written as a ``revisit``.
+Fetches are buffered and written in batches (a full batch, every second, and at the
+close): one Redis round trip per batch stores the digests of the previous batch and reads
+those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whose payload
+digest is the one its URL had at its last full capture is written as a ``revisit``.
 
 Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
 (payload bytes stored in response records), ``warc/files``, ``warc/skipped/login``,
@@ -88,12 +87,11 @@ class WarcMiddleware:
         self._pending: list[Fetch] = []
         self._notes: list[tuple[str, str, dict[str, str]]] = []
         self._pending_bytes = 0
+        self._store: dict[str, str] = {}  # index entries not yet stored in Redis
         self._files: WarcFiles | None = None
         self._index: DigestIndex | None = None
-        self._index_tried = False
         self._loop = LoopingCall(self._tick)
         self._flush_soon = False
-        self._send_soon = False
         self._stopped = False
 
     @classmethod
@@ -115,32 +113,6 @@ class WarcMiddleware:
 
     def process_request(self, request: Request, spider: Any = None) -> None:
         self._sent[request] = True  # the last middleware before the download handler
-        # its URL looked up now: the download takes longer than the lookup
-        if request.url.startswith(("http://", "https://")) \
-                and not request.meta.get("crawler_login") \
-                and (index := self._index_of()) is not None:
-            index.want(self._uri(request))
-            self._send_lookups_soon()
-
-    def _uri(self, request: Request) -> str:
-        """The URI archived for *request*: a session id in it masked."""
-        uri = target_uri(request)
-        for secret in self.logins.secrets():
-            uri = uri.replace(secret.decode("latin-1"), "*" * len(secret))
-        return uri
-
-    def _send_lookups_soon(self) -> None:
-        """At the end of this reactor turn, with the others of the turn."""
-        if not self._send_soon:
-            from twisted.internet import reactor  # noqa: PLC0415 - the installed one
-
-            self._send_soon = True
-            reactor.callLater(0, self._send_lookups)
-
-    def _send_lookups(self) -> None:
-        self._send_soon = False
-        if self._index is not None:
-            self._index.send()
 
     def process_response(self, request: Request, response: Response,
                          spider: Any = None) -> Response:
@@ -152,9 +124,10 @@ class WarcMiddleware:
             self.stats.inc_value("warc/skipped/login")
             return response
         ip = getattr(response, "ip_address", None)
-        body, uri = response.body, self._uri(request)
-        for secret in self.logins.secrets():  # a session id in a page: masked
+        body, uri = response.body, target_uri(request)
+        for secret in self.logins.secrets():  # a session id in a page or a URL: masked
             body = body.replace(secret, b"*" * len(secret))
+            uri = uri.replace(secret.decode("latin-1"), "*" * len(secret))
         fetch = Fetch(
             uri=uri, date=warc_date(time.time()),
             ip=str(ip) if ip is not None else None,
@@ -172,8 +145,6 @@ class WarcMiddleware:
 
             self._flush_soon = True
             reactor.callLater(0, self._tick)
-        if self._index is not None and self._index.has_wanted():
-            self._send_lookups_soon()  # those the last turns could not send
         return response
 
     def process_exception(self, request: Request, exception: BaseException,
@@ -210,9 +181,12 @@ class WarcMiddleware:
         if self._loop.running:
             self._loop.stop()
         self.flush()
-        if self._index is not None and not self._index.close():
+        if self._store and self._index is not None \
+                and self._index.exchange(self._store, []) is not None:
+            self._store.clear()
+        if self._store:
             logger.warning("WARC digest index: %d entries could not be stored; the next "
-                           "run archives those pages in full", len(self._index.unstored))
+                           "run archives those pages in full", len(self._store))
         if self._files is not None:
             self._files.close()
             logger.info("WARC: %d file(s) in %s", len(self._files.closed), self.directory)
@@ -263,18 +237,19 @@ class WarcMiddleware:
         if skipped := len(self._pending) - len(batch):  # a login wall, a denial page
             self.stats.inc_value("warc/skipped/not_content", skipped)
         self._pending, self._pending_bytes = [], 0
-        if not batch and not self._notes:
+        if not batch and not self._store and not self._notes:
             return
-        files, index = self._open(), self._index_of()
+        files, index = self._open()
         digests = [f.digest for f in batch]
-        priors = index.priors([f.uri for f in batch]) if index and batch else None
-        unstored = index.unstored if index else {}
+        priors = index.exchange(self._store, [f.uri for f in batch]) if index else None
+        if priors is not None:
+            self._store.clear()
         out = []
         captured: dict[str, str] = {}  # this batch's full captures: indexed once on disk
         not_modified = revisits = responses = payload = 0
         for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
                                         strict=True):
-            if text := captured.get(fetch.uri) or unstored.get(fetch.uri):
+            if text := captured.get(fetch.uri) or self._store.get(fetch.uri):
                 prior = Prior(*text.split(" ", 1), fetch.uri)  # this batch's or the last's
             records, revisit = fetch_records(fetch, digest, prior)
             out.append(records)
@@ -294,14 +269,13 @@ class WarcMiddleware:
         if files.error is not None:  # nothing claimed, nothing indexed: not in the file
             self._stop_if_failed()
             return
-        if index is not None:  # a digest is indexed once its record is in the file
-            index.store(captured)
+        self._store.update(captured)  # a digest is indexed once its record is in the file
         for name, count in (("warc/not_modified", not_modified), ("warc/revisits", revisits),
                             ("warc/responses", responses), ("warc/payload_bytes", payload)):
             if count:
                 self.stats.inc_value(name, count)
 
-    def _open(self) -> WarcFiles:
+    def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
         if self._files is None:
             crawl = crawl_id(self.crawler)
             name = node_name(self.crawler)
@@ -319,11 +293,6 @@ class WarcMiddleware:
             }
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
                                     on_open=lambda: self.stats.inc_value("warc/files"))
-        return self._files
-
-    def _index_of(self) -> DigestIndex | None:
-        if not self._index_tried:
-            self._index_tried = True
             try:
                 cluster = Cluster.of(self.crawler)
                 if cluster is not None:
@@ -331,4 +300,5 @@ class WarcMiddleware:
             except Exception:  # noqa: BLE001 - no Redis: full responses, never a lost page
                 logger.warning("WARC: no digest index (Redis unavailable); no revisit records",
                                exc_info=True)
-        return self._index
+        return self._files, self._index
+
