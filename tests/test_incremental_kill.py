@@ -19,6 +19,7 @@ import pytest
 
 from crawler.demo.server import LoopbackServer
 from crawler.incremental.items import VOLATILE
+from tests.helpers import forked
 from tests.helpers.changing_forum import ChangingForum
 from tests.helpers.crawl import CRAWL_SETTINGS, PROJECT_ROOT, _env
 
@@ -48,8 +49,8 @@ def _items(path: Path) -> list[dict[str, Any]]:
 
 
 def _run(command: list[str]) -> None:
-    done = subprocess.run(command, cwd=PROJECT_ROOT, env=_env(), capture_output=True, text=True,
-                          timeout=180, check=False)
+    """A crawl the test waits for, forked from the preloaded server (tests/helpers/forked)."""
+    done = forked.run("scrapy", command[3:], env=_env(), cwd=PROJECT_ROOT, timeout=180)
     assert done.returncode == 0, done.stderr[-3000:]
 
 

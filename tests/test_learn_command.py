@@ -8,20 +8,18 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 from tests.sitekit import FixtureSites
 
 ALLOW = ["-s", "CRAWLER_ALLOW_PRIVATE_ADDRESSES=True"]
 
 
 def learn(*args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "crawler", "learn", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, check=False)
+    return forked.run("crawler", ["learn", *args], cwd=ROOT, timeout=timeout)
 
 
 def error(result: subprocess.CompletedProcess) -> str:

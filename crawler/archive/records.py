@@ -27,7 +27,6 @@ import http
 import os
 import random
 import time
-import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
@@ -88,18 +87,20 @@ def _header_value(text: str) -> str:
     return text.replace("\r", " ").replace("\n", " ") if "\r" in text or "\n" in text else text
 
 
-def _line(value: bytes) -> str:
+def _line(value: bytes) -> bytes:
     # no folded or broken header lines: a CR or LF inside a value becomes a space
-    return value.decode("latin-1").replace("\r", " ").replace("\n", " ")
+    return value.replace(b"\r", b" ").replace(b"\n", b" ")
 
 
-def _header_lines(headers: Headers, skip: frozenset[bytes] = frozenset()) -> list[str]:
+def _header_lines(headers: Headers, skip: frozenset[bytes] = frozenset()) -> list[bytes]:
     lines = []
-    for name, values in headers.items():
+    # Scrapy's Headers is a dict of names (normalized) to lists of values, all bytes: read
+    # as one (its items() looks each name up again, a third of the archive's cost per page)
+    for name, values in dict.items(headers):
         if name.lower() in skip:
             continue
-        for value in values or ():
-            lines.append(f"{_line(name)}: {_line(value)}")
+        name = _line(name) + b": "
+        lines += [name + _line(value) for value in values or ()]
     return lines
 
 
@@ -116,8 +117,8 @@ def response_block(response: Response) -> bytes:
     except ValueError:
         reason = ""
     status = f"{_http_version(response)} {response.status} {reason}".rstrip()
-    lines = [status, *_header_lines(response.headers, _DROPPED)]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    lines = [status.encode("latin-1"), *_header_lines(response.headers, _DROPPED)]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
 
 
 def request_block(request: Request, response: Response) -> bytes:
@@ -126,11 +127,11 @@ def request_block(request: Request, response: Response) -> bytes:
     parsed = urlparse_cached(request)
     target = (parsed.path or "/") + (f"?{parsed.query}" if parsed.query else "")
     host = parsed.netloc.rpartition("@")[2]
-    lines = [f"{request.method} {target} {_http_version(response)}"]
+    lines = [f"{request.method} {target} {_http_version(response)}".encode("latin-1")]
     if b"Host" not in request.headers:
-        lines.append(f"Host: {host}")
+        lines.append(f"Host: {host}".encode("latin-1"))
     lines += _header_lines(request.headers, SECRET)
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+    return b"\r\n".join(lines) + b"\r\n\r\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +168,16 @@ _random = random.SystemRandom().getrandbits(64)  # seeds the generator below per
 _ids = random.Random(_random ^ os.getpid())
 
 
+#: the bits of a version 4 UUID that are not random: its version (4) and variant (RFC 4122)
+_V4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_V4_SET = (4 << 76) | (0x8000 << 48)
+
+
 def new_id() -> str:
-    """A random (version 4) UUID record id, without a system call per record."""
-    return f"<urn:uuid:{uuid.UUID(int=_ids.getrandbits(128), version=4)}>"
+    """A random (version 4) UUID record id, without a system call per record (formatted
+    here: :class:`uuid.UUID` took a tenth of a record's cost)."""
+    h = f"{_ids.getrandbits(128) & _V4_CLEAR | _V4_SET:032x}"
+    return f"<urn:uuid:{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}>"
 
 
 def _record(headers: list[tuple[str, str]], content_type: str, *block: bytes) -> bytes:

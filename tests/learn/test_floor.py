@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +20,7 @@ from crawler.learn.floor import read_page
 from crawler.learn.learner import Page, learn_site
 from crawler.learn.records import mine_records
 from crawler.learn.template import Template
+from tests.helpers import forked
 
 REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 ENGINES = ["phpbb-3.3.10", "mybb-1.8.37", "smf-2.1.4", "discuz-x3.5"]
@@ -101,8 +100,7 @@ def test_slug_thread_pages_with_one_layout_each_are_read() -> None:
 def test_read_command_prints_the_posts_of_a_saved_page(tmp_path: Path) -> None:
     page = tmp_path / "thread.html"
     page.write_text(_bbpress_like())
-    done = subprocess.run([sys.executable, "-m", "crawler", "read", str(page)], capture_output=True, text=True,
-                          timeout=120, check=False)
+    done = forked.run("crawler", ["read", str(page)], timeout=120)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert lines[-1] == "3 posts"
@@ -110,8 +108,7 @@ def test_read_command_prints_the_posts_of_a_saved_page(tmp_path: Path) -> None:
 
 
 def test_read_command_says_in_one_line_what_it_cannot_read(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "crawler", "read", str(tmp_path / "missing.html")],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = forked.run("crawler", ["read", str(tmp_path / "missing.html")], timeout=120)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: cannot read")
 

@@ -100,6 +100,9 @@ def _matches(gold: list[str], read: list[str]) -> list[tuple[int, int]]:
         for j, r in enumerate(read):
             if not g or not r or 200 * min(len(g), len(r)) / (len(g) + len(r)) <= 95:
                 continue
+            if g == r:  # difflib's ratio of equal texts, without its quadratic search
+                pairs.append((100.0, i, j))
+                continue
             matcher = SequenceMatcher(None, g, r, autojunk=False)
             if matcher.real_quick_ratio() * 100 > 95 and matcher.quick_ratio() * 100 > 95 and (ratio := matcher.ratio() * 100) > 95:
                 pairs.append((ratio, i, j))

@@ -30,7 +30,9 @@ def cluster_settings(redis_server, **extra):
 
 
 def test_three_nodes_fetch_every_page_once_and_politely(redis_server, nodes):
-    with SiteServer(hosts=15, pages_per_host=25, latency=0.01, seed=11) as site:
+    # (Scrapy's slot, 127.0.0.1 for every host, spaces a node's requests by DELAY: the
+    # site's size sets this test's length, its 15 hosts the sharing and the politeness)
+    with SiteServer(hosts=15, pages_per_host=12, latency=0.01, seed=11) as site:
         cluster = [nodes(f"crawler-{i}", site.base_urls, **cluster_settings(redis_server))
                    for i in range(3)]
         assert [n.wait(180) for n in cluster] == [0, 0, 0], cluster[0].output()[-3000:]
@@ -81,7 +83,7 @@ def test_a_killed_node_loses_nothing(redis_server, nodes):
 
 
 def test_a_joining_node_takes_its_share(redis_server, nodes):
-    with SiteServer(hosts=18, pages_per_host=30, latency=0.05, seed=13) as site:
+    with SiteServer(hosts=18, pages_per_host=15, latency=0.05, seed=13) as site:
         settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
         first = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
         assert site.wait_fetched(len(site.expected_urls()) // 4, timeout=120)

@@ -5,11 +5,10 @@ embedded Redis (with its watchdog) is gone once its Deferred fires."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tests.helpers import forked
 from tests.sitekit.site import SiteServer
 
 if TYPE_CHECKING:
@@ -24,10 +23,8 @@ BARE = {"SCHEDULER": "crawler.scheduler.Scheduler", "CRAWLER_ALLOW_PRIVATE_ADDRE
 
 def run_in_process(config: dict[str, Any], log: Path) -> list[dict[str, Any]]:
     """The crawls of ``tests.helpers.inprocess``, one dict each; its log goes to *log*."""
-    with log.open("w") as err:
-        out = subprocess.run([sys.executable, "-m", "tests.helpers.inprocess", json.dumps(config)],
-                             stdout=subprocess.PIPE, stderr=err, text=True, cwd=ROOT,
-                             timeout=180, check=False)
+    out = forked.run("tests.helpers.inprocess", [json.dumps(config)], cwd=ROOT, timeout=180)
+    log.write_text(out.stderr)
     lines = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     assert lines and lines[-1] == {"done": True}, (out.stdout[-2000:], log.read_text()[-3000:])
     return lines[:-1]

@@ -7,22 +7,19 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 
 if TYPE_CHECKING:
     from tests.helpers.redis_server import RedisServer
 
 
 def run(scenario: str, redis_server: RedisServer, port: int = 0) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "tests.helpers.dropin_run", scenario,
-                           redis_server.url, str(port)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=90, check=False)
+    done = forked.run("tests.helpers.dropin_run", [scenario, redis_server.url, str(port)],
+                      cwd=ROOT, timeout=90)
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
