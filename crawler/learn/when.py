@@ -144,12 +144,12 @@ def prepare() -> None:
 FIND_DATE = "(date in text)"
 
 
-_LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\d)")
+_LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\w)")
 
 
 def find_date(text: str) -> str | None:
     """The first date inside ``text``; a word before it that is no weekday ("Zitieren 20.
-    April 2020") is left out."""
+    April 2020", a title's last word before "March 28, 2024") is left out."""
     match = _regexes()[2].search(text)
     if not match:
         return None
