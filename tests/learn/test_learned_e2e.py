@@ -1,7 +1,7 @@
 """End to end: ``scrapy crawl forum -a profile=none`` on forums captured from real engines.
 
 Each ``tests/fixtures/profiles/learned_*`` site is a capture of a lab engine (MyBB, SMF,
-Discuz!, phpBB, NodeBB) or of django-machina or Spirit from PyPI (``scripts/capture_site.py --learned``), or
+Discuz!, phpBB, NodeBB) or of django-machina or Spirit from PyPI or Phorum 6 (``scripts/capture_site.py --learned``), or
 derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
 engine that repeats the opening post on every page, a two-rows-per-post table layout, and a
@@ -34,6 +34,7 @@ STYLES = {
     "learned_cn_dateonly": "Chinese date-only engine repeating the opening post",
     "learned_table": "table layout, two rows per post",
     "learned_machina": "django-machina (PyPI): Bootstrap cards, ids at the end of slugs, ?post= permalinks",
+    "learned_phorum": "Phorum 6: comma routes (read.php?3,41,page=2), date after the subject, Reply/Quote row in the body",
     "learned_spirit": "Spirit (PyPI): record ids count posts within a thread (id=c1), data-pk is the id",
     "learned_microdata": "every post schema.org DiscussionForumPosting microdata, pages linked by rel=next only",
 }
