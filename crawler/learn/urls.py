@@ -183,7 +183,7 @@ def id_position(
     first = slots(urls[0])
     candidates = [
         (name, index) for name, slot in first.items() for index in range(len(slot.numbers))
-        if (name, index) != page_slot
+        if (name, index) != page_slot and not _shared_by_two_texts(urls, name, index)
     ]
 
     def rank(
@@ -213,6 +213,23 @@ def id_position(
                 index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None
+
+
+def _shared_by_two_texts(urls: list[str], name: tuple[str, object], index: int) -> bool:
+    """Whether two of ``urls`` hold one value at ``index`` of slot ``name`` in different slot
+    texts (``how-to-3`` and ``dates-3``, WordPress's suffix for a title used before; ``2,114``
+    and ``2,75``, a board's number): a number that stays while the thread changes is not its id."""
+    texts: dict[str, str] = {}
+    for url in urls:
+        slot = slots(url).get(name)
+        if slot is None:
+            continue
+        if len(slot.numbers) <= index:
+            return True  # another thread's URL has no number there (``how-to`` beside ``how-to-2``)
+        value = slot.numbers[index]
+        if texts.setdefault(value, slot.text) != slot.text:
+            return True
+    return False
 
 
 def id_regex_for(

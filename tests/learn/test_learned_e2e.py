@@ -6,8 +6,8 @@ derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
 engine that repeats the opening post on every page, a two-rows-per-post table layout, and a
 hand-modelled forum whose every post is schema.org ``DiscussionForumPosting`` microdata with
-pages linked only by ``rel=next``: no installable engine marks posts up so). Its
-``truth.json`` comes from the engine's database, not from the pages. The crawl learns a
+pages linked only by ``rel=next``: no installable engine marks posts up so; and MyBB's pages
+under slug-only thread URLs). Its ``truth.json`` comes from the engine's database, not from the pages. The crawl learns a
 template on the first pages and reads the site with it; the items must equal
 ``expected.json`` and score at least 0.9 on every measure against the truth.
 """
@@ -36,6 +36,7 @@ STYLES = {
     "learned_machina": "django-machina (PyPI): Bootstrap cards, ids at the end of slugs, ?post= permalinks",
     "learned_phorum": "Phorum 6: comma routes (read.php?3,41,page=2), date after the subject, Reply/Quote row in the body",
     "learned_spirit": "Spirit (PyPI): record ids count posts within a thread (id=c1), data-pk is the id",
+    "learned_slugs": "MyBB's pages with bbPress-like thread URLs: /forums/topic/<title>/, -2 for a title used before",
     "learned_microdata": "every post schema.org DiscussionForumPosting microdata, pages linked by rel=next only",
 }
 
