@@ -21,6 +21,10 @@
   ``/forums/topic/<slug>/page/N/``; a title shown twice gets ``-2``, ``-3`` as WordPress's
   unique slugs do). Only the URLs change; the pages are MyBB's.
 
+* ``learned_siblings`` (from ``learned_phorum``): each post's wrapper taken away, so that a
+  post is a header block (author, date) and then its body block, siblings with no wrapper of
+  their own (as bbPress and other themes render posts), anchors between the posts.
+
 The truth of each derived site is its source's truth (same posts, same threads).
 """
 
@@ -302,6 +306,22 @@ def slug_urls() -> None:
                                             encoding="utf-8")
 
 
+def unwrapped_posts() -> None:
+    out = _copy("learned_phorum", "learned_siblings")
+    for path in _site(out).glob("*.html"):
+        root = parse(path.read_bytes())
+        wrappers = root.xpath("//div[@class='message']")
+        for wrapper in wrappers:
+            parent = wrapper.getparent()
+            at = parent.index(wrapper)
+            for child in reversed(list(wrapper)):
+                parent.insert(at, child)
+            parent.remove(wrapper)
+        if wrappers:
+            path.write_bytes(etree.tostring(root, method="html", encoding="utf-8",
+                                            doctype="<!DOCTYPE html>"))
+
+
 def _page(title: str, body: str) -> str:
     return (f'<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>'
             f'<body><table width="100%"><tr><td><a href="index.php">Lab Board</a></td></tr></table>{body}'
@@ -319,5 +339,6 @@ if __name__ == "__main__":
     table_layout()
     microdata_layout()
     slug_urls()
+    unwrapped_posts()
     print("derived learned_datetitle, learned_cn_dateonly, learned_table, learned_microdata, "
-          "learned_slugs")
+          "learned_slugs, learned_siblings")

@@ -276,6 +276,9 @@ def _pair_groups(
     then its body, with no wrapper of its own: the header is the record's first row (the record
     rule names the headers themselves, as for rows found by their date)."""
     kind_of = {id(m): kind for kind, members in kinds.items() for m in members}
+    # Anchors and spacers between posts (``<a name="msg-5">``, an empty ``clear`` div) hold
+    # no text: they neither start a post nor break the header-body rhythm.
+    children = [c for c in children if element_text(c)]
     shapes = [kind_of.get(id(c)) for c in children]
     found = []
     for start in (0, 1):
