@@ -116,9 +116,11 @@ def learn_body(records: list[Record],
 def _header_children(node: etree._Element, avoid: list[etree._Element]) -> list[etree._Element]:
     """Children of ``node`` that hold the author or the date and little else (a byline, a
     footer with the date): a body that wraps them loses them."""
+    holding = [c for c in node if isinstance(c.tag, str) and any(is_inside(a, c) for a in avoid)]
+    if not holding:
+        return []
     total = max(1, len(element_text(node)))
-    return [c for c in node if isinstance(c.tag, str) and any(is_inside(a, c) for a in avoid)
-            and len(element_text(c)) <= 0.3 * total]
+    return [c for c in holding if len(element_text(c)) <= 0.3 * total]
 
 
 def _less_header(node: etree._Element, avoid: list[etree._Element]) -> list[str]:

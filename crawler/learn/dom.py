@@ -19,6 +19,7 @@ __all__ = [
     "drop_tree",
     "element_text",
     "has_class_xpath",
+    "iter_text",
     "link_text_len",
     "parse",
     "stable_classes",
