@@ -16,6 +16,15 @@
   and board pages linked only by ``rel=next``; board rows show replies, views and the last
   post time; dates shown day-first ("08/03/2024 14:05").
 
+* ``learned_slugs`` (from ``learned_mybb``): thread URLs with no number, as bbPress and other
+  WordPress forum plugins write them (``/forums/topic/how-do-i-paginate/``, later pages
+  ``/forums/topic/<slug>/page/N/``; a title shown twice gets ``-2``, ``-3`` as WordPress's
+  unique slugs do). Only the URLs change; the pages are MyBB's.
+
+* ``learned_siblings`` (from ``learned_phorum``): each post's wrapper taken away, so that a
+  post is a header block (author, date) and then its body block, siblings with no wrapper of
+  their own (as bbPress and other themes render posts), anchors between the posts.
+
 The truth of each derived site is its source's truth (same posts, same threads).
 """
 
@@ -258,6 +267,61 @@ def _community(title: str, body: str, head: str = "") -> str:
             f'<footer class="site">Lab Community, a schema.org-marked forum</footer></body></html>')
 
 
+def slug_urls() -> None:
+    out = _copy("learned_mybb", "learned_slugs")
+    manifest = json.loads((_site(out) / "routes.json").read_text(encoding="utf-8"))
+    slugs: dict[str, str] = {}
+    for key in sorted(manifest["routes"], key=lambda k: int(re.sub(r"\D", "", k) or 0)):
+        tid = re.fullmatch(r"/showthread\.php\?tid=(\d+)", key)
+        if tid:
+            page = (_site(out) / manifest["routes"][key]["file"]).read_text(encoding="utf-8")
+            title = re.search(r"<title>Thread \d+: ([^<]*?)\s*[^\x00-\x7f]", page).group(1)
+            slug = re.sub(r"[^a-z]+", "-", title.lower()).strip("-")
+            taken = sum(1 for s in slugs.values() if re.fullmatch(rf"{slug}(?:-\d+)?", s))
+            slugs[tid.group(1)] = slug + (f"-{taken + 1}" if taken else "")
+
+    def topic(tid: str, query: str) -> str:
+        items = [i for i in re.split(r"&amp;|&", query) if i]
+        page = next((i.split("=")[1] for i in items if i.startswith("page=")), "1")
+        rest = [i for i in items if not i.startswith(("page=", "tid="))]
+        path = f"/forums/topic/{slugs[tid]}/" + (f"page/{page}/" if page != "1" else "")
+        return path + ("?" + "&amp;".join(rest) if rest else "")
+
+    link = re.compile(r'(?:http://fixture\.invalid)?/?showthread\.php\?((?:[^"#]*?&amp;)?tid=(\d+)[^"#]*)')
+    # MyBB links relative to its root; pages moved under /forums/topic/ keep pointing there.
+    relative = re.compile(r'((?:href|src|action)=")(?![a-z]+:|/|#)')
+    for path in _site(out).glob("*.html"):
+        text = relative.sub(lambda m: m.group(1) + FAKE + "/", path.read_text(encoding="utf-8"))
+        text = link.sub(lambda m: FAKE + topic(m.group(2), m.group(1)) if m.group(2) in slugs
+                        else m.group(0), text)
+        path.write_text(text, encoding="utf-8")
+    routes = {}
+    for key, route in manifest["routes"].items():
+        tid = re.search(r"[?&]tid=(\d+)", key)
+        if key.startswith("/showthread.php?") and tid and tid.group(1) in slugs:
+            key = route_key(topic(tid.group(1), key.split("?", 1)[1]))
+        routes[key] = route
+    manifest["routes"] = routes
+    (_site(out) / "routes.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
+                                            encoding="utf-8")
+
+
+def unwrapped_posts() -> None:
+    out = _copy("learned_phorum", "learned_siblings")
+    for path in _site(out).glob("*.html"):
+        root = parse(path.read_bytes())
+        wrappers = root.xpath("//div[@class='message']")
+        for wrapper in wrappers:
+            parent = wrapper.getparent()
+            at = parent.index(wrapper)
+            for child in reversed(list(wrapper)):
+                parent.insert(at, child)
+            parent.remove(wrapper)
+        if wrappers:
+            path.write_bytes(etree.tostring(root, method="html", encoding="utf-8",
+                                            doctype="<!DOCTYPE html>"))
+
+
 def _page(title: str, body: str) -> str:
     return (f'<html><head><meta charset="utf-8"><title>{html.escape(title)}</title></head>'
             f'<body><table width="100%"><tr><td><a href="index.php">Lab Board</a></td></tr></table>{body}'
@@ -274,4 +338,7 @@ if __name__ == "__main__":
     chinese_date_only()
     table_layout()
     microdata_layout()
-    print("derived learned_datetitle, learned_cn_dateonly, learned_table, learned_microdata")
+    slug_urls()
+    unwrapped_posts()
+    print("derived learned_datetitle, learned_cn_dateonly, learned_table, learned_microdata, "
+          "learned_slugs, learned_siblings")

@@ -26,7 +26,7 @@ from lxml import etree
 
 from crawler.blogs.byline import author_name
 from crawler.learn.apply import read_field
-from crawler.learn.dom import element_text, inner_html, parse
+from crawler.learn.dom import drop_tree, element_text, inner_html, parse
 from crawler.learn.fields import learn_fields
 from crawler.learn.generalize import eval_first
 from crawler.learn.records import mine_records
@@ -209,7 +209,7 @@ def _text_without(node: etree._Element, drop: etree._Element) -> str:
     """*node*'s text less the date and the comment's own number ("1.", a link to ``#c1``)."""
     clone = copy.deepcopy(node)
     for junk in clone.xpath(".//a[starts-with(@href, '#')] | .//time"):
-        junk.drop_tree()  # keeps its tail: "<a>1</a> From Erin Li - <time>"
+        drop_tree(junk)  # keeps its tail: "<a>1</a> From Erin Li - <time>"
     return element_text(clone)
 
 

@@ -116,9 +116,11 @@ def learn_body(records: list[Record],
 def _header_children(node: etree._Element, avoid: list[etree._Element]) -> list[etree._Element]:
     """Children of ``node`` that hold the author or the date and little else (a byline, a
     footer with the date): a body that wraps them loses them."""
+    holding = [c for c in node if isinstance(c.tag, str) and any(is_inside(a, c) for a in avoid)]
+    if not holding:
+        return []
     total = max(1, len(element_text(node)))
-    return [c for c in node if isinstance(c.tag, str) and any(is_inside(a, c) for a in avoid)
-            and len(element_text(c)) <= 0.3 * total]
+    return [c for c in holding if len(element_text(c)) <= 0.3 * total]
 
 
 def _less_header(node: etree._Element, avoid: list[etree._Element]) -> list[str]:
@@ -216,6 +218,50 @@ def _strip_rules(records: list[Record], row_index: int, expr: str,
             if isinstance(child.tag, str) and any(is_inside(a, child) for a in avoid_nodes):
                 strip.extend(x for x in node_xpaths(child, body)[-3:-2]
                              or node_xpaths(child, body)[:1])
-    return [s for s, _ in Counter(strip).most_common() if s != "."][:4]
+    bodies = [eval_first(r[row_index], expr) for r in records if row_index < len(r)]
+    chrome = _repeated_link_rows([b for b in bodies if b is not None])
+    return chrome + [s for s, _ in Counter(strip).most_common() if s != "."][:4 - len(chrome)]
+
+
+def _repeated_link_rows(bodies: list[etree._Element]) -> list[str]:
+    """Blocks of links that the body of (nearly) every record holds with one same text: the
+    row of buttons an engine prints under each post ("Reply Quote"), never the post's words.
+    Each comes with an XPath that names the block by an attribute (a bare tag or position
+    could take the post's own links on other pages) and selects only such blocks here."""
+    if len(bodies) < 3:
+        return []
+    seen: Counter[str] = Counter()
+    nodes: dict[str, list[etree._Element]] = {}
+    for body in bodies:
+        for node in _link_rows(body, 0.5 * len(element_text(body))):
+            text = element_text(node)
+            seen[text] += 1
+            nodes.setdefault(text, []).append(node)
+    found = []
+    for text, count in seen.items():
+        if count < 0.8 * len(bodies):
+            continue
+        node = nodes[text][0]
+        body = next(b for b in bodies if is_inside(node, b))
+        for expr in node_xpaths(node, body):
+            if "@" in expr and all(element_text(n) == text for b in bodies
+                                   for n in b.xpath(expr) if isinstance(n, etree._Element)):
+                found.append(expr)
+                break
+    return found[:2]
+
+
+def _link_rows(node: etree._Element, most: float) -> list[etree._Element]:
+    """The outermost elements under ``node`` whose text is mostly link text and short."""
+    rows = []
+    for child in node:
+        if not isinstance(child.tag, str):
+            continue
+        text = element_text(child)
+        if text and len(text) <= most and link_text_len(child) >= 0.5 * len(text):
+            rows.append(child)
+        else:
+            rows.extend(_link_rows(child, most))
+    return rows
 
 

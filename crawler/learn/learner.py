@@ -88,8 +88,10 @@ def url_shape(url: str) -> str:
     segments = []
     for segment in _PATH_PAGE.sub("/", parts.path).split("/"):
         masked = re.sub(r"\d+", "#", segment)
-        if re.search(r"[a-z%]{3}", masked, re.I) and (len(masked) > 16 or "#" in masked):
-            masked = "#*" if "#" in masked else "*"
+        if re.search(r"[a-z%]{3}", masked, re.I) and len(masked) > 16:
+            masked = "*"  # a title's slug, with a number or not (``how-to``, ``how-to-2``)
+        elif re.search(r"[a-z%]{3}", masked, re.I) and "#" in masked:
+            masked = "#*"
         segments.append(masked)
     keys = sorted({s.key for s in slots(url).values() if s.key and s.key.lower() not in _PAGE_KEYS})
     return "/".join(segments) + ("?" + "&".join(keys) if keys else "")
@@ -134,11 +136,11 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     page_slot = _page_slot(paging, thread_urls)
     fixed = fixed_params(thread_urls, exclude={paging.param or ""})
     id_at = id_position(thread_urls, page_slot)
-    # A thread URL without a number (``/topic/some-title/``) is named by its slug.
-    # A thread URL without a number (``/topic/some-title/``) is named by its slug, else by the
-    # URL less its page parameter.
-    thread_regex = id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) or slug_regex_for(
-        thread_urls[0], "tid") or url_thread_regex(thread_urls[0], paging.param)
+    # A thread URL without a number that names it (``/topic/some-title/``, ``/topic/title-2/``)
+    # is named by its slug, else by the URL less its page parameter.
+    thread_regex = (id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) if id_at
+                    else None) or slug_regex_for(thread_urls[0], "tid") or url_thread_regex(
+        thread_urls[0], paging.param)
     if rules is None:
         rules = _post_rules([(p, g) for p, g in thread_pages[:8]], paging)
         if rules is None:

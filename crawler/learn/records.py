@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
-from crawler.learn.dom import element_text, link_text_len, shape, stable_classes
+from crawler.learn.dom import element_text, iter_text, link_text_len, shape, stable_classes
 from crawler.learn.names import name_nodes
 from crawler.learn.when import looks_like_date
 
@@ -283,6 +283,9 @@ def _pair_groups(
     then its body, with no wrapper of its own: the header is the record's first row (the record
     rule names the headers themselves, as for rows found by their date)."""
     kind_of = {id(m): kind for kind, members in kinds.items() for m in members}
+    # Anchors and spacers between posts (``<a name="msg-5">``, an empty ``clear`` div) hold
+    # no text: they neither start a post nor break the header-body rhythm.
+    children = [c for c in children if any(t.strip() for t in iter_text(c))]
     shapes = [kind_of.get(id(c)) for c in children]
     found = []
     for start in (0, 1):

@@ -194,7 +194,7 @@ class Template:
         """The URL that names this thread page: kept parameters only, path cut after the id
         segment and its slug; ``None`` for a URL that is not a plain thread page (a post
         permalink such as SMF's ``topic=3.msg21``)."""
-        from crawler.learn.urls import clean_url  # urls does not import this module
+        from crawler.learn.urls import clean_url, item_key  # urls does not import this module
 
         match = re.search(self.thread_url, _path_query(url))
         if not match:
@@ -203,7 +203,7 @@ class Template:
         if self.thread_params:
             # An item without "=" is a route (``?thread-12-2.htm``): the params name it "".
             items = [i for i in re.split(r"[&;]", parts.query)
-                     if (i.partition("=")[0] if "=" in i else "") in self.thread_params]
+                     if item_key(i) in self.thread_params]
             sep = ";" if ";" in parts.query and "&" not in parts.query else "&"
             canonical = parts._replace(query=sep.join(items)).geturl()
         else:

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
+from functools import lru_cache
+from urllib.parse import urlsplit
 
 from w3lib.url import canonicalize_url
 
 from crawler.learn.slug_ids import id_like, is_titled, leads_title, number_at
 
-__all__ = ["POST_KEYS", "Slot", "clean_url", "id_regex_for", "page_regex_for", "path_query",
-           "slots", "slug_regex_for"]
+__all__ = ["POST_KEYS", "Slot", "canonical", "clean_url", "id_regex_for", "item_key",
+           "page_regex_for", "path_query", "query_items", "slots", "slug_regex_for"]
 
 _SESSION_KEYS = re.compile(
     r"^(?:sid|s|phpsessid|sessionid|jsessionid|session_id|sess|formhash|_dsign)$", re.I)
@@ -26,6 +27,9 @@ _NOISE_KEYS = re.compile(r"^(?:extra|highlight|hilit|utm_\w+)$", re.I)
 _SESSION_VALUE = re.compile(r"^[0-9a-f]{24,}$", re.I)
 
 _NUM = re.compile(r"\d+")
+#: RFC 3986 reserved characters a query may hold literally, with a meaning of their own to the
+#: server ("&", "=", "+" and "#" left to w3lib).
+_RESERVED = frozenset("!$'()*,/:;?@")
 _ESCAPE_OR_NUM = re.compile(r"%[0-9A-Fa-f]{2}|\d+")
 
 
@@ -67,19 +71,31 @@ def clean_url(url: str) -> str:
     rebuilt = parts._replace(query=query, fragment="").geturl()
     if sep != "&":
         return rebuilt
-    canonical = canonicalize_url(rebuilt)
-    bare = {i for i in kept if "=" not in i}
-    if not bare:
-        return canonical
-    # A route in the query (``/?thread-12-2.htm``) stays as written: w3lib would add "=".
-    head, _, tail = canonical.partition("?")
-    items = [i[:-1] if i.endswith("=") and _unquoted(i[:-1]) in bare else i
-             for i in tail.split("&")]
-    return head + "?" + "&".join(items)
+    return canonical(rebuilt)
 
 
-def _unquoted(item: str) -> str:
-    return unquote(item)
+def canonical(url: str) -> str:
+    """:func:`w3lib.url.canonicalize_url`, but with the query's reserved characters as written.
+
+    w3lib escapes the items anew: ``?3,41`` becomes ``?3%2C41=``, which a server that splits
+    its query on commas (or reads a route in it) no longer understands. Reserved characters a
+    query item holds literally stay literal; w3lib's order and other escapes stay."""
+    head, _, tail = canonicalize_url(url).partition("?")
+    if not tail:
+        return head
+    as_written = dict(_item_forms(i) for i in urlsplit(url).query.split("&") if i)
+    return head + "?" + "&".join(as_written.get(i, i) for i in tail.split("&"))
+
+
+@lru_cache(maxsize=4096)
+def _item_forms(item: str) -> tuple[str, str]:
+    """One query item as w3lib canonicalizes it, and with the reserved characters that
+    ``item`` holds literally (and no "=" if it had none) put back."""
+    canonical = canonicalize_url("http://h/?" + item).partition("?")[2]
+    kept = canonical if "=" in item else canonical.removesuffix("=")
+    for char in _RESERVED.intersection(item):
+        kept = kept.replace(f"%{ord(char):02X}", char)
+    return canonical, kept
 
 
 def _is_session(item: str) -> bool:
@@ -92,7 +108,7 @@ def _is_session(item: str) -> bool:
 
 
 def path_query(url: str) -> str:
-    parts = urlsplit(canonicalize_url(url))
+    parts = urlsplit(canonical(url))
     return parts.path + ("?" + parts.query if parts.query else "")
 
 
@@ -102,9 +118,7 @@ def slots(url: str) -> dict[tuple[str, object], Slot]:
     for index, segment in enumerate(parts.path.split("/")):
         if segment:
             found[("p", index)] = Slot(None, index, segment)
-    for item in re.split(r"[&;]", parts.query):
-        if not item:
-            continue
+    for item in query_items(parts.query):
         if "=" not in item:
             # A route in the query (``?thread-12-2.htm``, ``?145403-some-title``): one slot
             # with an empty key, whatever its text, so that two threads' URLs line up.
@@ -113,6 +127,28 @@ def slots(url: str) -> dict[tuple[str, object], Slot]:
         key, _, value = item.partition("=")
         found[("q", key)] = Slot(key, None, value)
     return found
+
+
+def query_items(query: str) -> list[str]:
+    """The items of a query: ``&`` or ``;`` separated, and a comma route's parameters apart
+    (``?3,41,page=2`` is the route ``3,41`` and ``page=2``; ``ids=1,2`` stays one item)."""
+    items = []
+    for item in re.split(r"[&;]", query):
+        if item_key(item) == "" and "=" in item:
+            pieces = item.split(",")
+            first = next(i for i, p in enumerate(pieces) if "=" in p)
+            items.append(",".join(pieces[:first]))
+            items.extend(pieces[first:])
+        elif item:
+            items.append(item)
+    return [i for i in items if i]
+
+
+def item_key(item: str) -> str:
+    """The key of a query item; ``""`` for a route: no "=" (``?thread-12.htm``), or a comma
+    before it (``?3,41,page=2``, values joined by commas as others join them by "/")."""
+    key, eq, _ = item.partition("=")
+    return key if eq and "," not in key else ""
 
 
 def _slot_regex(slot: Slot, group: str | None, number_index: int | None, loose: bool) -> str:
@@ -149,7 +185,7 @@ def id_position(
     first = slots(urls[0])
     candidates = [
         (name, index) for name, slot in first.items() for index in range(len(slot.numbers))
-        if (name, index) != page_slot
+        if (name, index) != page_slot and not _shared_by_two_texts(urls, name, index)
     ]
 
     def rank(position: tuple[tuple[str, object], int]) -> tuple[bool | int, ...]:
@@ -175,6 +211,23 @@ def id_position(
                 after_word, bare, depth, leads_title(slot.text, index), index - len(slot.numbers))
 
     return max(candidates, key=rank) if candidates else None
+
+
+def _shared_by_two_texts(urls: list[str], name: tuple[str, object], index: int) -> bool:
+    """Whether two of ``urls`` hold one value at ``index`` of slot ``name`` in different slot
+    texts (``how-to-3`` and ``dates-3``, WordPress's suffix for a title used before; ``2,114``
+    and ``2,75``, a board's number): a number that stays while the thread changes is not its id."""
+    texts: dict[str, str] = {}
+    for url in urls:
+        slot = slots(url).get(name)
+        if slot is None:
+            continue
+        if len(slot.numbers) <= index:
+            return True  # another thread's URL has no number there (``how-to`` beside ``how-to-2``)
+        value = slot.numbers[index]
+        if texts.setdefault(value, slot.text) != slot.text:
+            return True
+    return False
 
 
 def id_regex_for(
@@ -270,7 +323,7 @@ def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -
     value = _slot_regex(slot, None, number_index, loose=True)
     if slot.key is not None:
         key = f"{re.escape(slot.key)}=" if slot.key else ""
-        return f"[?&;]{key}{value}(?:[&;#]|$)"
+        return f"[?&;,]{key}{value}(?:[&;,#]|$)"
     previous = slots(url).get(("p", (slot.index or 0) - 1))
     if previous is not None and not previous.numbers and re.fullmatch(r"\d+", slot.text):
         # A bare number is a page only after its word: /page/3, /seite/3.

@@ -144,13 +144,14 @@ def prepare() -> None:
 FIND_DATE = "(date in text)"
 
 
-_LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\d)")
+_LEADING_WORD = re.compile(r"^[^\W\d_]+\.?,?\s+(?=\w)")
 
 
 def find_date(text: str) -> str | None:
     """The longest date inside ``text``, the first of equals (a post number before a weekday,
     "#4 Sat Mar 02, 2024 12:21 am", reads as a short date in some language: the whole date is
-    longer); a word before it that is no weekday ("Zitieren 20. April 2020") is left out."""
+    longer); a word before it that is no weekday ("Zitieren 20. April 2020", a title's last
+    word before "March 28, 2024") is left out."""
     matches = list(_regexes()[2].finditer(text))
     if not matches:
         return None

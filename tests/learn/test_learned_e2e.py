@@ -1,12 +1,13 @@
 """End to end: ``scrapy crawl forum -a profile=none`` on forums captured from real engines.
 
 Each ``tests/fixtures/profiles/learned_*`` site is a capture of a lab engine (MyBB, SMF,
-Discuz!, phpBB, NodeBB) or of django-machina or Spirit from PyPI (``scripts/capture_site.py --learned``), or
-derived from one
+Discuz!, phpBB, NodeBB), of django-machina or Spirit from PyPI or of Phorum 6
+(``scripts/capture_site.py --learned``), or derived from one
 (``scripts/derive_learn_fixtures.py``: dates only in a ``title`` attribute, a Chinese date-only
-engine that repeats the opening post on every page, a two-rows-per-post table layout, and a
+engine that repeats the opening post on every page, a two-rows-per-post table layout, a
 hand-modelled forum whose every post is schema.org ``DiscussionForumPosting`` microdata with
-pages linked only by ``rel=next``: no installable engine marks posts up so). Its
+pages linked only by ``rel=next``: no installable engine marks posts up so; MyBB's pages under
+slug-only thread URLs; Phorum's with each post's header and body blocks unwrapped). Its
 ``truth.json`` comes from the engine's database, not from the pages. The crawl learns a
 template on the first pages and reads the site with it; the items must equal
 ``expected.json`` and score at least 0.9 on every measure against the truth.
@@ -34,7 +35,10 @@ STYLES = {
     "learned_cn_dateonly": "Chinese date-only engine repeating the opening post",
     "learned_table": "table layout, two rows per post",
     "learned_machina": "django-machina (PyPI): Bootstrap cards, ids at the end of slugs, ?post= permalinks",
+    "learned_phorum": "Phorum 6: comma routes (read.php?3,41,page=2), date after the subject, Reply/Quote row in the body",
     "learned_spirit": "Spirit (PyPI): record ids count posts within a thread (id=c1), data-pk is the id",
+    "learned_slugs": "MyBB's pages with bbPress-like thread URLs: /forums/topic/<title>/, -2 for a title used before",
+    "learned_siblings": "Phorum's pages with each post's wrapper taken away: header and body sibling blocks, anchors between",
     "learned_microdata": "every post schema.org DiscussionForumPosting microdata, pages linked by rel=next only",
 }
 

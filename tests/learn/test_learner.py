@@ -223,6 +223,16 @@ def test_thread_id_not_the_page_number() -> None:
     )
 
 
+def test_clean_url_keeps_reserved_characters_as_written() -> None:
+    # Servers that split the query on commas (``read.php?3,41,page=2``) or read a route in it
+    # answer the escaped form (``?3%2C41=``) with another page; order and sessions still go.
+    assert clean_url(f"{BASE}/read.php?3,41,page=2") == f"{BASE}/read.php?3,41,page=2"
+    assert clean_url(f"{BASE}/read.php?3,41") == f"{BASE}/read.php?3,41"
+    assert clean_url(f"{BASE}/a?c=x/y&b=1:2&sid=0123456789abcdef0123456789abcdef") == (
+        f"{BASE}/a?b=1:2&c=x/y")
+    assert clean_url(f"{BASE}/a?q=a b&x=%e7%81&y=%2C") == f"{BASE}/a?q=a+b&x=%E7%81&y=%2C"
+
+
 def test_strategy_drops_the_opening_post_repeated_on_later_pages() -> None:
     template = learn_site(_div_site())
     assert isinstance(template, Template)
