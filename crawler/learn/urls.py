@@ -218,13 +218,14 @@ def _shared_by_two_texts(urls: list[str], name: tuple[str, object], index: int) 
     texts (``how-to-3`` and ``dates-3``, WordPress's suffix for a title used before; ``2,114``
     and ``2,75``, a board's number): a number that stays while the thread changes is not its id."""
     texts: dict[str, str] = {}
+    first = slots(urls[0])[name]
     for url in urls:
         slot = slots(url).get(name)
         if slot is None:
             continue
-        if len(slot.numbers) <= index:
+        value = number_at(slot, index, first)  # the same place: opening, closing or n-th
+        if value is None:
             return True  # another thread's URL has no number there (``how-to`` beside ``how-to-2``)
-        value = slot.numbers[index]
         if texts.setdefault(value, slot.text) != slot.text:
             return True
     return False
