@@ -133,7 +133,8 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     if refine_thread_url(learned, mine):
         print(f"thread ids: read by {learned.thread_url} (learned again on every thread's URL)")
     if refine_title(learned, mine):
-        print(f"thread titles: read from {learned.title.xpath} (learned again on every thread)")
+        where = learned.title.xpath or f"<title> less {learned.title.strip}"
+        print(f"thread titles: read from {where} (learned again on every thread)")
     if refine_author(learned, mine):
         print(f"authors: read from {learned.posts.author.xpath} (a longer link to the same "
               "member page than the learned one, a letter avatar)")

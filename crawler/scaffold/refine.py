@@ -51,8 +51,8 @@ def refine_title(template: Template, pages: list[tuple[str, str]]) -> bool:
     rule = learn_title(list(threads.values()), others)
     if rule.xpath is None:
         rule = _heading_child([root for root, _ in threads.values()]) or rule
-    if rule.xpath is None or rule == template.title:
-        return False
+    if rule == template.title or rule.xpath is None and not rule.strip:
+        return False  # no element, and no site name around <title> to strip: keep what was
     template.title = rule
     return True
 

@@ -19,7 +19,12 @@ from crawler.profiles.base import ForumProfile, limits_of
 from crawler.scaffold.assess import limits_and_doubts
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.record import write_site
-from crawler.scaffold.refine import refine_author, refine_board_link, refine_thread_url
+from crawler.scaffold.refine import (
+    refine_author,
+    refine_board_link,
+    refine_thread_url,
+    refine_title,
+)
 from tests.extract.test_new_engine import _copy_project, _files
 from tests.helpers.expected import SITES
 
@@ -145,6 +150,19 @@ def test_thread_ids_are_learned_again_on_every_captured_threads_url() -> None:
     assert [template.thread_id(f"http://h{u}") for u in urls] == ["123", "123", "124", "125",
                                                                    "126"]
     assert not refine_thread_url(template, [(f"http://h{u}", page) for u in urls])
+
+
+def test_a_title_only_in_the_head_keeps_the_site_name_learned_on_every_thread() -> None:
+    # No element shows the title: the rule is <title> less what every thread's <title> shares
+    # (learned on one thread's pages, nothing is shared by several threads, so nothing is).
+    template = Template(host="h", thread_url=r"^/topic/(?P<tid>\d+)",
+                        posts=PostRules(record="//div[@class='post']"))
+    titles = {1: "How do I paginate?", 2: "Encoding problems", 3: "Dates: time zones"}
+    pages = [(f"http://h/topic/{n}", f"<html><head><title>{t} - Topic - Forum</title></head>"
+              "<body><div class='post'>a post</div></body></html>") for n, t in titles.items()]
+    assert refine_title(template, pages)
+    assert template.title.xpath is None and template.title.strip == [" - Topic - Forum"]
+    assert not refine_title(template, pages)
 
 
 def test_an_unknown_limit_on_the_command_line_is_one_line_and_exit_2() -> None:
