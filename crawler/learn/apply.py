@@ -184,6 +184,9 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
             name = element_text(link)
             if name and not _PAGER_TEXT.match(name):  # a board's pager shown inside the trail
                 crumbs.append((name, urljoin(base, link.get("href") or "")))
+    half = len(crumbs) // 2
+    if half and crumbs[:half] == crumbs[half:]:  # the trail printed above and below the posts
+        crumbs = crumbs[:half]
     return {"title": title or None, "crumbs": crumbs}
 
 

@@ -12,7 +12,7 @@ from crawler.learn.paging import learn_paging, page_number
 from crawler.learn.records import mine_records
 from crawler.learn.strategy import LearnedForum
 from crawler.learn.structured import microdata_rules
-from crawler.learn.template import Template
+from crawler.learn.template import PostRules, Template
 from crawler.learn.urls import clean_url, id_regex_for
 from crawler.learn.when import parse_date
 from tests.learn import pages
@@ -381,3 +381,16 @@ def test_table_records_marked_by_a_cell_spanning_their_rows() -> None:
     assert [p["post_id"] for p in posts] == ["80", "81", "82", "83"]
     assert [p["author_name"] for p in posts] == ["carol", "alice", "bob", "carol"]
     assert all("[8/" in p["body_text"] and "profile" not in p["body_text"] for p in posts)
+
+
+def test_a_trail_printed_above_and_below_the_posts_is_one_trail() -> None:
+    trail = "<nav class='crumbs'><a href='/'>Index</a> <a href='/forum/2'>General</a></nav>"
+    root = parse(f"<html><body>{trail}<div class='post'>a post</div>{trail}</body></html>",
+                 "http://h/topic/7")
+    template = Template(host="h", posts=PostRules(record="//div[@class='post']"),
+                        thread_url=r"^/topic/(?P<tid>\d+)", breadcrumbs="//nav[@class='crumbs']/a")
+    assert read_thread(template, root)["crumbs"] == [("Index", "http://h/"),
+                                                     ("General", "http://h/forum/2")]
+    once = parse(f"<html><body>{trail}<div class='post'>a post</div></body></html>",
+                 "http://h/topic/7")
+    assert read_thread(template, once)["crumbs"] == read_thread(template, root)["crumbs"]
