@@ -1,7 +1,8 @@
 """``scrapy crawl blog -a start_url=https://blog.example/``: any blog, no profile needed.
 
 Discovery, all at once and deduplicated by the scheduler: the RSS/Atom feeds named in the start
-page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``), and the index
+page's ``<head>``, the sitemaps named in ``robots.txt`` (else ``/sitemap.xml``; read from the
+fetch the robots.txt middleware makes, so robots.txt is fetched once), and the index
 pages (``rel=next``, a hint only, and the pager's numbered pages, else categories, tags and
 archives). Each candidate page becomes an Article when its
 metadata says it is one; its body comes from trafilatura. An article split into parts (WordPress'
@@ -27,7 +28,10 @@ from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
+from scrapy import signals
+from scrapy.crawler import Crawler
 from scrapy.http import Response, TextResponse
+from scrapy.robotstxt import ProtegoRobotParser, RobotParser
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
 from crawler.blogs.comment_pages import shown_page
@@ -84,24 +88,45 @@ class BlogSpider(scrapy.Spider):
         """One-line ``ValueError`` for bad ``-a`` arguments (``scrapy crawl`` calls it up front)."""
         check_timezone(timezone)
 
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> BlogSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
+        return spider
+
     async def start(self) -> AsyncIterator[scrapy.Request]:
         yield scrapy.Request(self.start_url, callback=self.parse_listing, dont_filter=True,
                              meta=LISTING)
-        yield scrapy.Request(
-            urljoin(self.start_url, "/robots.txt"),
-            callback=self.parse_robots,
-            errback=self.no_robots,
-        )
+        if not self.settings.getbool("ROBOTSTXT_OBEY"):
+            # no robots.txt middleware to fetch it: the spider reads it for its Sitemap lines
+            yield scrapy.Request(
+                urljoin(self.start_url, "/robots.txt"),
+                callback=self.parse_robots,
+                errback=self.no_robots,
+            )
 
     # -- discovery -----------------------------------------------------------------------------
+    def robots_parsed(self, robotparser: RobotParser, request: scrapy.Request) -> None:
+        """The robots.txt the middleware fetched for the site: its Sitemap lines."""
+        if urlsplit(request.url).netloc != self.site:
+            return
+        # Protego, the default parser, keeps the Sitemap lines; another parser: /sitemap.xml
+        found = robotparser.rp.sitemaps if isinstance(robotparser, ProtegoRobotParser) else []
+        robots = urljoin(request.url, "/robots.txt")
+        for sitemap in self._sitemaps([urljoin(robots, url) for url in found], robots):
+            self.crawler.engine.crawl(sitemap)
+
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
         text = (
             response.text
             if isinstance(response, TextResponse)
             else response.body.decode("utf-8", "replace")
         )
-        sitemaps = list(sitemap_urls_from_robots(text, base_url=response.url))
-        for url in sitemaps or [urljoin(response.url, "/sitemap.xml")]:
+        yield from self._sitemaps(list(sitemap_urls_from_robots(text, base_url=response.url)),
+                                  response.url)
+
+    def _sitemaps(self, named: list[str], robots: str) -> Iterator[scrapy.Request]:
+        for url in named or [urljoin(robots, "/sitemap.xml")]:
             yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.no_sitemap,
                                  meta=LISTING)
 

@@ -5,13 +5,17 @@ trafilatura) on a Hugo blog."""
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from crawler.demo.fixture_server import FixtureServer
 from tests.extract.sitegen import hugo
 from tests.extract.sitegen.blog import BPost, build_blog
+from tests.helpers.crawl import run_crawl
 from tests.helpers.expected import ORIGIN, blog_sites, crawl_fixture, load_expected
+from tests.sitekit import SITES as SITES_DIR
 
 SITES = blog_sites()
 WORDPRESS = {"wordpress", "wordpress_html"}
@@ -101,3 +105,16 @@ def test_generic_blog_spider_on_a_wordpress_theme() -> None:
     comments = {i["comment_id"]: i["parent_id"] for i in items if i["item_type"] == "comment"}
     assert comments == {str(c.id): (str(c.parent) if c.parent else None) for p in posts for c in p.comments}
     assert result.stats.get("blog/articles") == len(posts)
+
+
+@pytest.mark.parametrize("obey", [True, False])
+def test_robots_txt_is_fetched_once_and_its_sitemap_read(obey: bool, tmp_path: Path) -> None:
+    # Obeyed: the robots.txt middleware's fetch gives the spider the Sitemap lines (no second
+    # fetch); not obeyed: the spider fetches it itself, once.
+    with FixtureServer(SITES_DIR / "hugo") as server:
+        result = run_crawl("blog", server.base_url + "/", tmp_path / "out.jl",
+                           settings={"ROBOTSTXT_OBEY": str(obey)})
+    assert server.requests.count("/robots.txt") == 1
+    assert server.requests.count("/sitemap.xml") == 1
+    assert result.stats.get("blog/discovered/sitemap", 0) >= len(build_blog())
+    assert len(server.requests) == len(set(server.requests))
