@@ -70,7 +70,9 @@ def author_name(text: str | None) -> str | None:
         name = _PREFIX.sub("", name).strip(_EDGES)
     name = _PARTICLE.sub("", name)
     name = _SUFFIX.sub("", name).strip(_EDGES)
-    return name if name and len(name) <= 60 and len(name.split()) <= 6 else None
+    if not any(c.isalpha() for c in name):
+        return None  # a comment's number ("#1"), a date: a name has letters
+    return name if len(name) <= 60 and len(name.split()) <= 6 else None
 
 
 def find_byline(scope: etree._Element, beside: bool = False) -> str | None:

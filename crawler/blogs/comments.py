@@ -40,6 +40,10 @@ _SECTION = (
     "[not(ancestor::*[contains(translate(@id, 'COMENT', 'coment'), 'comment') or "
     "contains(translate(@class, 'COMENT', 'coment'), 'comment')])]"
 )
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
+#: A time of day alone ("at 12:37:00", "- 9:05 pm"): the day is the previous comment's.
+_CLOCK_ONLY = re.compile(r"\W*(?:\w{1,3}\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\W*",
+                         re.IGNORECASE)
 _LEVEL = re.compile(r"(?:level|depth)-?(\d+)$", re.IGNORECASE)
 _AUTHOR = (
     ".//*[contains(@class, 'author') or contains(@class, 'fn') or @itemprop='author' or "
@@ -53,13 +57,34 @@ _BODY = (
 
 def comment_blocks(text: str, url: str, article_url: str) -> list[dict[str, Any]]:
     root = parse(text, url)
-    for section in root.xpath(_SECTION):
+    for section in _sections(root.xpath(_SECTION)):
         if section.tag == "form" or section.xpath("self::*[.//textarea][not(.//time)]"):
             continue
         comments = _dated_blocks(section, article_url) or _mined(section, article_url)
         if comments:
             return _day_month_resolved(comments, root)
     return []
+
+
+def _sections(found: list[etree._Element]) -> list[etree._Element]:
+    """The comment sections, a run of sibling comment blocks with no section around them
+    (``<div class="comment">`` after ``<div class="comment">``) as one: a copy of them in a
+    ``<div>`` of their own."""
+    sections: list[etree._Element] = []
+    for node in found:
+        run = [other for other in found if other.getparent() is node.getparent()
+               and other.tag == node.tag and _one_date(other)]
+        if len(run) < 2:
+            sections.append(node)
+        elif node is run[0]:
+            wrapper = etree.Element("div")
+            wrapper.extend(copy.deepcopy(block) for block in run)
+            sections.append(wrapper)
+    return sections
+
+
+def _one_date(node: etree._Element) -> bool:
+    return len(node.xpath(".//time[@datetime]") or _text_dates(node)) == 1
 
 
 # -- numeric dates: 06/01/2024 is 6 January on a French page, June 1 on an American one ------
@@ -103,8 +128,10 @@ def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, A
     blocks = [_block(d, section, dates) for d in dates]
     comments: list[dict[str, Any]] = []
     ids: dict[int, str] = {}
+    day = None
     for date, block in zip(dates, blocks):
-        record = _record(block, date, article_url)
+        record = _record(block, date, article_url, day)
+        day = (record or {}).get("created_raw") or day
         if record is None:
             continue
         record["parent_id"] = _parent(block, blocks, ids)
@@ -114,7 +141,9 @@ def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, A
 
 
 def _text_dates(section: etree._Element) -> list[etree._Element]:
-    """Innermost elements whose short text holds a date, for themes without ``<time>``."""
+    """Innermost elements whose short text holds a date, for themes without ``<time>``; and
+    where they show only a time ("at 12:37"), the day said once for the comments of one day,
+    the elements in the same place (tag and class) as a whole date."""
     found = []
     for node in section.iter():
         if not isinstance(node.tag, str) or node.tag in ("script", "style", "form", "textarea"):
@@ -123,11 +152,25 @@ def _text_dates(section: etree._Element) -> list[etree._Element]:
         if len(text) <= 120 and find_date(text):
             # document order: an ancestor comes first and gives way to its inner date
             found = [f for f in found if not _inside(node, f)] + [node]
-    return found
+    places = {_place(f) for f in found}
+    clocks = [n for n in section.iter() if isinstance(n.tag, str) and _place(n) in places
+              and _CLOCK_ONLY.fullmatch(element_text(n))]
+    chosen = {*found, *clocks}
+    return [n for n in section.iter() if n in chosen] if found else found
 
 
-def _date_of(date: etree._Element) -> str | None:
-    return date.get("datetime") or find_date(element_text(date))
+def _place(node: etree._Element) -> tuple[str, str | None, str | None]:
+    parent = node.getparent()
+    return str(node.tag), node.get("class"), parent.get("class") if parent is not None else None
+
+
+def _date_of(date: etree._Element, day: str | None = None) -> str | None:
+    """The date *date* shows; a time alone is on *day* (a date shown earlier)."""
+    shown = date.get("datetime") or find_date(element_text(date))
+    if shown or not day:
+        return shown
+    clock = _CLOCK.search(element_text(date))
+    return f"{_CLOCK.sub('', day).strip()} {clock.group(0)}" if clock else None
 
 
 def _block(date: etree._Element, section: etree._Element,
@@ -149,22 +192,33 @@ def _inside(node: etree._Element, container: etree._Element) -> bool:
     return any(a is container for a in node.iterancestors())
 
 
-def _record(block: etree._Element, date: etree._Element, article_url: str) -> dict[str, Any] | None:
+def _record(block: etree._Element, date: etree._Element, article_url: str,
+            day: str | None) -> dict[str, Any] | None:
     body = _body(block, date)
     if body is None or not element_text(body):
         return None
     author = _author(block, date, body)
-    created = _date_of(date)
-    chain = [date, *date.iterancestors()]
-    own = chain[: chain.index(block) + 2] if block in chain else chain[:1]
-    own_id = next((n.get("id") for n in own if n.get("id")), None)
+    created = _date_of(date, day)
     return {
         "article_url": article_url,
-        "comment_id": own_id or _digest(author, created, body),
+        "comment_id": _own_id(block, date) or _digest(author, created, body),
         "author": author,
         "created_raw": created,
         "body_html": inner_html(body),
     }
+
+
+def _own_id(block: etree._Element, date: etree._Element) -> str | None:
+    """The nearest id around the comment's date, else the anchor its permalink names inside
+    the block ("<a href=#c000002 id=c000002>#</a>")."""
+    chain = [date, *date.iterancestors()]
+    own = chain[: chain.index(block) + 2] if block in chain else chain[:1]
+    near = next((n.get("id") for n in own if n.get("id")), None)
+    for href in [] if near else block.xpath(".//a[contains(@href, '#')]/@href"):
+        anchor = href.split("#", 1)[1]
+        if anchor and block.xpath(".//*[@id=$a]", a=anchor):
+            return anchor
+    return near
 
 
 def _author(block: etree._Element, date: etree._Element, body: etree._Element | None) -> str | None:
@@ -206,10 +260,14 @@ def _heading_author(block: etree._Element, body: etree._Element | None) -> str |
 
 
 def _text_without(node: etree._Element, drop: etree._Element) -> str:
-    """*node*'s text less the date and the comment's own number ("1.", a link to ``#c1``)."""
+    """*node*'s text less the date and the comment's own number ("1.", a link to ``#c1``,
+    a permalink reading "#1")."""
     clone = copy.deepcopy(node)
     for junk in clone.xpath(".//a[starts-with(@href, '#')] | .//time"):
         drop_tree(junk)  # keeps its tail: "<a>1</a> From Erin Li - <time>"
+    for link in clone.xpath(".//a[@href]"):
+        if not any(c.isalpha() for c in element_text(link)):
+            drop_tree(link)
     return element_text(clone)
 
 
@@ -220,11 +278,35 @@ def _body(block: etree._Element, date: etree._Element) -> etree._Element | None:
     found = [n for n in block.xpath(_BODY) if not _inside(date, n) and n is not date]
     if found:
         return max(found, key=lambda n: len(element_text(n)))
+    # the block less its byline: the date's line and the commenter's name
+    lines = [_line(date, block), *(n for n in block.xpath(_AUTHOR) if len(element_text(n)) <= 60)]
     clone = copy.deepcopy(block)
-    for junk in clone.xpath(".//header | .//footer | .//time | .//h1 | .//h2 | .//h3 | .//h4 | "
-                            ".//h5 | .//h6 | .//form | .//script | .//style"):
-        junk.getparent().remove(junk)
+    byline = [_twin(node, block, clone) for node in lines if node is not block]
+    for junk in byline + clone.xpath(".//header | .//footer | .//time | .//h1 | .//h2 | .//h3 | "
+                                     ".//h4 | .//h5 | .//h6 | .//form | .//script | .//style"):
+        if junk is not None and junk.getparent() is not None:
+            junk.getparent().remove(junk)
     return clone
+
+
+def _line(date: etree._Element, block: etree._Element) -> etree._Element:
+    """The element below *block* that holds the date and little else (its line)."""
+    line = date
+    for parent in date.iterancestors():
+        if parent is block or len(element_text(parent)) > 120:
+            break
+        line = parent
+    return line
+
+
+def _twin(node: etree._Element, block: etree._Element, clone: etree._Element) -> Any:
+    """*node*'s counterpart in *clone*, a copy of *block*."""
+    steps = [n.getparent().index(n) for n in [node, *node.iterancestors()]
+             if n is not block and not any(a is n for a in block.iterancestors())]
+    found = clone
+    for step in reversed(steps):
+        found = found[step]
+    return found
 
 
 def _parent(block: etree._Element, blocks: list[etree._Element], ids: dict[int, str]) -> str | None:

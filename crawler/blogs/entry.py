@@ -33,8 +33,9 @@ from w3lib.url import canonicalize_url
 
 from crawler import jsonld
 from crawler.blogs.byline import find_byline
-from crawler.learn.dom import element_text, has_class_xpath, inner_html
-from crawler.learn.when import parse_date
+from crawler.blogs.content import clean_html, drop_keeping_tail, post_body
+from crawler.learn.dom import element_text, has_class_xpath
+from crawler.learn.when import has_clock, parse_date
 
 logger = logging.getLogger(__name__)
 
@@ -42,15 +43,8 @@ __all__ = ["Entry", "find_entry"]
 
 ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report",
                  "SocialMediaPosting"}
-_META = re.compile(
-    r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|jp-relatedposts|"
-    r"tags-links|cat-links|entry-tags|post-tags|related|page-links|nextprev|prev-next|post-nav",
-    re.IGNORECASE,
-)
-_DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
-_WHOLE_ID = re.compile(r"[a-z]+(?:[-_][a-z]+)?", re.IGNORECASE)
-_SECTIONS = {"section", "div", "aside", "ol", "ul", "nav"}
 _DATE_TEXT = re.compile(r"\d{4}|\d{1,2}:\d{2}")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
 
 
 @dataclass
@@ -125,7 +119,7 @@ def _h_entry(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         published=_first_text(props.get("published")),
         updated=_first_text(props.get("updated")),
         **_terms(root, [t for t in (_text(c) for c in props.get("category", [])) if t]),
-        body_html=_clean_html(body) if body else None,
+        body_html=clean_html(body) if body else None,
         comments=[_mf_comment(c) for c in props.get("comment", []) if isinstance(c, dict)],
     )
 
@@ -199,7 +193,7 @@ def _hatom(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         updated=_class_date(scope, "updated"),
         tags=_links(scope, "tag"),
         categories=_links(scope, "category"),
-        body_html=_body(contents[0]),
+        body_html=post_body(contents[0]),
     )
 
 
@@ -230,9 +224,10 @@ def _common_ancestor(a: etree._Element, b: etree._Element) -> etree._Element:
 def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     items = [i for i in jsonld.objects(data.get("json-ld") or [])
              if jsonld.types(i) & ARTICLE_TYPES]
-    items += [i.get("properties", {}) | {"@type": i.get("type")}
-              for i in data.get("microdata") or []
-              if jsonld.types({"@type": i.get("type")}) & ARTICLE_TYPES]
+    microdata = _microdata_articles(data.get("microdata") or [])
+    if len(microdata) > 1:
+        return Entry("schema", listing=True)  # a Blog item with several blogPost items
+    items += [i.get("properties", {}) | {"@type": i.get("type")} for i in microdata]
     if not items:
         return None
     item = items[0]
@@ -243,16 +238,55 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     return Entry(
         "schema",
         title=_text(item.get("headline") or item.get("name")),
-        author=_text(author.get("name") if isinstance(author, dict) and "name" in author
-                     else author),
-        published=_text(item.get("datePublished")),
+        author=_schema_name(author),
+        published=_text(item.get("datePublished")) or _shown_date(root),
         updated=_text(item.get("dateModified")),
         tags=[k.strip() for k in (keywords.split(",") if isinstance(keywords, str) else keywords)
               if k and k.strip()],
-        categories=list([item["articleSection"]] if isinstance(item.get("articleSection"), str)
-                        else item.get("articleSection") or []),
-        body_html=_body(node[0]) if node else None,
+        categories=[c for c in ([item["articleSection"]]
+                                if isinstance(item.get("articleSection"), str)
+                                else item.get("articleSection") or []) if c and str(c).strip()],
+        body_html=post_body(node[0]) if node else None,
     )
+
+
+def _shown_date(root: etree._Element) -> str | None:
+    """A microdata article that declares no date: the day it shows (a per-day heading) with
+    the time of day shown elsewhere in it ("Posted by Alice at 09:30")."""
+    scopes = [n for n in root.xpath("//*[@itemscope][@itemtype]")
+              if n.get("itemtype", "").rstrip("/").rsplit("/", 1)[-1] in ARTICLE_TYPES]
+    if not scopes:
+        return None
+    day = _time(scopes[0]) or _text_date(scopes[0])
+    if not day or has_clock(day):
+        return day
+    texts = scopes[0].xpath(".//text()[not(ancestor::*[@itemprop='articleBody'])]")
+    clock = next((m.group(0) for m in map(_CLOCK.search, texts) if m), None)
+    return f"{day} {clock}" if clock else day
+
+
+def _schema_name(person: Any) -> str | None:
+    """A Person's name: JSON-LD ``{"name": …}``, microdata ``{"properties": {"name": …}}``, or
+    the name itself."""
+    if isinstance(person, dict):
+        name = person.get("name") or (person.get("properties") or {}).get("name")
+        return _schema_name(name[0] if isinstance(name, list) and name else name)
+    return _text(person)
+
+
+def _microdata_articles(items: list[Any]) -> list[dict[str, Any]]:
+    """The article items of the page's microdata, top-level or a property of another item
+    (a ``Blog``'s ``blogPost``, a ``WebPage``'s ``mainEntity``)."""
+    found = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        if jsonld.types({"@type": item.get("type")}) & ARTICLE_TYPES:
+            found.append(item)
+            continue
+        for value in (item.get("properties") or {}).values():
+            found += _microdata_articles(value if isinstance(value, list) else [value])
+    return found
 
 
 # -- a lone <article> ----------------------------------------------------------------------------
@@ -282,7 +316,7 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         published=raw,
         tags=_links(article, "tag"),
         categories=_links(article, "category"),
-        body_html=_body(article, drop=("header", "footer", "h1", "nav")),
+        body_html=post_body(article, drop=("header", "footer", "h1", "nav")),
     )
 
 
@@ -343,7 +377,7 @@ def _heading_text(heading: etree._Element) -> str:
     clone = copy.deepcopy(heading)
     for anchor in clone.xpath(".//a[starts-with(@href, '#')]"):
         if len(element_text(anchor)) <= 2:
-            _drop(anchor)
+            drop_keeping_tail(anchor)
     return element_text(clone) or element_text(heading)
 
 
@@ -354,47 +388,3 @@ def _text_date(scope: etree._Element) -> str | None:
             if 6 <= len(text) <= 40 and parse_date(text):
                 return text
     return None
-
-
-# -- body ----------------------------------------------------------------------------------------
-def _body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) -> str | None:
-    """``node``'s markup less the metadata themes put inside the content (dates, bylines, tags,
-    share buttons), scripts and forms."""
-    node = copy.deepcopy(node)
-    for junk in node.xpath(".//script | .//style | .//form | .//noscript | .//comment()"):
-        _drop(junk)
-    for junk in list(node.iter()):
-        if not isinstance(junk.tag, str) or junk is node:
-            continue
-        # an id counts whole ("comments"): ids made from headings ("post-07-threaded-comments") are
-        # the post's own sections
-        ident = junk.get("id") or ""
-        label = (junk.get("class") or "") + " " + (ident if _WHOLE_ID.fullmatch(ident) else "")
-        if junk.tag in drop or _META.search(label) or _discussion(junk, label):
-            _drop(junk)
-    markup = inner_html(node)
-    return markup or None
-
-
-def _discussion(node: etree._Element, label: str) -> bool:
-    """A comment or trackback section that the theme put inside the article."""
-    return node.tag in _SECTIONS and bool(_DISCUSSION.search(label))
-
-
-def _drop(node: etree._Element) -> None:
-    parent = node.getparent()
-    if parent is None:
-        return
-    tail = node.tail
-    previous = node.getprevious()
-    parent.remove(node)
-    if tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-
-
-def _clean_html(markup: str) -> str | None:
-    fragment = html.fragment_fromstring(markup, create_parent="div")
-    return _body(fragment)

@@ -13,14 +13,14 @@ import hashlib
 import logging
 import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import trafilatura
 from scrapy.http import TextResponse
 
 from crawler import jsonld
 from crawler.blogs.byline import author_name
-from crawler.blogs.comment_pages import comment_pages
+from crawler.blogs.comment_pages import comment_pages, post_of
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
 from crawler.blogs.urls import canonical
@@ -41,22 +41,23 @@ _NOT_ARTICLE = re.compile(
 
 #: Listing pages of a blog (followed as listings, not as article candidates).
 _LISTING_PAGE = re.compile(
-    r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index\d*\.html?$", re.IGNORECASE
+    r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|[?&]page\d+$|/index\d*\.html?$", re.IGNORECASE
 )
-#: A pager's numbered pages.
-_PAGER = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|/index-?\d+\.html?$", re.IGNORECASE)
+#: A pager's numbered pages (``?page3``: a query with no ``=``, a path in disguise).
+_PAGER = re.compile(r"/page/\d+/?$|[?&](?:page|paged|p)=\d+|[?&]page\d+$|/index-?\d+\.html?$",
+                    re.IGNORECASE)
 #: Index pages that list posts: pagers, categories, tags, archives (by month or year).
 _INDEX_PAGE = re.compile(
     r"/(?:page|categor(?:y|ies)|tags?|label)/|/(?:page|categor(?:y|ies)|tags?|archives?)"
     r"(?:\.html?)?/?$|/archives?/(?:\d{4}(?:/\d{1,2})?(?:\.html?)?/?)?$|/\d{4}/(?:\d{1,2}/)?$"
-    r"|[?&](?:page|paged)=\d+|/index-?\d+\.html?$",
+    r"|[?&](?:page|paged)=\d+|[?&]page\d+$|/index-?\d+\.html?$",
     re.IGNORECASE,
 )
 _NEXT_WORDS = re.compile(
     r"^(?:next|next page|older|older posts|older entries|earlier posts|more posts"
     r"|»|›|⟩|〉|>>|→|next »|older »|"
     r"« older(?: posts| entries)?|← older(?: posts| entries)?"
-    r"|下一页|下一頁|下页|后一页|更早的文章)$",
+    r"|下一页|下一頁|下页|后一页|更早的文章)(?:\s*(?:»|›|→|>>))?$",
     re.IGNORECASE,
 )
 
@@ -111,15 +112,16 @@ class BlogPage:
             .xpath("@href")
             .getall()
         ):
-            url = canonical(self.response.urljoin(href))
+            # a link to a post's comments page ("4 comments") leads to the post
+            url = post_of(canonical(self.response.urljoin(href)))
             parts = urlsplit(url)
             if (
                 parts.netloc != host
                 or url == here
-                or parts.path in ("", "/")
+                or (parts.path in ("", "/") and not _path_in_query(parts.query))
                 or _NOT_ARTICLE.search(parts.path)
                 or url in skip
-                or _LISTING_PAGE.search(parts.path + ("?" + parts.query if parts.query else ""))
+                or _LISTING_PAGE.search(_where(url))
             ):
                 continue
             links.append(url)
@@ -151,7 +153,7 @@ class BlogPage:
         for href in self.response.css("a[href]::attr(href)").getall():
             url = canonical(self.response.urljoin(href))
             parts = urlsplit(url)
-            where = parts.path + ("?" + parts.query if parts.query else "")
+            where = _where(url)
             if parts.netloc != host or not _INDEX_PAGE.search(where) or _FEED.search(where):
                 continue
             (pagers if _PAGER.search(where) else others).append(url)
@@ -304,6 +306,18 @@ class BlogPage:
 
 
 _UNSET = object()
+
+
+def _path_in_query(query: str) -> bool:
+    """A query that is a path in disguise (``?u=/2024/01/05/post/``, ``?/archives/1.html``)."""
+    return any(value.startswith("/") or name.startswith("/")
+               for name, value in parse_qsl(query, keep_blank_values=True))
+
+
+def _where(url: str) -> str:
+    """*url*'s path and query, decoded: a path in a query (``?u=/page/2/``) reads as a path."""
+    parts = urlsplit(url)
+    return unquote(parts.path + ("?" + parts.query if parts.query else ""))
 
 
 def _digest(comment: dict[str, Any]) -> str:

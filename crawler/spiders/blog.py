@@ -99,11 +99,10 @@ class BlogSpider(scrapy.Spider):
                              meta=LISTING)
         if not self.settings.getbool("ROBOTSTXT_OBEY"):
             # no robots.txt middleware to fetch it: the spider reads it for its Sitemap lines
-            yield scrapy.Request(
-                urljoin(self.start_url, "/robots.txt"),
-                callback=self.parse_robots,
-                errback=self.no_robots,
-            )
+            # (a missing one, 404 included, means /sitemap.xml)
+            yield scrapy.Request(urljoin(self.start_url, "/robots.txt"),
+                                 callback=self.parse_robots, errback=self.no_sitemap,
+                                 meta={"handle_httpstatus_all": True})
 
     # -- discovery -----------------------------------------------------------------------------
     def robots_parsed(self, robotparser: RobotParser, request: scrapy.Request) -> None:
@@ -113,30 +112,16 @@ class BlogSpider(scrapy.Spider):
         # Protego, the default parser, keeps the Sitemap lines; another parser: /sitemap.xml
         found = robotparser.rp.sitemaps if isinstance(robotparser, ProtegoRobotParser) else []
         robots = urljoin(request.url, "/robots.txt")
-        for sitemap in self._sitemaps([urljoin(robots, url) for url in found], robots):
+        for sitemap in _sitemaps(self, [urljoin(robots, url) for url in found], robots):
             self.crawler.engine.crawl(sitemap)
 
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
-        text = (
-            response.text
-            if isinstance(response, TextResponse)
-            else response.body.decode("utf-8", "replace")
-        )
-        yield from self._sitemaps(list(sitemap_urls_from_robots(text, base_url=response.url)),
-                                  response.url)
-
-    def _sitemaps(self, named: list[str], robots: str) -> Iterator[scrapy.Request]:
-        for url in named or [urljoin(robots, "/sitemap.xml")]:
-            yield scrapy.Request(url, callback=self.parse_sitemap, errback=self.no_sitemap,
-                                 meta=LISTING)
-
-    def no_robots(self, failure: Any) -> Iterator[scrapy.Request]:
-        yield scrapy.Request(
-            urljoin(self.start_url, "/sitemap.xml"),
-            callback=self.parse_sitemap,
-            errback=self.no_sitemap,
-            meta=LISTING,
-        )
+        text = ""
+        if response.status == 200:
+            text = (response.text if isinstance(response, TextResponse)
+                    else response.body.decode("utf-8", "replace"))
+        yield from _sitemaps(self, list(sitemap_urls_from_robots(text, base_url=response.url)),
+                             response.url)
 
     def no_sitemap(self, failure: Any) -> None:
         logger.debug("No sitemap at %(url)s", {"url": failure.request.url})
@@ -312,3 +297,10 @@ class BlogSpider(scrapy.Spider):
             if number != shown:
                 yield scrapy.Request(url, callback=self.parse_comment_page,
                                      cb_kwargs={"article_url": article_url, "shown": shown})
+
+
+def _sitemaps(spider: BlogSpider, named: list[str], robots: str) -> Iterator[scrapy.Request]:
+    """The sitemaps robots.txt names, else ``/sitemap.xml``."""
+    for url in named or [urljoin(robots, "/sitemap.xml")]:
+        yield scrapy.Request(url, callback=spider.parse_sitemap, errback=spider.no_sitemap,
+                             meta=LISTING)

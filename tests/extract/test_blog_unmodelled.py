@@ -12,6 +12,12 @@ comment's line holds the author and a day-first numeric date. The ABlog (Sphinx)
 documentation page: no ``<article>``, no ``<time>``, its date and author in a sidebar card. The
 Chyrp Lite post's byline links to its author's page by query (``?action=author&id=4``), its
 comments are in an ``<article>`` of their own, each named by its heading ("Gao Wei said:").
+The Textpattern post is a schema.org ``BlogPosting`` nested in a ``Blog`` item, its meta line
+("Posted … Comments 4") beside its ``articleBody``. The PluXml post's comments are sibling
+``div.comment`` blocks with no section around them, each line "#1 <time> - Dave Reader said :";
+its pager is ``index.php?page2``. The FlatPress post shows its day in a heading and its time in
+its byline; its comments are on a page of their own (``…/comments/``), where a comment of the
+same day shows only its time; its pager is a path in a query (``?u=/page/2/``).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
 from crawler.blogs.byline import author_name
+from crawler.blogs.comment_pages import post_of
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
@@ -287,3 +294,23 @@ def test_an_undated_post_is_dated_by_its_index_page_when_the_feed_fails() -> Non
     failure = Failure(IgnoreRequest("404"))
     failure.request = feeds[0]  # type: ignore[attr-defined]
     assert [a.published_raw for a in feeds[0].errback(failure)] == ["2024-01-19"]
+
+
+@pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if "index" in p[2]],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_index_page_leads_to_its_posts_and_its_pager(site: str, name: str,
+                                                    spec: dict[str, Any]) -> None:
+    # PluXml: index.php?page2; FlatPress: ?u=/page/2/ and each post linked as its comments page
+    page = _page(site, name, spec["url"])
+    assert not page.is_article()
+    assert {canonical(u) for u in spec["index"]["posts"]} <= set(page.article_links())
+    assert {canonical(u) for u in spec["index"]["pager"]} <= set(page.index_links())
+
+
+def test_comments_on_a_page_of_their_own_belong_to_the_post() -> None:
+    site = "flatpress-1.5.1"
+    spec = json.loads((FIXTURES / site / "expected.json").read_text())["post.html"]
+    page = _page(site, "post.html", spec["url"])
+    comments_page = canonical(spec["comments_page"])
+    assert page.comment_pages(canonical(spec["url"])) == {comments_page: 0}
+    assert post_of(comments_page) == canonical(spec["url"])

@@ -1,0 +1,66 @@
+"""A post's body markup: its content element less the metadata themes put inside it (dates,
+bylines, tags, share buttons, comment sections), scripts and forms."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+from lxml import etree, html
+
+from crawler.learn.dom import inner_html
+
+__all__ = ["clean_html", "drop_keeping_tail", "post_body"]
+
+_META = re.compile(
+    r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|"
+    r"jp-relatedposts|tags-links|cat-links|entry-tags|post-tags|related|page-links|nextprev|"
+    r"prev-next|post-nav",
+    re.IGNORECASE,
+)
+_DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
+_WHOLE_ID = re.compile(r"[a-z]+(?:[-_][a-z]+)?", re.IGNORECASE)
+_SECTIONS = {"section", "div", "aside", "ol", "ul", "nav"}
+
+
+def post_body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) -> str | None:
+    """``node``'s markup less the metadata themes put inside the content (dates, bylines, tags,
+    share buttons), scripts and forms."""
+    node = copy.deepcopy(node)
+    for junk in node.xpath(".//script | .//style | .//form | .//noscript | .//comment()"):
+        drop_keeping_tail(junk)
+    for junk in list(node.iter()):
+        if not isinstance(junk.tag, str) or junk is node:
+            continue
+        # an id counts whole ("comments"): ids made from headings ("post-07-threaded-comments") are
+        # the post's own sections
+        ident = junk.get("id") or ""
+        label = (junk.get("class") or "") + " " + (ident if _WHOLE_ID.fullmatch(ident) else "")
+        if junk.tag in drop or _META.search(label) or _discussion(junk, label):
+            drop_keeping_tail(junk)
+    markup = inner_html(node)
+    return markup or None
+
+
+def _discussion(node: etree._Element, label: str) -> bool:
+    """A comment or trackback section that the theme put inside the article."""
+    return node.tag in _SECTIONS and bool(_DISCUSSION.search(label))
+
+
+def drop_keeping_tail(node: etree._Element) -> None:
+    parent = node.getparent()
+    if parent is None:
+        return
+    tail = node.tail
+    previous = node.getprevious()
+    parent.remove(node)
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+
+
+def clean_html(markup: str) -> str | None:
+    fragment = html.fragment_fromstring(markup, create_parent="div")
+    return post_body(fragment)
