@@ -226,7 +226,11 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
              if jsonld.types(i) & ARTICLE_TYPES]
     microdata = _microdata_articles(data.get("microdata") or [])
     if len(microdata) > 1:
-        return Entry("schema", listing=True)  # a Blog item with several blogPost items
+        # a Blog item with several blogPost items: an index page, unless one alone has a body
+        # (the post, the others teasers of related posts)
+        microdata = [i for i in microdata if (i.get("properties") or {}).get("articleBody")]
+        if len(microdata) != 1:
+            return Entry("schema", listing=True)
     items += [i.get("properties", {}) | {"@type": i.get("type")} for i in microdata]
     if not items:
         return None

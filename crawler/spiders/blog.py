@@ -9,7 +9,8 @@ metadata says it is one; its body comes from trafilatura. An article split into 
 ``<!--nextpage-->`` page links) is emitted once all its parts are read, bodies joined. Comments
 are read from WordPress' core comment
 list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.comments`), on
-every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``);
+every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``,
+``/comments/`` where they have a page of their own);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
 A page whose post shows no date is dated by its feed entry, else (once every feed is read) by

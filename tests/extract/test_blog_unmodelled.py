@@ -148,6 +148,7 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("Dave Reader said...", "Dave Reader"),
     ("李雷 说：", "李雷"),
     ("Said Ahmed", "Said Ahmed"),  # a name, not the word after one
+    ("#1", None),  # a comment's permalink, by its number
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
@@ -314,3 +315,26 @@ def test_comments_on_a_page_of_their_own_belong_to_the_post() -> None:
     comments_page = canonical(spec["comments_page"])
     assert page.comment_pages(canonical(spec["url"])) == {comments_page: 0}
     assert post_of(comments_page) == canonical(spec["url"])
+
+
+def test_a_blog_item_with_several_posts_is_a_listing() -> None:
+    # schema.org microdata: one BlogPosting in a Blog item is a post (the Textpattern fixture),
+    # several are an index page
+    when.prepare()
+    post = """<div itemprop="blogPost" itemscope itemtype="https://schema.org/BlogPosting">
+      <h2 itemprop="headline"><a href="/p{n}">Post {n}</a></h2>
+      <time itemprop="datePublished" datetime="2024-01-0{n}T10:00:00Z">Jan {n}</time>
+      <div itemprop="articleBody"><p>Body {n}.</p></div></div>"""
+    html = ('<html><body><main itemscope itemtype="https://schema.org/Blog">'
+            + "".join(post.format(n=n) for n in (1, 2)) + "</main></body></html>")
+    page = BlogPage(HtmlResponse("http://h/", body=html.encode(), encoding="utf-8"))
+    assert page.entry() is not None and page.entry().listing
+    assert not page.is_article()
+    assert {"http://h/p1", "http://h/p2"} <= set(page.article_links())
+    # one post with its body beside teasers of others (related posts): the post
+    teaser = post.format(n=2).replace('<div itemprop="articleBody"><p>Body 2.</p></div>', "")
+    html = ('<html><body><main itemscope itemtype="https://schema.org/Blog">'
+            + post.format(n=1) + teaser + "</main></body></html>")
+    page = BlogPage(HtmlResponse("http://h/p1", body=html.encode(), encoding="utf-8"))
+    assert page.is_article()
+    assert (page.article()["title"], _text(page.article()["body_html"])) == ("Post 1", "Body 1.")
