@@ -26,6 +26,7 @@ import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 from scrapy import Request
@@ -338,3 +339,30 @@ def test_a_blog_item_with_several_posts_is_a_listing() -> None:
     page = BlogPage(HtmlResponse("http://h/p1", body=html.encode(), encoding="utf-8"))
     assert page.is_article()
     assert (page.article()["title"], _text(page.article()["body_html"])) == ("Post 1", "Body 1.")
+
+
+def test_a_post_s_comments_page_is_read_for_the_post() -> None:
+    # FlatPress: the post page links "4 comments" to …/comments/, where the comments are; the
+    # comments become the post's, and the index's links to comments pages lead to the posts.
+    when.prepare()
+    site = FIXTURES / "flatpress-1.5.1"
+    spec = json.loads((site / "expected.json").read_text())
+    post, comments_page = spec["post.html"]["url"], spec["comments.html"]["url"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url=spec["index.html"]["url"])
+    page = HtmlResponse(post, body=(site / "post.html").read_bytes(), encoding="utf-8")
+    out = list(spider.parse_page(page, False))
+    assert [a.url for a in out if isinstance(a, Article)] == [canonical(post)]
+    follow = [r for r in out if isinstance(r, Request)]
+    assert [(canonical(r.url), r.callback, r.cb_kwargs["article_url"]) for r in follow] == [
+        (canonical(comments_page), spider.parse_comment_page, canonical(post))]
+    reply = HtmlResponse(follow[0].url, body=(site / "comments.html").read_bytes(),
+                         encoding="utf-8", request=follow[0])
+    got = [c for c in follow[0].callback(reply, **follow[0].cb_kwargs)
+           if isinstance(c, Comment)]
+    assert [(c.article_url, c.author) for c in got] == [
+        (canonical(post), c["author"]) for c in spec["comments.html"]["comments"]]
+    index = HtmlResponse(spec["index.html"]["url"], body=(site / "index.html").read_bytes(),
+                         encoding="utf-8")
+    listed = {r.url for r in spider.parse_listing(index) if isinstance(r, Request)}
+    assert {canonical(u) for u in spec["index.html"]["index"]["posts"]} <= listed
+    assert not any("/comments" in unquote(u) for u in listed)
