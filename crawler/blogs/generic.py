@@ -32,9 +32,12 @@ logger = logging.getLogger(__name__)
 __all__ = ["ARTICLE_TYPES", "BlogPage"]
 
 ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report"}
+#: Not a post: lists, feeds, search, the site's administration and login (also as a script of
+#: that name, ``/feed.php``, ``/login.php``, ``/core/admin/``), files.
 _NOT_ARTICLE = re.compile(
-    r"/(?:tags?|categor(?:y|ies)|authors?|page|feed|search|archives?|wp-(?:admin|login|json|content|includes)|login|"
-    r"comments?|label|topics?)(?:/|$)|\.(?:xml|css|js|png|jpe?g|gif|svg|ico|zip|pdf|json)$",
+    r"/(?:tags?|categor(?:y|ies)|authors?|page|feed|search|archives?|wp-(?:admin|login|json|"
+    r"content|includes)|login|admin|comments?|label|topics?)(?:/|$|\.php$)"
+    r"|\.(?:xml|css|js|png|jpe?g|gif|svg|ico|zip|pdf|json)$",
     re.IGNORECASE,
 )
 
