@@ -52,10 +52,9 @@ def check_seeds(urls: list[str], settings: Settings, given: dict[str, str]) -> l
     crawl would refuse as a start URL: not ``http://`` or ``https://`` as written
     (``HTTP://`` included), no valid host, or an address the netguard refuses (unless
     *given* or *settings* allow private addresses)."""
-    try:
-        urls = parse_start_urls(urls)
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("start URL", "seed URL", 1)) from None
+    for url in urls:
+        config.check_url(url.strip(), "seed URL")
+    urls = parse_start_urls(urls)
     settings = settings.copy()
     settings.setdict(given, priority="cmdline")
     if message := refused_start_url(urls, settings):

@@ -109,3 +109,10 @@ def test_new_engine_refuses_a_bad_url_in_one_line(tmp_path) -> None:
     assert (run.returncode, run.stderr) == (
         2, "error: --from URL 'http://exa mple/x' is not a valid URL (spaces or bad "
         "characters)\n")
+
+
+def test_an_empty_seed_is_a_seed_url_error(r, redis_session) -> None:
+    _crawl(r)
+    run = cli("seed", "", "--redis-url", redis_session.url, "--crawl", CRAWL)
+    assert (run.returncode, run.stderr) == (
+        2, "error: seed URL '' must start with http:// or https://\n")
