@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import json
 import logging
 import lzma
 import os
@@ -55,7 +56,7 @@ def _adopt(fd: int, uri: str, feed_options: dict[str, Any]) -> None:
     lines = str(feed_options.get("format", "")).lower() in LINE_FORMATS
     try:
         if not plugins:  # the plugin last in the list is the one that writes the file
-            kept = _after_last_newline(fd, size) if lines else size
+            kept = _whole_lines(fd, size, feed_options) if lines else size
         elif stream := next((new for cls, new in _STREAMS.items()
                              if issubclass(load_object(plugins[-1]), cls)), None):
             kept = _ended_streams(fd, size, stream, lines)
@@ -71,7 +72,24 @@ def _adopt(fd: int, uri: str, feed_options: dict[str, Any]) -> None:
                        "fetched again)", {"uri": uri})
 
 
-def _after_last_newline(fd: int, size: int) -> int:
+def _whole_lines(fd: int, size: int, feed_options: dict[str, Any]) -> int:
+    """Cut a partial last line; a last JSON line whole but for its newline (a file this
+    crawler did not write) gets its newline instead."""
+    end = _after_last_newline(fd, size, cut=False)
+    if end < size and str(feed_options.get("format")).lower() != "csv":
+        try:
+            json.loads(os.pread(fd, size - end, end))
+        except ValueError:
+            pass
+        else:
+            os.pwrite(fd, b"\n", size)
+            return size
+    if end != size:
+        os.ftruncate(fd, end)
+    return end
+
+
+def _after_last_newline(fd: int, size: int, *, cut: bool = True) -> int:
     end = size
     while end > 0:
         start = max(0, end - _CHUNK)
@@ -80,7 +98,7 @@ def _after_last_newline(fd: int, size: int) -> int:
             end = start + at + 1
             break
         end = start
-    if end != size:
+    if cut and end != size:
         os.ftruncate(fd, end)
     return end
 

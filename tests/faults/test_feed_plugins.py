@@ -90,6 +90,9 @@ def test_what_a_killed_run_left_after_its_last_whole_item_goes_before_a_resumed_
     plain.write_bytes(b'{"a": 1}\n{"a": 2}\n{"a"')
     adopt_tail(str(plain), "items.jl", {"format": "jsonlines"})
     assert plain.read_bytes() == b'{"a": 1}\n{"a": 2}\n'
+    plain.write_bytes(b'{"a": 1}\n{"a": 2}')  # whole, without its newline: kept
+    adopt_tail(str(plain), "items.jl", {"format": "jsonlines"})
+    assert plain.read_bytes() == b'{"a": 1}\n{"a": 2}\n'
     # gzip: a whole member, then one flushed with Z_SYNC_FLUSH at each barrier and never ended
     sync = zlib.compressobj(wbits=31)
     unended = b"".join([sync.compress(b'{"a": 1}\n'), sync.flush(zlib.Z_SYNC_FLUSH),
