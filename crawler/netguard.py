@@ -169,23 +169,3 @@ def refused_start_url(urls: list[str], settings: Any) -> str | None:
                     f"address, which the crawler does not connect to by default (SSRF guard); "
                     f"to crawl a site there, add {ALLOW}")
     return None
-
-
-def offline_public_suffix_list() -> None:
-    """Scrapy's cookies middleware splits domains with tldextract, which downloads the Public
-    Suffix List on first use (about 60 lines of traceback on a node without egress). Use the
-    snapshot bundled with tldextract instead: no download, no cache to write. A
-    ``TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS`` in the environment still wins (the add-on calls this)."""
-    import os  # noqa: PLC0415
-
-    if os.environ.get("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS"):
-        return
-    from scrapy.downloadermiddlewares import cookies  # noqa: PLC0415
-    from tldextract import TLDExtract  # noqa: PLC0415
-
-    if getattr(cookies._split_domain, "_crawler_offline", False):  # noqa: SLF001
-        return
-    split = TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True,
-                       include_psl_private_domains=True)
-    split._crawler_offline = True  # noqa: SLF001
-    cookies._split_domain = split  # noqa: SLF001 - read by cookies._is_public_domain

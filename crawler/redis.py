@@ -8,6 +8,7 @@ import logging
 import re
 import time
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 import redis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -67,9 +68,13 @@ class RedisUnavailable(RuntimeError):
     """Redis could not be reached within :setting:`CRAWLER_REDIS_CONNECT_TIMEOUT`."""
 
 
+#: each crawl's shared client, kept beside its crawler (not on it)
+_CLIENTS: WeakKeyDictionary[Crawler, redis.Redis] = WeakKeyDictionary()
+
+
 def client_from_crawler(crawler: Crawler) -> redis.Redis:
     """Return the crawler's shared client, connecting (and maybe starting Redis) once."""
-    client = getattr(crawler, "_crawler_redis", None)
+    client = _CLIENTS.get(crawler)
     if client is None:
         settings = crawler.settings
         if url := settings.get("REDIS_URL"):
@@ -84,7 +89,7 @@ def client_from_crawler(crawler: Crawler) -> redis.Redis:
                              value(settings, "CRAWLER_REDIS_CONNECT_TIMEOUT"),
                              value(settings, "CRAWLER_REDIS_SOCKET_TIMEOUT"))
             embedded_redis.stop_with(crawler, client)
-        crawler._crawler_redis = client
+        _CLIENTS[crawler] = client
     return client
 
 

@@ -4,7 +4,8 @@ public suffix) makes no download attempt and logs no traceback on a node without
 
 Network access is made impossible in the crawl's process: every ``requests`` send (what
 tldextract fetches the list with) fails and says so on stderr; proxies point at a closed port;
-tldextract's cache is an empty folder (a list cached by an earlier run would hide the attempt).
+tldextract's cache is an empty folder (a list cached by an earlier run would hide the attempt),
+and stays empty. No Scrapy private attribute is touched: tldextract's own environment switches.
 """
 
 from __future__ import annotations
@@ -49,10 +50,12 @@ def test_a_crawl_does_not_download_the_public_suffix_list(tmp_path):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     dead = "http://127.0.0.1:9"
-    env = {**os.environ, "TLDEXTRACT_CACHE": str(tmp_path / "psl-cache"),
+    cache = tmp_path / "home" / ".cache"  # where tldextract caches by default (XDG)
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "XDG_CACHE_HOME": str(cache),
            "HTTP_PROXY": dead, "HTTPS_PROXY": dead, "http_proxy": dead, "https_proxy": dead,
            "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
-    env.pop("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", None)
+    for name in ("TLDEXTRACT_PUBLIC_SUFFIX_LIST_URLS", "TLDEXTRACT_CACHE"):
+        env.pop(name, None)
     try:
         result = subprocess.run(
             [sys.executable, "-c", NO_NETWORK, "crawl", "follow",
@@ -69,4 +72,4 @@ def test_a_crawl_does_not_download_the_public_suffix_list(tmp_path):
     assert "Received cookies from" in log  # the cookies middleware did process them
     assert "NETWORK ATTEMPT" not in log, [line for line in log.splitlines() if "NETWORK" in line]
     assert "Traceback" not in log and "tldextract" not in log, log[-3000:]
-    assert not (tmp_path / "psl-cache").exists() or not any((tmp_path / "psl-cache").rglob("*.json"))
+    assert not cache.exists() or not any(cache.rglob("*.json")), "no list cached"

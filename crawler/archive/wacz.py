@@ -20,6 +20,7 @@ of the new files refer to captures in it: written here too (py-wacz has no such 
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import io
 import json
@@ -159,7 +160,9 @@ def _packed(earlier: Path) -> tuple[set[str], dict[str, object]]:
     try:
         with zipfile.ZipFile(earlier) as z:
             names = {n.removeprefix("archive/") for n in z.namelist() if n.startswith("archive/")}
-    except (OSError, zipfile.BadZipFile) as exc:
+    except OSError as exc:
+        raise WaczError(f"--after {str(earlier)!r}: {exc.strerror or exc}") from None
+    except zipfile.BadZipFile as exc:
         raise WaczError(f"--after {str(earlier)!r}: not a WACZ ({exc})") from None
     digest = hashlib.sha256()
     with earlier.open("rb") as f:
@@ -209,8 +212,6 @@ def pack(directory: Path, output: Path, after: list[Path] | None = None) -> Pack
         raise WaczError(f"no WARC files in {directory} beyond those of --after")
     found = scan(warcs)
     pages, captures = found.pages, found.captures
-    from wacz.main import main as wacz_main  # noqa: PLC0415 - slow import (frictionless)
-
     with tempfile.TemporaryDirectory(prefix="wacz-") as tmp:
         listing = Path(tmp) / "pages.jsonl"
         head = {"format": "json-pages-1.0", "id": "pages", "title": "Threads"}
@@ -219,8 +220,11 @@ def pack(directory: Path, output: Path, after: list[Path] | None = None) -> Pack
         partial = output.with_name(output.name + ".partial")
         said = io.StringIO()
         with contextlib.redirect_stdout(said):
-            status = wacz_main(["create", "-o", str(partial), "--pages", str(listing),
-                                "--copy-pages", *map(str, warcs)])
+            status, reason = _create(["create", "-o", str(partial), "--pages", str(listing),
+                                      "--copy-pages", *map(str, warcs)])
+        if reason is not None:
+            partial.unlink(missing_ok=True)
+            raise WaczError(f"{output}: {reason}")
         if status:
             partial.unlink(missing_ok=True)
             last = said.getvalue().strip().splitlines()[-1:] or ["failed"]
@@ -229,6 +233,23 @@ def pack(directory: Path, output: Path, after: list[Path] | None = None) -> Pack
             _require(partial, requires)
         partial.replace(output)
     return Packed(output, len(warcs), len(pages), captures)
+
+
+def _create(args: list[str]) -> tuple[int, str | None]:
+    """py-wacz's ``create``: (its status, None), or (1, why) on an ``OSError`` (a full disk).
+    Then the zip file it left open goes quietly: its ``__del__`` would write to the full disk
+    again and print a traceback."""
+    from wacz.main import main as wacz_main  # noqa: PLC0415 - slow import (frictionless)
+
+    hook = sys.unraisablehook
+    try:
+        return wacz_main(args), None
+    except OSError as exc:
+        sys.unraisablehook = lambda _: None  # until the zip file, held by exc, is gone
+        return 1, exc.strerror or str(exc)
+    finally:
+        gc.collect()
+        sys.unraisablehook = hook
 
 
 def main(directory: Path, output: Path, after: list[Path] | None = None) -> int:

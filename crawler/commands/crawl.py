@@ -14,14 +14,19 @@ filtered; 4 stopped before finishing for another reason (a stall, an error in a 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
 from scrapy.commands.crawl import Command as ScrapyCrawl
+from scrapy.extensions.feedexport import FeedExporter
 from scrapy.utils.misc import load_object
+from scrapy.utils.reactor import is_reactor_installed
 
 from crawler.addon import ClusterAddon
 from crawler.durable import ITEMS_ERROR_STAT
@@ -43,6 +48,10 @@ EXIT_REFUSED, EXIT_NOTHING_FETCHED, EXIT_STOPPED, EXIT_FORCED = 2, 3, 4, 130
 
 if TYPE_CHECKING:
     import argparse
+
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
 
 
 class Command(ScrapyCrawl):
@@ -67,9 +76,7 @@ class Command(ScrapyCrawl):
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = EXIT_REFUSED
             return
-        self._note_forced_stop()
-        super().run(args, opts)
-        crawler = getattr(self, "_crawler", None)
+        crawler = self._crawl(args, opts)
         if crawler is None or self.exitcode:
             return
         if refused := crawler.stats.get_value(REFUSED_STAT):
@@ -91,24 +98,52 @@ class Command(ScrapyCrawl):
         if message:
             print(f"error: {message}", file=sys.stderr)
 
+    def _crawl(self, args: list[str], opts: argparse.Namespace) -> Crawler | None:
+        """Scrapy's ``crawl``, through its public API: the crawler, whose stats say how the
+        crawl ended, its embedded state kept (Ctrl-C resumes). None: a usage error."""
+        if len(args) != 1:
+            super().run(args, opts)  # Scrapy's usage errors
+            return None
+        process = self.crawler_process
+        crawler = process.create_crawler(args[0])  # (the reactor is installed by now)
+        mark_resumable(crawler)
+        self._note_forced_stop()
+        crawler.signals.connect(_warn_if_feeds_unused, signal=signals.engine_started)
+        process.crawl(crawler, **opts.spargs)
+        process.start()
+        if process.bootstrap_failed:
+            self.exitcode = 1
+        return crawler
+
     def _note_forced_stop(self) -> None:
         """Remember a second Ctrl-C (SIGTERM): Scrapy then stops the reactor at once, even
-        when the engine has just closed the spider gracefully."""
-        process = self.crawler_process
-        kill = getattr(process, "_signal_kill", None)
-        if kill is None:
+        when the engine has just closed the spider gracefully. Scrapy installs its signal
+        handlers once the reactor runs, and its first installs the one that forces the
+        stop: each is wrapped, with Python's own signal API, as it comes."""
+        self._stops = 0
+        if not is_reactor_installed():  # TWISTED_REACTOR_ENABLED=False: asyncio's own loop
             return
+        from twisted.internet import reactor  # noqa: PLC0415 - the one Scrapy installed
 
-        def forced(signum: int, frame: object) -> None:
-            self._forced = True
-            kill(signum, frame)
+        def wrap() -> None:
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                inner = signal.getsignal(signum)
+                if callable(inner) and not getattr(inner, "counts_stops", False):
+                    signal.signal(signum, counting(inner))
 
-        process._signal_kill = forced  # installed by the first signal's handler
+        def counting(inner: Any) -> Any:
+            def handler(signum: int, frame: object) -> None:
+                self._stops += 1
+                self._forced = self._stops > 1
+                inner(signum, frame)
+                wrap()  # Scrapy's first handler has just installed its second
 
-    def _create_crawler(self, spider: str):
-        self._crawler = super()._create_crawler(spider)  # its stats say how it ended
-        mark_resumable(self._crawler)  # its embedded state is kept: Ctrl-C resumes
-        return self._crawler
+            handler.counts_stops = True  # type: ignore[attr-defined]
+            return handler
+
+        # after the startup triggers, Scrapy's installing its handlers among them
+        reactor.callWhenRunning(reactor.callLater, 0, wrap)
+
 
     def _check_spider(self, name: str, arguments: dict[str, str]) -> None:
         from crawler.node.revisit import watch_argument  # noqa: PLC0415
@@ -224,3 +259,10 @@ def exit_status(stats: dict) -> tuple[int, str | None]:
                 "Crawl summary above says why; python -m crawler failures lists the failed ones)")
         return 0, None
     return EXIT_STOPPED, f"the crawl stopped before finishing (reason: {reason})"
+
+
+def _warn_if_feeds_unused(sender: Crawler, **kwargs: Any) -> None:
+    """What Scrapy's crawl command says when feeds are given but not exported."""
+    if sender.settings.getdict("FEEDS") and sender.get_extension(FeedExporter) is None:
+        logger.warning("The FeedExporter extension is not enabled, so no item will be "
+                       "exported to the configured feeds (FEEDS, -o, -O).")

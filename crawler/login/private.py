@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from scrapy import signals
 
+from crawler.embedded_redis import embedded_of
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
@@ -45,7 +47,7 @@ def keep_private(crawler: Crawler) -> None:
     os.umask(0o077)
 
     def private() -> None:
-        for folder in (getattr(crawler, "_crawler_state_dir", None),
+        for folder in (embedded_of(crawler).state_dir,
                        crawler.settings.get("CRAWLER_WARC_DIR")):
             if folder:
                 make_private(Path(folder))

@@ -13,6 +13,7 @@ from twisted.internet import task
 
 from crawler.login import cookiesfile
 from crawler.login.forms import origin_of
+from crawler.node.traps import strip_session_ids
 
 if TYPE_CHECKING:
     from crawler.login.logins import Logins
@@ -57,8 +58,10 @@ async def sign_in(logins: Logins, site: str) -> dict[str, Any]:
     request.meta["dont_redirect"] = True  # a 307/308 would send the password on
     result = await logins.fetch(request)
     if 300 <= result.status < 400 and (location := result.headers.get(b"Location")):
-        result = await logins.fetch(Request(urljoin(result.url, location.decode("latin-1")),
-                                            callback=NO_CALLBACK, dont_filter=True))
+        # phpBB puts the new session's id in it (?sid=): the cookie carries it, not the
+        # URL, which Scrapy logs
+        target = strip_session_ids(urljoin(result.url, location.decode("latin-1")))
+        result = await logins.fetch(Request(target, callback=NO_CALLBACK, dont_filter=True))
     if message := form.error_of(result, credentials.password):
         raise LoginFailed(f"{failed}: {message}")
     if not form.is_logged_in(result):

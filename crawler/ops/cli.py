@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import socket
+import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,8 @@ from crawler.scaffold.command import add_parser as add_new_engine
 from crawler.scaffold.command import main as new_engine
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from crawler.ops.connect import Target
 
 logger = logging.getLogger(__name__)
@@ -119,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("learn", "new-engine"):
         try:
             settings, spargs = pairs(args.set, "-s"), pairs(args.spargs, "-a")
+            if args.command == "new-engine":  # learn checks its URL as a crawl does
+                config.check_url(args.url, "--from URL")
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -159,24 +164,31 @@ def main(argv: list[str] | None = None) -> int:
     # connection retries would print the URL (and its password) once per attempt
     logging.getLogger("crawler.redis").setLevel(logging.ERROR)
     try:
-        return COMMANDS[args.command](args)
+        # Redis' errors are no OSError (redis-py wraps its sockets'): an OSError left is of
+        # this machine's files, named by the file it has, else the output's (a full disk, a
+        # reader gone: `| head`), flushed here so that it shows before exit
+        with writing("stdout"):
+            status = COMMANDS[args.command](args)
+            sys.stdout.flush()
+        return status
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except UNREACHABLE as exc:
-        if local_error(exc):  # -o FILE, a full disk: not Redis
-            where = f"{exc.filename}: " if exc.filename else ""  # type: ignore[union-attr]
-            print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)  # type: ignore[union-attr]
-            return 2
         print(f"error: lost the connection to Redis: {exc}", file=sys.stderr)
         return 2
 
 
-def local_error(exc: BaseException) -> bool:
-    """An error of this machine's files (``-o FILE``, a full disk), not of the network:
-    an ``OSError`` that is no connection, timeout or name lookup error."""
-    return isinstance(exc, OSError) and not isinstance(
-        exc, (ConnectionError, TimeoutError, socket.gaierror, socket.herror))
+@contextmanager
+def writing(name: str | Path) -> Iterator[None]:
+    """An ``OSError`` writing *name* (a file, or ``stdout``) as a one-line :class:`CliError`
+    naming the file (the one the error names, if any: ``FILE.cursor``)."""
+    try:
+        yield
+    except OSError as exc:
+        if name == "stdout":  # nothing more reaches it: no second error when Python exits
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise CliError(f"{exc.filename or name}: {exc.strerror or exc}") from None
 
 
 def pairs(items: list[str], option: str) -> dict[str, str]:
@@ -203,11 +215,11 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_seed(args: argparse.Namespace) -> int:
     target = open_target(args)
     try:  # a crawl's checks of its start URLs, before anything is queued
-        control.check_seeds(args.urls, target.settings, pairs(args.set, "-s"))
+        urls = control.check_seeds(args.urls, target.settings, pairs(args.set, "-s"))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     try:
-        result = control.seed(target, args.urls, dont_filter=args.dont_filter)
+        result = control.seed(target, urls, dont_filter=args.dont_filter)
     except (RingUnstable, BloomLayoutError) as exc:  # membership kept changing; old filter
         raise CliError(str(exc)) from None
     print(f"queued {result.queued}, already seen {result.duplicate}, over the host page "
@@ -260,7 +272,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         # the stream is bounded by what was not exported yet: exported entries go once
         # the file and its cursor are on disk (crawler.ops.export)
         trim = not args.keep
-        result = export(target.cluster, args.output, restart=args.restart, trim=trim)
+        with writing(args.output):
+            result = export(target.cluster, args.output, restart=args.restart, trim=trim)
         n = result.total_lines
         print(f"exported {result.exported} new items to {args.output} ({result.total_lines} in all)"
               + (f"; trimmed {result.trimmed} from the stream" if trim else ""))
@@ -283,7 +296,8 @@ def cmd_failures(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         print(f"{len(lines)} failed URLs", file=sys.stderr)
     else:
-        args.output.write_text(text)
+        with writing(args.output):
+            args.output.write_text(text)
         print(f"exported {len(lines)} failed URLs to {args.output}")
     return 0
 

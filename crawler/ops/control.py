@@ -22,6 +22,7 @@ from crawler import config
 from crawler.embedded_redis import stop_embedded
 from crawler.netguard import refused_start_url
 from crawler.ops.connect import CliError
+from crawler.spiders.arguments import parse_start_urls
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,16 +46,20 @@ def seed(target: Target, urls: list[str], *, dont_filter: bool = False) -> SeedR
                                vnodes=config.value(s, "CRAWLER_RING_VNODES"))
 
 
-def check_seeds(urls: list[str], settings: Settings, given: dict[str, str]) -> None:
-    """ValueError in one line for the first URL a crawl would refuse as a start URL: not
-    ``http://`` or ``https://`` as written (``HTTP://`` included), no valid host, or an
-    address the netguard refuses (unless *given* or *settings* allow private addresses)."""
+def check_seeds(urls: list[str], settings: Settings, given: dict[str, str]) -> list[str]:
+    """*urls* as a crawl takes its start URLs (:func:`parse_start_urls`: without a userinfo,
+    so no password is queued; repeats once), or ValueError in one line for the first URL a
+    crawl would refuse as a start URL: not ``http://`` or ``https://`` as written
+    (``HTTP://`` included), no valid host, or an address the netguard refuses (unless
+    *given* or *settings* allow private addresses)."""
     for url in urls:
-        config.check_url(url, "seed URL")
+        config.check_url(url.strip(), "seed URL")
+    urls = parse_start_urls(urls)
     settings = settings.copy()
     settings.setdict(given, priority="cmdline")
     if message := refused_start_url(urls, settings):
         raise ValueError(message.replace("start URL", "seed URL", 1))
+    return urls
 
 
 def _request(url: str, dont_filter: bool) -> Request:

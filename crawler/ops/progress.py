@@ -47,6 +47,7 @@ from scrapy.extensions.logstats import LogStats
 from scrapy.utils.asyncio import create_looping_call
 
 from crawler import config
+from crawler.embedded_redis import embedded_of
 from crawler.frontier.cluster import Cluster
 from crawler.ops.metrics import scheduler_health
 from crawler.redis import FAILED, client_from_crawler, crawl_id
@@ -351,7 +352,7 @@ def plural(kind: str) -> str:
 def state_location(crawler: Crawler) -> str:
     """Where the crawl's state lives: the embedded server's folder, or the Redis URL."""
     if not crawler.settings.get("REDIS_URL"):
-        if where := getattr(crawler, "_crawler_state_dir", None):  # set once Redis started
+        if where := embedded_of(crawler).state_dir:  # set once Redis started
             return where
         state_root = config.value(crawler.settings, "CRAWLER_STATE_DIR")
         return str(crawl_state_dir(state_root, crawl_id(crawler)))

@@ -10,18 +10,16 @@ import subprocess
 import sys
 import textwrap
 import zipfile
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
 from crawler.demo.server import LoopbackServer
 from tests.archive.test_kill import response_uris
+from tests.attachments.test_store import _can_mount_tmpfs
 from tests.archive.warcs import read_all
 from tests.faults.test_items_durable import FAST, wide_site
 from tests.helpers import ROOT
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 pytestmark = pytest.mark.slow
 
@@ -215,3 +213,37 @@ def test_wacz_names_the_file_and_offset_of_a_damaged_or_cut_warc(tmp_path):
         offset = int(proc.stderr.split("at offset ")[1].split()[0])
         assert 0 < offset < len(damaged)
         assert not (tmp_path / f"{name}.wacz").exists()
+
+
+def _small_warc(folder: Path, n: int = 200) -> None:
+    from crawler.archive.records import Fetch, fetch_records, warc_date
+    from crawler.archive.writer import WarcFiles
+
+    files = WarcFiles(folder, "c", "n", 10**9, {"software": "test"})
+    for i in range(n):
+        body = bytes(range(256)) * 8 + str(i).encode()  # hardly compressible: 2 KB a record
+        fetch = Fetch(uri=f"http://x/{i}", date=warc_date(0), ip=None,
+                      request_block=b"GET / HTTP/1.1\r\n\r\n", request_body=b"",
+                      response_block=b"HTTP/1.1 200 OK\r\n\r\n", body=body, status=200,
+                      truncated=False)
+        files.write(fetch_records(fetch, fetch.digest, None)[0])
+    files.close()
+
+
+def test_wacz_on_a_full_disk_or_a_missing_earlier_wacz_says_so_in_one_line(tmp_path):
+    warc, disk = tmp_path / "warc", tmp_path / "disk"
+    _small_warc(warc)
+    disk.mkdir()
+    missing = tmp_path / "earlier.wacz"
+    proc = wacz("--warc-dir", str(warc), "-o", str(tmp_path / "x.wacz"), "--after", str(missing))
+    assert (proc.returncode, proc.stderr) == (
+        2, f"error: --after {str(missing)!r}: No such file or directory\n")
+    if not _can_mount_tmpfs():
+        pytest.skip("needs unshare -rm (user and mount namespaces) for a real small disk")
+    out = disk / "x.wacz"
+    proc = subprocess.run(  # a real 64 KiB disk, which the ~400 KB package fills
+        ["unshare", "-rm", "sh", "-c", f"mount -t tmpfs -o size=64k tmpfs {disk} && "
+         f"{sys.executable} -m crawler wacz --warc-dir {warc} -o {out}; echo rc=$?; ls -A {disk}"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.stderr == f"error: {out}: No space left on device\n", proc.stderr
+    assert proc.stdout == "rc=2\n", "exit 2, and no partial package left: " + proc.stdout

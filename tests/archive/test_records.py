@@ -100,7 +100,8 @@ def test_files_roll_at_the_size_limit_with_one_warcinfo_each(tmp_path: Path) -> 
     assert not list(tmp_path.glob("*.open"))
 
 
-def test_the_login_flow_and_pages_that_are_not_content_are_not_archived(tmp_path: Path, r) -> None:
+def test_the_login_flow_and_pages_that_are_not_content_are_not_archived(tmp_path: Path, r,
+                                                                       redis_session) -> None:
     """The login POST (a password in its body) and a login wall marked ``not_content`` by
     crawler.login leave no record; the page fetched next to them does."""
     from scrapy import Spider  # noqa: PLC0415
@@ -109,9 +110,9 @@ def test_the_login_flow_and_pages_that_are_not_content_are_not_archived(tmp_path
     from crawler.archive.middleware import WarcMiddleware  # noqa: PLC0415
 
     crawler = get_crawler(Spider, {"CRAWLER_WARC_DIR": str(tmp_path),
-                                   "CRAWLER_CRAWL_ID": "login-test"})
+                                   "CRAWLER_CRAWL_ID": "login-test",
+                                   "REDIS_URL": redis_session.url})
     crawler.spider = Spider("s")
-    crawler._crawler_redis = r
     mw = WarcMiddleware.from_crawler(crawler)
     login = Request("http://forum.example/ucp.php?mode=login", method="POST",
                     body=b"username=u&password=secret", meta={"crawler_login": True})

@@ -4,6 +4,7 @@ the feed ends (as a kill would leave it), and the add-on putting them in place."
 from __future__ import annotations
 
 import bz2
+import gzip
 import json
 import lzma
 import zlib
@@ -80,3 +81,32 @@ class Unflushable:
 
     def close(self) -> None:
         pass
+
+
+def test_what_a_killed_run_left_after_its_last_whole_item_goes_before_a_resumed_run(tmp_path):
+    from crawler.feed_tail import adopt_tail
+
+    plain = tmp_path / "items.jl"
+    plain.write_bytes(b'{"a": 1}\n{"a": 2}\n{"a"')
+    adopt_tail(str(plain), "items.jl", {"format": "jsonlines"})
+    assert plain.read_bytes() == b'{"a": 1}\n{"a": 2}\n'
+    plain.write_bytes(b'{"a": 1}\n{"a": 2}')  # whole, without its newline: kept
+    adopt_tail(str(plain), "items.jl", {"format": "jsonlines"})
+    assert plain.read_bytes() == b'{"a": 1}\n{"a": 2}\n'
+    # gzip: a whole member, then one flushed with Z_SYNC_FLUSH at each barrier and never ended
+    sync = zlib.compressobj(wbits=31)
+    unended = b"".join([sync.compress(b'{"a": 1}\n'), sync.flush(zlib.Z_SYNC_FLUSH),
+                        sync.compress(b'{"a": 2'), sync.flush(zlib.Z_SYNC_FLUSH)])
+    packed = tmp_path / "items.jl.gz"
+    packed.write_bytes(gzip.compress(b'{"a": 0}\n') + unended)
+    adopt_tail(str(packed), "items.jl.gz", {"format": "jsonlines", "postprocessing": [
+        "scrapy.extensions.postprocessing.GzipPlugin"]})
+    with packed.open("ab") as resumed:
+        resumed.write(gzip.compress(b'{"a": 3}\n'))
+    assert gzip.decompress(packed.read_bytes()) == b'{"a": 0}\n{"a": 1}\n{"a": 3}\n'
+    # bz2: a stream per barrier; the last one cut
+    packed = tmp_path / "items.jl.bz2"
+    packed.write_bytes(bz2.compress(b'{"a": 1}\n') + bz2.compress(b'{"a": 2}\n' * 50)[:30])
+    adopt_tail(str(packed), "items.jl.bz2", {"format": "jsonlines", "postprocessing": [
+        "crawler.feeds.Bz2Plugin"]})
+    assert bz2.decompress(packed.read_bytes()) == b'{"a": 1}\n'

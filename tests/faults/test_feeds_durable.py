@@ -6,6 +6,8 @@ again)."""
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
 import signal
 import subprocess
@@ -89,3 +91,32 @@ def test_a_sigkill_loses_no_item_of_an_acked_page_in_any_feed(
     lost = {feed: len(every - set(urls) - again) for feed, urls in written.items()}
     assert lost == dict.fromkeys(written, 0), f"items of acked pages lost: {lost}"
     assert all(len(urls) > 0 for urls in written.values())
+
+
+@pytest.mark.slow
+def test_a_crawl_resumed_into_the_killed_runs_feeds_leaves_each_file_whole(
+        redis_server: RedisServer, tmp_path: Path) -> None:
+    """The same command run again after a SIGKILL appends to the same files: each is still
+    one a standard reader reads to its end (gzip, bz2, lines), and holds every page."""
+    site = wide_site(4, 100)
+    feeds = {str(tmp_path / "items.jl.gz"): {"format": "jsonlines", "postprocessing": [GZIP]},
+             str(tmp_path / "items.jl.bz2"): {"format": "jsonlines", "postprocessing": [
+                 "scrapy.extensions.postprocessing.Bz2Plugin"]},
+             str(tmp_path / "items.jl"): {"format": "jsonlines"}}
+    with LoopbackServer(site) as server:
+        starts = [o + "/" for o in server.origins]
+        every = {o + p for o in server.origins for p in ["/", *(f"/p{i}" for i in range(100))]}
+        node = crawl("n0", starts, tmp_path, redis_server.url, feeds, tmp_path / "stdout-0")
+        assert server.recorder.wait_fetched(150, 120), (tmp_path / "n0.log").read_text()[-3000:]
+        node.send_signal(signal.SIGKILL)
+        assert node.wait(30) == -signal.SIGKILL
+        gz_killed = (tmp_path / "items.jl.gz").stat().st_size
+        resumed = crawl("n1", starts, tmp_path, redis_server.url, feeds, tmp_path / "stdout-1")
+        assert resumed.wait(120) == 0, (tmp_path / "n1.log").read_text()[-3000:]
+    assert gz_killed, "the killed run wrote to its gzip feed"
+    for name, read in (("items.jl.gz", gzip.decompress), ("items.jl.bz2", bz2.decompress),
+                       ("items.jl", bytes)):
+        data = read((tmp_path / name).read_bytes())  # a broken stream raises here
+        assert data.endswith(b"\n"), name
+        urls = {json.loads(line)["url"] for line in data.splitlines()}  # every line whole
+        assert urls == every, (name, len(every - urls))

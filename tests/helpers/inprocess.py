@@ -40,6 +40,8 @@ install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 from scrapy.utils.defer import maybe_deferred_to_future  # noqa: E402
 from twisted.internet import defer, reactor, task  # noqa: E402 - once the reactor is installed
 
+from crawler.embedded_redis import embedded_of  # noqa: E402
+
 STATS = ("scheduler/enqueued", "scheduler/dequeued", "frontier/not_a_page",
          "outcomes/filtered/not_a_page", "file_count", "file_status_count/downloaded",
          "outcomes/filtered/depth", "request_depth_max")
@@ -211,8 +213,8 @@ def run(config: dict[str, Any]):
             yield runner.crawl(crawler, start_urls=config["urls"])
         except Exception as exc:  # noqa: BLE001 - reported, the script goes on
             failure = repr(exc)
-        server = getattr(crawler, "_crawler_embedded_redis", None)
-        pid = getattr(server, "pid", None) or getattr(crawler, "_crawler_redis_pid", None)
+        embedded = embedded_of(crawler)
+        pid = getattr(embedded.server, "pid", None) or embedded.pid
         stats = crawler.stats.get_stats()
         print(json.dumps({
             "seconds": time.monotonic() - began, "reason": stats.get("finish_reason"),
@@ -220,7 +222,7 @@ def run(config: dict[str, Any]):
             "pages": getattr(crawler.spider, "pages", 0), "fetched": stats.get("response_received_count", 0),
             "items": stats.get("item_scraped_count", 0), "redis_pid": pid,
             "redis_alive": alive(pid), "watchdog_alive": watchdogs(),
-            "state_dir": getattr(crawler, "_crawler_state_dir", None),
+            "state_dir": embedded.state_dir,
             "errors": list(errors.messages), "stats": {k: stats.get(k) for k in STATS},
             "starts": list(STARTS), "errback_failures": list(FAILURES), "slot_delays": dict(SLOT_DELAYS),
             "download_delay": crawler.settings.getfloat("DOWNLOAD_DELAY"),

@@ -15,6 +15,7 @@ that reaches the crawler after it installed a session).
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 import threading
 import time
@@ -161,7 +162,8 @@ class Board:
         handler.wfile.write(body)
 
     def _get(self, handler: BaseHTTPRequestHandler) -> None:
-        target = route_key(handler.path)
+        path = re.sub(r"[?&]sid=[0-9a-f]+$", "", handler.path)  # phpBB reads the cookie's
+        target = route_key(path)
         sid, user, new = self._session(handler)
         self.hits[target, user] += 1
         cookie = sid if new else None
@@ -176,7 +178,7 @@ class Board:
                               {"Location": "/ucp.php?mode=login&redirect=" + target.lstrip("/")})
         if target in PRIVATE and user is None:
             return self._send(handler, self.denial_status, self._login_page(sid, EXPLAIN), cookie)
-        response = self.site.respond(0, handler.path, [f"http://{self.netloc}"])
+        response = self.site.respond(0, path, [f"http://{self.netloc}"])
         body = response.body
         if user is not None:
             body = body.replace(b"</body>", f'<a href="./ucp.php?mode=logout&amp;sid={sid}">'
@@ -206,4 +208,6 @@ class Board:
         with self.lock:
             self.sessions.pop(sid, None)
         fresh = self.log_in(user, agent)
-        return self._send(handler, 302, b"", fresh, {"Location": f"http://{self.netloc}/index.php"})
+        # as phpBB 3.3 answers: the new session's id in the Location too
+        return self._send(handler, 302, b"", fresh,
+                          {"Location": f"http://{self.netloc}/index.php?sid={fresh}"})
