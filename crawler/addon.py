@@ -39,7 +39,7 @@ class ClusterAddon:
 
         from crawler.feeds import use_durable_feeds  # noqa: PLC0415
         from crawler.fetch_policy import RedirectOffsiteMiddleware  # noqa: PLC0415
-        from crawler.node.middleware import PoliteRobotsTxtMiddleware  # noqa: PLC0415
+        from crawler.node.robots import PoliteRobotsTxtMiddleware  # noqa: PLC0415
 
         for name, value in DEFAULTS.items():
             settings.set(name, value, "addon")

@@ -178,9 +178,8 @@ def test_no_getattr_reaches_into_the_node() -> None:
     assert not found, "use crawler.node.api.NodeAPI"
 
 
-#: Scrapy private attributes still read (issue 38 item 5), named in docs/architecture.md:
-#: the robots.txt middleware's _parse_robots and _robots_error. Shrink only.
-PRIVATE_READS = {"crawler.node.middleware": 2}
+#: Scrapy private attributes still read (issue 38 item 5), named in docs/architecture.md.
+PRIVATE_READS: dict[str, int] = {}
 
 
 def test_no_scrapy_private_attribute_is_read() -> None:

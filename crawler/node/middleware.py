@@ -1,34 +1,26 @@
 """Middlewares that settle leases on every way out of Scrapy, drop repeated links and
-space robots.txt."""
+back a host off."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.exceptions import DownloadCancelledError, IgnoreRequest, StopDownload
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy.spidermiddlewares.depth import DepthMiddleware
-from scrapy.utils.httpobj import urlparse_cached
-from twisted.internet.defer import Deferred
 
 from crawler.config import value
 from crawler.fetch_policy import NotAPage
 from crawler.frontier.codec import LEASE_META
-from crawler.netguard import refused_host
 from crawler.node.api import node_of
 from crawler.node.deep import DEEP
 from crawler.node.outcomes import (
-    PRIVATE_ADDRESS,
-    ROBOTS_UNAVAILABLE,
     exception_outcome,
     response_outcome,
 )
-from crawler.node.politeness import remember
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -141,11 +133,6 @@ class HostBackoffMiddleware(_LeaseMiddleware):
             node.back_off(request, None, type(exception).__name__)
 
 
-def _host_port(netloc: str) -> str:
-    """*netloc* without its userinfo (``user:pass@``)."""
-    return netloc.rpartition("@")[2]
-
-
 def is_robots_request(request: Request) -> bool:
     """The robots.txt fetch of Scrapy's robots.txt middleware (not a leased request)."""
     return bool(request.meta.get("dont_obey_robotstxt")) and request.url.endswith("/robots.txt") \
@@ -165,95 +152,3 @@ def retry_after(value: bytes | None, cap: float) -> float | None:
         except (TypeError, ValueError):
             return None
     return min(max(seconds, 0.0), cap) or None
-
-
-class PoliteRobotsTxtMiddleware(RobotsTxtMiddleware):
-    """Scrapy's robots.txt middleware, made polite and RFC 9309 compliant.
-
-    - The request that waited for robots.txt goes back to its host's queue, so it
-      waits the host's politeness gap (a Crawl-delay included, capped at
-      ``CRAWLER_BACKOFF_MAX``) in the frontier, not in Scrapy holding its lease.
-    - 4xx: allow all. 5xx or unreachable: disallow all until a later fetch
-      succeeds; meanwhile the host backs off and requests go back to the frontier
-      (at most ``CRAWLER_ROBOTS_MAX_WAITS`` times each, then filtered/robots).
-    - Cached per host for ``CRAWLER_ROBOTS_TTL`` seconds.
-    - A host the netguard refused (every address private, :func:`crawler.netguard.refused_host`)
-      is no robots.txt failure: its requests end as ``filtered/private_address``.
-    - robots.txt is per host: a URL's userinfo (``http://user@host/``) is not part of its
-      robots.txt URL (RFC 9309) nor of the key of its parser.
-    """
-
-    def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
-        self.ttl = value(crawler.settings, "CRAWLER_ROBOTS_TTL")
-        self.max_waits = value(crawler.settings, "CRAWLER_ROBOTS_MAX_WAITS")
-        self._fetched_at: dict[str, float] = {}
-        self._unavailable: set[str] = set()
-        self._retry_after: dict[str, float] = {}  # netloc -> its robots.txt's Retry-After
-        self.retry_after_max = value(crawler.settings, "CRAWLER_RETRY_AFTER_MAX")
-
-    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
-        if request.meta.get("dont_obey_robotstxt") or request.url.startswith(("data:", "file:")):
-            return None
-        url = urlparse_cached(request)
-        if refused_host(url.hostname):  # known already: no robots.txt to try
-            raise IgnoreRequest(PRIVATE_ADDRESS)
-        netloc = _host_port(url.netloc)
-        if time.monotonic() - self._fetched_at.get(netloc, time.monotonic()) > self.ttl:
-            self._parsers.pop(netloc, None)
-        fetching = netloc not in self._parsers
-        parser = await self.robot_parser(request)
-        if refused_host(url.hostname):  # its robots.txt found no address the netguard allows
-            self._unavailable.discard(netloc)
-            self._parsers.pop(netloc, None)
-            raise IgnoreRequest(PRIVATE_ADDRESS)
-        if netloc in self._unavailable:
-            return self._wait_for_robots(request, netloc)
-        self.process_request_2(parser, request)
-        node = node_of(self.crawler)
-        if fetching and node is not None and (node.pending_gap(request) or 0) > 0:
-            # robots.txt was just fetched: the request goes back to its host's queue
-            # and waits out the host's gap there, not here holding its lease
-            self._stats.inc_value("robotstxt/requeued_after_fetch")
-            return request.replace(dont_filter=True)
-        return None
-
-    async def robot_parser(self, request: Request) -> Any:
-        url = urlparse_cached(request)
-        if "@" in url.netloc:  # robots.txt of the host, without the URL's userinfo
-            request = request.replace(url=url._replace(netloc=_host_port(url.netloc)).geturl())
-        return await super().robot_parser(request)
-
-    def _wait_for_robots(self, request: Request, netloc: str) -> Request:
-        self._parsers.pop(netloc, None)  # fetch it again next time
-        self._unavailable.discard(netloc)
-        waits = request.meta.get("robots_waits", 0)
-        if waits >= self.max_waits:
-            raise IgnoreRequest(ROBOTS_UNAVAILABLE)
-        if (node := node_of(self.crawler)) is not None:
-            node.back_off(request, self._retry_after.pop(netloc, None), "robots_unavailable")
-        self._stats.inc_value("robotstxt/unavailable_retry")
-        return request.replace(dont_filter=True, meta={**request.meta, "robots_waits": waits + 1})
-
-    def _fetched(self, netloc: str) -> None:
-        for old in remember(self._fetched_at, netloc, time.monotonic()):
-            if not isinstance(self._parsers.get(old), Deferred):  # not being fetched
-                self._parsers.pop(old, None)
-            self._retry_after.pop(old, None)
-
-    async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
-        self._fetched(netloc)
-        if response.status >= 500 or response.status == 429:  # 429: unavailable too
-            self._unavailable.add(netloc)
-            if wait := retry_after(response.headers.get(b"Retry-After"), self.retry_after_max):
-                self._retry_after[netloc] = wait
-            response = response.replace(body=b"User-agent: *\nDisallow: /\n")
-        elif response.status >= 400:
-            response = response.replace(body=b"")  # RFC 9309: unavailable means allow all
-        await super()._parse_robots(response, netloc, request)
-
-    def _robots_error(self, exc: Exception, netloc: str) -> None:
-        self._fetched(netloc)
-        if not isinstance(exc, IgnoreRequest):
-            self._unavailable.add(netloc)  # RFC 9309: unreachable means disallow all
-        super()._robots_error(exc, netloc)

@@ -44,9 +44,9 @@ def disabled(component: type | object, reason: str) -> NotConfigured:
 
 
 #: Loggers that report one failed download each, with a traceback: Scrapy's retry middleware
-#: ("Gave up retrying"), its robots.txt middleware, and the scraper (a download error).
-HOST_ERROR_LOGGERS = ("scrapy.downloadermiddlewares.retry",
-                      "scrapy.downloadermiddlewares.robotstxt", "scrapy.core.scraper")
+#: ("Gave up retrying"), the robots.txt middleware, and the scraper (a download error).
+HOST_ERROR_LOGGERS = ("scrapy.downloadermiddlewares.retry", "crawler.node.robots",
+                      "scrapy.core.scraper")
 #: How those loggers begin a failed download's message (Scrapy 2.19's wording).
 _DOWNLOAD_ERRORS = ("Error downloading", "Gave up retrying")
 _HOST_DOWN = ("Cannot download from %(host)s: %(error)s (%(request)s); further download errors "
