@@ -12,13 +12,10 @@ so it is never archived; nor is a response served from Scrapy's HTTP cache or ma
 another middleware (only requests that passed through :meth:`process_request`, i.e. went to
 the download handler, are written).
 
-As each fetch arrives, a worker thread makes its records, digests and gzip members
-(:func:`~crawler.archive.records.prepare`: the SHA-1s and ISA-L release the GIL, so most of
-a page's archive CPU runs beside the crawl). Fetches are written in batches (a full batch,
-every second, before acks leave, and at the close): one Redis round trip per batch stores
-the digests of the previous batch and reads those of this one
-(:class:`~crawler.archive.index.DigestIndex`), and a page whose payload digest is the one its
-URL had at its last full capture is written as a ``revisit``.
+Fetches are buffered and written in batches (a full batch, every second, and at the
+close): one Redis round trip per batch stores the digests of the previous batch and reads
+those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whose payload
+digest is the one its URL had at its last full capture is written as a ``revisit``.
 
 Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
 (payload bytes stored in response records), ``warc/files``, ``warc/skipped/login``,
@@ -30,7 +27,6 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, Self
 from weakref import WeakKeyDictionary
@@ -46,23 +42,15 @@ from crawler import config
 from crawler.archive.index import DigestIndex
 from crawler.archive.records import (
     Fetch,
-    Prepared,
     Prior,
-    final_members,
+    fetch_records,
     metadata_record,
-    prepare,
     request_block,
     response_block,
     target_uri,
     warc_date,
 )
-from crawler.archive.writer import (
-    WarcFiles,
-    close_abandoned,
-    gzip_member,
-    mount_point,
-    safe_name,
-)
+from crawler.archive.writer import WarcFiles, close_abandoned, mount_point, safe_name
 from crawler.durable import ITEMS_ERROR_STAT, items_durable
 from crawler.frontier.cluster import Cluster
 from crawler.login.logins import Logins
@@ -96,8 +84,7 @@ class WarcMiddleware:
         self.stats = crawler.stats
         self.logins = Logins.of(crawler)
         self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
-        self._pending: list[tuple[Fetch, Future[Prepared]]] = []
-        self._worker = ThreadPoolExecutor(1, thread_name_prefix="warc")  # a thread once used
+        self._pending: list[Fetch] = []
         self._notes: list[tuple[str, str, dict[str, str]]] = []
         self._pending_bytes = 0
         self._store: dict[str, str] = {}  # index entries not yet stored in Redis
@@ -148,7 +135,7 @@ class WarcMiddleware:
             response_block=response_block(response), body=body,
             status=response.status, truncated="download_stopped" in response.flags,
             meta=request.meta)
-        self._pending.append((fetch, self._worker.submit(prepare, fetch)))
+        self._pending.append(fetch)
         self._pending_bytes += len(fetch.body)
         full = len(self._pending) >= BATCH_FETCHES or self._pending_bytes >= BATCH_BYTES
         if full and not self._flush_soon:
@@ -200,7 +187,6 @@ class WarcMiddleware:
         if self._store:
             logger.warning("WARC digest index: %d entries could not be stored; the next "
                            "run archives those pages in full", len(self._store))
-        self._worker.shutdown()
         if self._files is not None:
             self._files.close()
             logger.info("WARC: %d file(s) in %s", len(self._files.closed), self.directory)
@@ -247,26 +233,26 @@ class WarcMiddleware:
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
         self._flush_soon = False
-        batch = [(f, job) for f, job in self._pending if not f.meta.get("not_content")]
+        batch = [f for f in self._pending if not f.meta.get("not_content")]
         if skipped := len(self._pending) - len(batch):  # a login wall, a denial page
             self.stats.inc_value("warc/skipped/not_content", skipped)
         self._pending, self._pending_bytes = [], 0
         if not batch and not self._store and not self._notes:
             return
         files, index = self._open()
-        priors = index.exchange(self._store, [f.uri for f, _ in batch]) if index else None
+        digests = [f.digest for f in batch]
+        priors = index.exchange(self._store, [f.uri for f in batch]) if index else None
         if priors is not None:
             self._store.clear()
         out = []
         captured: dict[str, str] = {}  # this batch's full captures: indexed once on disk
         not_modified = revisits = responses = payload = 0
-        for (fetch, job), prior in zip(batch, priors or [None] * len(batch), strict=True):
+        for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
+                                        strict=True):
             if text := captured.get(fetch.uri) or self._store.get(fetch.uri):
                 prior = Prior(*text.split(" ", 1), fetch.uri)  # this batch's or the last's
-            prepared = job.result()  # made by the worker meanwhile (waited for, if not yet)
-            members, revisit = final_members(fetch, prepared, prior)
-            digest = prepared.digest
-            out.append(members)
+            records, revisit = fetch_records(fetch, digest, prior)
+            out.append(records)
             if fetch.status == 304:
                 not_modified += 1
             elif revisit:
@@ -277,8 +263,8 @@ class WarcMiddleware:
                 if fetch.body and not fetch.truncated:
                     captured[fetch.uri] = f"{digest} {fetch.date}"
         notes, self._notes = self._notes, []
-        out += [[gzip_member(metadata_record(uri, date, fields))] for uri, date, fields in notes]
-        files.write_members(out)
+        out += [[metadata_record(uri, date, fields)] for uri, date, fields in notes]
+        files.write_batch(out)
         files.flush_to_os()
         if files.error is not None:  # nothing claimed, nothing indexed: not in the file
             self._stop_if_failed()

@@ -33,8 +33,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from scrapy.utils.httpobj import urlparse_cached
 
-from crawler.archive.writer import gzip_member
-
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Headers, Response
@@ -193,31 +191,23 @@ def _record(headers: list[tuple[str, str]], content_type: str, *block: bytes) ->
     return b"".join((head, *block, b"\r\n\r\n"))
 
 
-def _revisit(fetch: Fetch, digest: str, prior: Prior | None) -> list[tuple[str, str]] | None:
-    """The revisit headers of *fetch*'s response record; None: a full response."""
+def fetch_records(fetch: Fetch, digest: str, prior: Prior | None) -> tuple[list[bytes], bool]:
+    """The records of *fetch*, serialized (response or revisit first, then its request),
+    and whether the response is a revisit. *digest* is ``payload_digest(fetch.body)``."""
+    response_id = new_id()
+    uri, date, block = _header_value(fetch.uri), fetch.date, fetch.response_block
+    ip = [("WARC-IP-Address", fetch.ip)] if fetch.ip else []
+    revisit: list[tuple[str, str]] | None = None
     if fetch.status == 304:
         revisit = [("WARC-Profile", NOT_MODIFIED)]
         if prior is not None:
             revisit += [("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
                         ("WARC-Refers-To-Date", prior.date),
                         ("WARC-Payload-Digest", prior.digest)]
-        return revisit
-    if prior is not None and fetch.body and prior.digest == digest and not fetch.truncated:
-        return [("WARC-Profile", IDENTICAL),
-                ("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
-                ("WARC-Refers-To-Date", prior.date), ("WARC-Payload-Digest", digest)]
-    return None
-
-
-def fetch_records(fetch: Fetch, digest: str, prior: Prior | None,
-                  response_id: str | None = None) -> tuple[list[bytes], bool]:
-    """The records of *fetch*, serialized (response or revisit first, then its request),
-    and whether the response is a revisit. *digest* is ``payload_digest(fetch.body)``;
-    *response_id*: the response record's id (a new one by default)."""
-    response_id = response_id or new_id()
-    uri, date, block = _header_value(fetch.uri), fetch.date, fetch.response_block
-    ip = [("WARC-IP-Address", fetch.ip)] if fetch.ip else []
-    revisit = _revisit(fetch, digest, prior)
+    elif prior is not None and fetch.body and prior.digest == digest and not fetch.truncated:
+        revisit = [("WARC-Profile", IDENTICAL),
+                   ("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
+                   ("WARC-Refers-To-Date", prior.date), ("WARC-Payload-Digest", digest)]
     common = [("WARC-Target-URI", uri), ("WARC-Date", date), ("WARC-Record-ID", response_id),
               *ip]
     if revisit is not None:
@@ -238,34 +228,6 @@ def fetch_records(fetch: Fetch, digest: str, prior: Prior | None,
          ("WARC-Block-Digest", payload_digest(fetch.request_block, fetch.request_body)), *ip],
         "application/http; msgtype=request", fetch.request_block, fetch.request_body)
     return [response, request], revisit is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """A fetch's records made ahead (the archive's worker thread, as the fetch arrives) as
-    if its URL had no prior capture, compressed: what takes a page's CPU (the SHA-1s, the
-    compression) runs beside the crawl, ISA-L and hashlib releasing the GIL."""
-
-    digest: str
-    response_id: str
-    members: tuple[bytes, bytes]  # the response's gzip member, the request's
-
-
-def prepare(fetch: Fetch) -> Prepared:
-    """:class:`Prepared` records of *fetch*."""
-    digest, response_id = fetch.digest, new_id()
-    records, _ = fetch_records(fetch, digest, None, response_id)
-    return Prepared(digest, response_id, (gzip_member(records[0]), gzip_member(records[1])))
-
-
-def final_members(fetch: Fetch, prepared: Prepared, prior: Prior | None
-                  ) -> tuple[tuple[bytes, bytes], bool]:
-    """The gzip members of *fetch*'s records now that its *prior* capture is known, and
-    whether the response is a revisit: the prepared ones, unless the prior makes it one."""
-    if prior is None or _revisit(fetch, prepared.digest, prior) is None:
-        return prepared.members, fetch.status == 304
-    records, revisit = fetch_records(fetch, prepared.digest, prior, prepared.response_id)
-    return (gzip_member(records[0]), prepared.members[1]), revisit
 
 
 def metadata_record(uri: str, date: str, fields: dict[str, str]) -> bytes:
