@@ -9,21 +9,19 @@ use the embedded server's own checker."""
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 
 from crawler.demo.server import LoopbackServer
 from tests.faults.test_items_durable import FAST, wide_site
-from tests.helpers import ROOT
+from tests.helpers import forked
 
 
 def crawl(start: str, state, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "scrapy", "crawl", "follow", "-a", f"start_urls={start}"]
+    args = ["crawl", "follow", "-a", f"start_urls={start}"]
     for key, value in {**FAST, "CRAWLER_ALLOW_PRIVATE_ADDRESSES": True,
                        "CRAWLER_STATE_DIR": state}.items():
-        command += ["-s", f"{key}={value}"]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          check=False)
+        args += ["-s", f"{key}={value}"]
+    return forked.run("scrapy", args, timeout=timeout)  # only waited for: forked
 
 
 def test_a_damaged_aof_is_named_with_how_to_recover(tmp_path):
@@ -62,8 +60,7 @@ def test_a_damaged_aof_is_named_with_how_to_recover(tmp_path):
 
 
 def repair(folder, *options: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crawler", "repair-state", str(folder), *options],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    return forked.run("crawler", ["repair-state", str(folder), *options], timeout=120)
 
 
 def test_repair_state_refuses_a_folder_that_is_no_crawl_state(tmp_path):

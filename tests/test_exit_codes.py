@@ -117,9 +117,7 @@ def test_ids_that_would_leave_the_state_folder_are_refused(tmp_path):
         assert refused.returncode == 2, refused.stderr[-2000:]
         assert last_line(refused.stderr).startswith("error: "), refused.stderr[-2000:]
         assert "Traceback" not in refused.stderr
-    status = subprocess.run([sys.executable, "-m", "crawler", "purge", "--yes", "--crawl", "..",
-                             "--state-dir", str(state)], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60, check=False)
+    status = forked.run("crawler", ["purge", "--yes", "--crawl", "..", "--state-dir", str(state)])
     assert status.returncode == 2 and "crawl id '..'" in status.stderr, status.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]
     assert list(state.iterdir()) == []

@@ -19,14 +19,13 @@ from tests.archive.test_kill import response_uris
 from tests.attachments.test_store import _can_mount_tmpfs
 from tests.archive.warcs import read_all
 from tests.faults.test_items_durable import FAST, wide_site
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 
 pytestmark = pytest.mark.slow
 
 
 def wacz(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "crawler", "wacz", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return forked.run("crawler", ["wacz", *args], timeout=120)
 
 
 def killed_run(nodes, redis_server, server, warc: Path, fetched: int):
@@ -145,15 +144,14 @@ def test_a_full_disk_stops_the_archive_in_one_line_and_claims_only_what_was_writ
             start = server.origins[0] + "/"
             every = {start[:-1] + p for p in ["/", *(f"/p{i}" for i in range(400))]}
             stats_file = tmp_path / "stats.json"
-            command = [sys.executable, "-m", "scrapy", "crawl", "follow", "-a",
-                       f"start_urls={start}", "-o", f"{tmp_path / 'items.jl'}:jsonlines"]
+            command = ["crawl", "follow", "-a", f"start_urls={start}",
+                       "-o", f"{tmp_path / 'items.jl'}:jsonlines"]
             for key, value in {**FAST, "CRAWLER_ALLOW_PRIVATE_ADDRESSES": True,
                                "CRAWLER_STATE_DIR": tmp_path / "state",
                                "CRAWLER_STATS_FILE": stats_file,
                                "CRAWLER_WARC_DIR": disk}.items():
                 command += ["-s", f"{key}={value}"]
-            full = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                  timeout=180, check=False)
+            full = forked.run("scrapy", command, timeout=180)  # only waited for: forked
             assert full.returncode == 4, full.stderr[-3000:]
             last = full.stderr.strip().splitlines()[-1]
             assert last.startswith(f"error: cannot write the web archive to {disk} (on the "
@@ -167,8 +165,7 @@ def test_a_full_disk_stops_the_archive_in_one_line_and_claims_only_what_was_writ
             # room again: the same command archives every page the first run could not
             subprocess.run(["umount", str(disk)], check=True)
             _mount(disk, "16m")
-            again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                   timeout=180, check=False)
+            again = forked.run("scrapy", command, timeout=180)
             assert again.returncode == 0, again.stderr[-3000:]
             missing = every - response_uris(disk) - {r.uri for r in responses}
             assert not missing, f"{len(missing)} pages in no record"

@@ -4,15 +4,17 @@ already imported Scrapy and the project (multiprocessing's fork server).
 A CLI run that ends at a check (a bad setting, an unreachable Redis) spends most of its
 second or two importing; a forked child skips that and runs the same entry point, in its
 own process, with its own arguments, environment and working directory, its output on its
-own file descriptors and its exit status as the process' own. For runs a test only waits
-for: one it signals or reads while it runs is a :class:`subprocess.Popen`. The project reads
-its environment when a command runs, not at import, or the fork server's would be seen.
+own file descriptors and its exit status as the process' own. :func:`run` for runs a test
+only waits for; :class:`Child` for one it signals or reads while it runs (a node). The
+project reads its environment when a command runs, not at import, or the fork server's
+would be seen.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -46,6 +48,37 @@ def run(module: str, args: list[str], env: dict[str, str] | None = None,
             out.read_text(errors="replace"), err.read_text(errors="replace"))
 
 
+class Child:
+    """``python -m <module> <args>`` forked and left running, its stdout and stderr both
+    in *log*: what the tests use of :class:`subprocess.Popen` (``pid``, ``poll``, ``wait``,
+    ``send_signal``, ``kill``; a signal's death is ``-signum``, as Popen says it)."""
+
+    def __init__(self, module: str, args: list[str], env: dict[str, str], cwd: Path,
+                 log: Path) -> None:
+        self.args = [sys.executable, "-m", module, *args]
+        log.write_bytes(b"")  # there from the start, as a Popen's output file would be
+        self._process = _context.Process(target=_main, args=(
+            module, args, dict(env), str(cwd), str(log), str(log)))
+        self._process.start()
+        self.pid = self._process.pid
+
+    def poll(self) -> int | None:
+        return self._process.exitcode
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._process.join(timeout)
+        if self._process.exitcode is None:
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        return self._process.exitcode
+
+    def send_signal(self, sig: int) -> None:
+        if self._process.exitcode is None:
+            os.kill(self.pid, sig)
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+
 def _main(module: str, args: list[str], env: dict[str, str], cwd: str, out: str,
           err: str) -> None:
     """The child: the environment, folder and file descriptors of a process started as
@@ -58,9 +91,12 @@ def _main(module: str, args: list[str], env: dict[str, str], cwd: str, out: str,
     os.environ.update(env)
     os.chdir(cwd)
     sys.path[0:0] = [cwd]
+    opened: dict[str, int] = {}  # one file for both: one open, so one offset
     for fd, path in ((1, out), (2, err)):
-        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(target, fd)
+        if path not in opened:
+            opened[path] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(opened[path], fd)
+    for target in opened.values():
         os.close(target)
     sys.stdin = open(os.devnull)  # noqa: SIM115 - the child's, for its whole life
     sys.argv = [module, *args]

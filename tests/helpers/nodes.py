@@ -6,13 +6,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from crawler.frontier.ring import Ring
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,7 +24,8 @@ COMMON = dict(CRAWLER_HEARTBEAT_INTERVAL=0.5, CRAWLER_NODE_TIMEOUT=3, CRAWLER_ID
 
 
 class Node:
-    """One crawler node: `scrapy crawl follow` in its own process, like a pod."""
+    """One crawler node: `scrapy crawl follow` in its own process, like a pod (forked from
+    the test's fork server, :mod:`tests.helpers.forked`: no second of imports per node)."""
 
     def __init__(self, name: str, start_urls: list[str], workdir: Path, settings: dict,
                  spider: str = "follow") -> None:
@@ -33,7 +33,7 @@ class Node:
         self.log_path = workdir / f"{name}.log"
         self.feed_path = workdir / f"{name}.jl"
         self.stats_path = workdir / f"{name}.stats.json"
-        args = [sys.executable, "-m", "scrapy", "crawl", spider,
+        args = ["crawl", spider,
                 "-a", "start_urls=" + ",".join(start_urls), "-o", f"{self.feed_path}:jsonlines",
                 "-s", f"CRAWLER_NODE_ID={name}", "-s", f"CRAWLER_STATS_FILE={self.stats_path}"]
         # the test sites are on 127.0.0.1, which the crawler refuses by default (SSRF); an
@@ -42,9 +42,8 @@ class Node:
         defaults = {"CRAWLER_ALLOW_PRIVATE_ADDRESSES": True, "CRAWLER_STATE_DIR": workdir / "state"}
         for key, value in {**defaults, **settings}.items():
             args += ["-s", f"{key}={value}"]
-        self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in wait()
-        self.process = subprocess.Popen(args, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
-                                        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.process = forked.Child("scrapy", args, {**os.environ, "PYTHONUNBUFFERED": "1"},
+                                    ROOT, self.log_path)
 
     def signal(self, sig: int) -> None:
         self.process.send_signal(sig)
@@ -61,8 +60,6 @@ class Node:
             self.process.wait()
             raise AssertionError(f"node {self.name} still running after {timeout:g} s; its log "
                                  f"ends:\n{self.output()[-4000:]}") from None
-        finally:
-            self.log.close()
 
     def output(self) -> str:
         return self.log_path.read_text()
