@@ -31,7 +31,7 @@ from crawler.learn.apply import read_posts
 from crawler.learn.dom import parse
 from crawler.learn.emit import is_first_page, next_thread_page, post_key, post_record, thread_record
 from crawler.learn.floor import floor_posts
-from crawler.learn.forms import Asked, shortest_per_thread
+from crawler.learn.forms import Asked, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
@@ -133,7 +133,8 @@ class LearnedForum:
         if mine_records(page.root):
             shape = url_shape(page.url)
             self.candidates[shape] = self.candidates.get(shape, 0) + 1
-        out = Output(follow=[(u, "page", {}) for u in follow_links(page.root, page.url)])
+        links = without_views(list(follow_links(page.root, page.url)))  # not /last, /unread
+        out = Output(follow=[(u, "page", {}) for u in links if self.asked.page(u)])
         best = max(self.candidates.values(), default=0)
         if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
             result = learn_site(self.pages, self.host)
@@ -247,7 +248,7 @@ class LearnedForum:
                         and self.asked.thread(tid, canonical):
                     follow.append((canonical, "thread", rows.get(tid or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
-                if not template.board_url or self.asked.board(link):
+                if not template.board_url or self.asked.page(link):
                     follow.append((link, "board" if template.board_url else "page", {}))
             else:
                 unplaced.append(link)
