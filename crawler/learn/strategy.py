@@ -195,6 +195,9 @@ class LearnedForum:
                 if canonical is not None and is_first_page(template, canonical):
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
+            if template.paging.regex and page_number(template.paging, url) > 1 \
+                    and int(cursor.get("page") or 1) == 1:
+                cursor = {}  # asked for a first page, redirected to a later one (a /last jump)
             waiting = None if "page" in cursor else self.kept.cursor_for(clean_url(url))
             if waiting is not None:
                 return self._thread_page(url, root, waiting)  # its walk's request was a duplicate

@@ -59,3 +59,24 @@ def test_the_repeat_is_dropped_with_or_without_the_walks_cursor():
     assert drop_repeat(t, 1, posts, {}) == posts
     t.repeats_last_post = False
     assert drop_repeat(t, 2, posts, {"last": "p9"}) == posts
+
+
+def test_a_jump_redirected_to_a_later_page_is_read_by_the_walk_in_order():
+    # The list's "last" link asked for a first page (its row's cursor) and landed on page 2.
+    from crawler.learn.strategy import LearnedForum
+
+    def html(ids: list[int], number: int) -> str:
+        posts = "".join(f"<div class='post' id='p{i}'><b>u{i % 3}</b><p>text {i}</p></div>"
+                        for i in ids)
+        pager = "<a href='/t/1?page=2'>2</a>" if number == 1 else "<a href='/t/1'>1</a>"
+        return f"<html><body>{posts}{pager}</body></html>"
+
+    t = template()
+    t.repeats_last_post, t.posts_per_page, t.later_page_posts = True, 3, 2
+    forum = LearnedForum("f", t)
+    early = forum.page("http://f/t/1?page=2", html([3, 4, 5], 2), "thread",
+                       {"page": 1, "reply_count": 4})
+    assert early.posts == []  # kept for the walk, not read as the thread's first page
+    read = forum.page("http://f/t/1", html([1, 2, 3], 1), "thread", {})
+    assert [(p["post_id"], p["position"]) for p in read.posts] == [
+        ("p1", 1), ("p2", 2), ("p3", 3), ("p4", 4), ("p5", 5)]
