@@ -36,16 +36,15 @@ _ICON_TAGS = frozenset({"svg", "mat-icon", "ion-icon", "iconify-icon"})
 
 def is_icon(element: etree._Element) -> bool:
     """Whether ``element`` draws an icon: its text is no part of the text around it."""
-    tag = element.tag
-    if not isinstance(tag, str):
-        return False
-    if tag in _ICON_TAGS:
+    if element.tag in _ICON_TAGS:
         return True
-    if len(element):
+    if len(element) or not isinstance(element.tag, str):
         return False
-    classes = element.get("class") or ""
+    classes = element.get("class")
+    hidden = element.get("aria-hidden") == "true"
+    if not classes and not hidden:
+        return False  # most elements: cheap to tell
     text = element.text or ""
-    if _LIGATURE_CLASS.search(classes):
+    if classes and _LIGATURE_CLASS.search(classes):
         return len(text.split()) <= 1  # the ligature word ("chevron_right") is the glyph
-    return (element.get("aria-hidden") == "true" or bool(_ICON_CLASS.search(classes))) \
-        and not _WORDY.search(text)
+    return (hidden or bool(_ICON_CLASS.search(classes or ""))) and not _WORDY.search(text)
