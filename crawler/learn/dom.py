@@ -13,6 +13,8 @@ from collections.abc import Iterator
 
 from lxml import etree
 
+from crawler.learn.icons import is_icon
+
 __all__ = [
     "class_tokens",
     "content_digest",
@@ -53,13 +55,14 @@ def parse(text: str | bytes, base_url: str | None = None) -> etree._Element:
 
 
 def iter_text(element: etree._Element) -> Iterator[str]:
-    """Text nodes below ``element`` in document order, script and style left out."""
+    """Text nodes below ``element`` in document order, script, style and icons left out."""
     if not isinstance(element.tag, str) or element.tag in _SKIP_TAGS:
         return
     if element.text:
         yield element.text
     for child in element:
-        yield from iter_text(child)
+        if not is_icon(child):  # an icon font's ligature word ("chevron_right") draws a glyph
+            yield from iter_text(child)
         if child.tail:
             yield child.tail
 

@@ -27,7 +27,6 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import etree
 
-from crawler.learn.apply import read_posts
 from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
 from crawler.learn.floor import page_rules
@@ -40,6 +39,7 @@ from crawler.learn.posts import (
     learn_post_rules,
 )
 from crawler.learn.records import RecordGroup, mine_records
+from crawler.learn.repeats import learn_repeats
 from crawler.learn.structured import RECORD as MICRODATA_RECORD
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, PostRules, Template
@@ -171,7 +171,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
                                  others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
     _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
-    _learn_quirks(template, chosen)
+    learn_repeats(template, [(p.url, p.root) for p in chosen])  # and posts per page
     template.learned_from = [p.url for p in chosen[:8]]
     return template
 
@@ -309,42 +309,3 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
     if regex and len(shape_pages) >= 1:
         template.board_url = regex
         template.board_paging = paging
-
-
-def _learn_quirks(template: Template, pages: list[Page]) -> None:
-    """Posts per page, and whether later pages repeat the opening post (or the previous page's
-    last post) on top: what most later pages of the samples show. Only plain thread pages
-    count (a permalink shows some page under another URL)."""
-    threads: dict[str, dict[int, Page]] = defaultdict(dict)
-    for page in pages:
-        tid = template.thread_id(page.url)
-        canonical = template.canonical_thread_url(page.url)
-        if (tid is not None and canonical is not None
-                and clean_url(canonical) == clean_url(page.url)):
-            threads[tid][page_number(template.paging, page.url)] = page
-    sizes, later, first_repeats, last_repeats = [], 0, 0, 0
-    for by_page in threads.values():
-        posts = {n: read_posts(template, p.root, p.url) for n, p in by_page.items()}
-        for number, items in posts.items():
-            repeat = 0
-            if number > 1 and items and 1 in posts and posts[1]:
-                later += 1
-                if _same(items[0], posts[1][0]):
-                    first_repeats += 1
-                    repeat = 1
-            if (number > 1 and items and posts.get(number - 1) and not repeat
-                    and _same(items[0], posts[number - 1][-1])):
-                last_repeats += 1
-                repeat = 1
-            if number + 1 in posts:
-                sizes.append(len(items) - repeat)
-    template.repeats_first_post = later > 0 and first_repeats * 3 >= later * 2
-    template.repeats_last_post = later > 0 and last_repeats * 3 >= later * 2
-    if sizes:
-        template.posts_per_page = max(sizes)
-
-
-def _same(a: dict[str, object], b: dict[str, object]) -> bool:
-    if a.get("post_id") and b.get("post_id"):
-        return a["post_id"] == b["post_id"]
-    return a.get("digest") == b.get("digest")

@@ -31,10 +31,12 @@ from crawler.learn.apply import read_posts
 from crawler.learn.dom import parse
 from crawler.learn.emit import is_first_page, next_thread_page, post_key, post_record, thread_record
 from crawler.learn.floor import floor_posts
+from crawler.learn.forms import Asked, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
 from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
+from crawler.learn.repeats import drop_repeat, posts_before
 from crawler.learn.rows import learned_rows, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
@@ -99,6 +101,7 @@ class LearnedForum:
         #: fetched before their walk came to them, and walks waiting for a page.
         self.kept = Walks()
         self.frontier = Frontier()  # each thread once, and pages no pattern places
+        self.asked = Asked()  # each first page and board page under one URL form
         #: Read the first pages kept while learning here (else they are fetched again: the
         #: crawl went idle, :meth:`finish`, and items need a response).
         self.read_kept = True
@@ -130,7 +133,8 @@ class LearnedForum:
         if mine_records(page.root):
             shape = url_shape(page.url)
             self.candidates[shape] = self.candidates.get(shape, 0) + 1
-        out = Output(follow=[(u, "page", {}) for u in follow_links(page.root, page.url)])
+        links = without_views(list(follow_links(page.root, page.url)))  # not /last, /unread
+        out = Output(follow=[(u, "page", {}) for u in links if self.asked.page(u)])
         best = max(self.candidates.values(), default=0)
         if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
             result = learn_site(self.pages, self.host)
@@ -191,6 +195,9 @@ class LearnedForum:
                 if canonical is not None and is_first_page(template, canonical):
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
+            if template.paging.regex and page_number(template.paging, url) > 1 \
+                    and int(cursor.get("page") or 1) == 1:
+                cursor = {}  # asked for a first page, redirected to a later one (a /last jump)
             waiting = None if "page" in cursor else self.kept.cursor_for(clean_url(url))
             if waiting is not None:
                 return self._thread_page(url, root, waiting)  # its walk's request was a duplicate
@@ -232,15 +239,20 @@ class LearnedForum:
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure
         unplaced: list[str] = []
-        for link in hinted_links(root, url, hints) if hinted else follow_links(root, url):
+        links = list(hinted_links(root, url, hints) if hinted else follow_links(root, url))
+        firsts = [(c, template.thread_id(c)) for c in map(template.canonical_thread_url, links)
+                  if c and page_value(template.paging, c) == template.paging.base]
+        shortest = shortest_per_thread(firsts)  # /9-slug, not /9-slug/, /9-slug/0 or /last
+        for link in links:
             if template.thread_id(link) is not None:
                 canonical = template.canonical_thread_url(link)
                 tid = template.thread_id(canonical) if canonical else None
-                if canonical and page_value(template.paging, canonical) == template.paging.base \
-                        and not self.frontier.read_elsewhere(tid, canonical):
+                if canonical in shortest and not self.frontier.read_elsewhere(tid, canonical) \
+                        and self.asked.thread(tid, canonical):
                     follow.append((canonical, "thread", rows.get(tid or "", {})))
             elif template.board_id(link) is not None or template.board_url is None:
-                follow.append((link, "board" if template.board_url else "page", {}))
+                if not template.board_url or self.asked.page(link):
+                    follow.append((link, "board" if template.board_url else "page", {}))
             else:
                 unplaced.append(link)
         # A listing where the template places no link: it is unsure, and follows them all.
@@ -255,10 +267,7 @@ class LearnedForum:
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
         posts = read_posts(template, root, url) or floor_posts(root, url)  # another layout: alone
-        seen = {cursor.get("op"), cursor.get("last")} - {None}
-        repeats = template.repeats_first_post or template.repeats_last_post
-        if number > 1 and posts and (post_key(posts[0]) in seen or (repeats and not seen)):
-            posts = posts[1:]  # the opening post, or the last one before, shown again on top
+        posts = drop_repeat(template, number, posts, cursor)  # a post of a page before, on top
         out = Output()
         kept: list[dict[str, Any]] = []
         ids: set[str] = set()
@@ -359,6 +368,4 @@ class LearnedForum:
             return page_value(template.paging, url) - template.paging.base
         if "offset" in cursor:
             return int(cursor["offset"])
-        if number == 1:
-            return 0
-        return (number - 1) * template.posts_per_page if template.posts_per_page else None
+        return posts_before(template, number)

@@ -145,7 +145,10 @@ class Template:
     #: Pages after the first show the opening post again on top / the previous page's last post.
     repeats_first_post: bool = False
     repeats_last_post: bool = False
+    #: Posts on a full first page; new posts on a full later page when a repeat on top makes
+    #: them fewer or more (``None``: as many), see :mod:`crawler.learn.repeats`.
     posts_per_page: int | None = None
+    later_page_posts: int | None = None
     #: The thread lists' count includes the opening post (posts, not replies).
     list_counts_posts: bool = False
     #: ``"html"`` (learned XPath rules) or ``"microdata"`` (schema.org itemprops).
@@ -180,6 +183,7 @@ class Template:
             repeats_first_post=bool(data.get("repeats_first_post")),
             repeats_last_post=bool(data.get("repeats_last_post")),
             posts_per_page=data.get("posts_per_page"),
+            later_page_posts=data.get("later_page_posts"),
             list_counts_posts=bool(data.get("list_counts_posts")),
             source=data.get("source", "html"),
             learned_from=list(data.get("learned_from") or []),

@@ -9,6 +9,7 @@ from protego import Protego
 
 from crawler.learn.apply import board_of, read_thread
 from crawler.learn.dom import parse
+from crawler.learn.repeats import repeat_said
 from crawler.learn.template import Template
 
 __all__ = ["limits_and_doubts", "robots_doubts"]
@@ -40,9 +41,10 @@ def limits_and_doubts(template: Template, posts: list[dict[str, Any]],
     if template.posts.date_precision == "day":
         limits.add("clock_time")
         doubts.append("dates are read to the day only (created_precision 'day')")
-    if template.repeats_first_post or template.repeats_last_post:
+    if repeat := repeat_said(template):
         limits.add("repeated_posts")
-        doubts.append("later pages repeat a post of an earlier page (dropped when read)")
+        doubts.append(f"a repeated post: {repeat} (limit repeated_posts; the profile drops it"
+                      " and counts positions without it)")
     if not template.board_url:
         doubts.append("no board URL pattern was learned: boards are not told apart from pages")
     if template.posts_per_page is None:

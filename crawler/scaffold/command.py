@@ -28,6 +28,7 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from crawler.learn.dom import parse
+from crawler.learn.repeats import learn_repeats, repeat_said
 from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
 from crawler.scaffold.markers import fingerprint
@@ -138,6 +139,9 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     if refine_author(learned, mine):
         print(f"authors: read from {learned.posts.author.xpath} (a longer link to the same "
               "member page than the learned one, a letter avatar)")
+    learn_repeats(learned, [(u, parse(text, u)) for u, text in mine])  # every captured page
+    if repeat := repeat_said(learned):
+        print(f"repeated posts: {repeat} (dropped when read)")
     limits, more = limits_and_doubts(learned, posts, mine, declared)
     if not found.markers and not found.generator:
         more.append("no markup shared by every page and absent from other engines: not detected")

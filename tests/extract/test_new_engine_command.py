@@ -14,6 +14,8 @@ import pytest
 from lxml import html
 
 from crawler.demo.fixture_server import FixtureServer
+from crawler.learn.dom import parse
+from crawler.learn.repeats import learn_repeats
 from crawler.learn.template import FieldRule, Paging, PostRules, Template
 from crawler.profiles.base import ForumProfile, limits_of
 from crawler.scaffold.assess import limits_and_doubts
@@ -163,6 +165,31 @@ def test_a_title_only_in_the_head_keeps_the_site_name_learned_on_every_thread() 
     assert refine_title(template, pages)
     assert template.title.xpath is None and template.title.strip == [" - Topic - Forum"]
     assert not refine_title(template, pages)
+
+
+def test_a_repeated_post_on_the_captured_pages_is_declared_and_said() -> None:
+    # Misago's paginator: each later page opens with the previous page's last post. The
+    # learner saw one page per thread; the command looks again on every captured thread.
+    template = Template(host="h", thread_url=r"^/t/(?P<tid>\d+)",
+                        posts=PostRules(record="//div[@class='post']",
+                                        post_id=FieldRule(".", "@id")),
+                        paging=Paging(kind="path", regex=r"^/t/\d+/(\d+)"))
+
+    def page(ids: range) -> str:
+        posts = "".join(f"<div class='post' id='p{i}'>post {i}</div>" for i in ids)
+        return f"<html><body>{posts}</body></html>"
+
+    pages = [("http://h/t/1/", page(range(1, 11))), ("http://h/t/1/2/", page(range(10, 20))),
+             ("http://h/t/1/3/", page(range(19, 22))), ("http://h/t/2/", page(range(30, 40))),
+             ("http://h/t/2/2/", page(range(39, 41)))]
+    limits, doubts = limits_and_doubts(template, [], pages)
+    assert "repeated_posts" not in limits  # the learner's template alone: not seen
+    learn_repeats(template, [(url, parse(text, url)) for url, text in pages])
+    limits, doubts = limits_and_doubts(template, [], pages)
+    assert "repeated_posts" in limits
+    assert any("a repeated post: each later page shows the previous page's last post" in d
+               for d in doubts)
+    assert (template.posts_per_page, template.later_page_posts) == (10, 9)
 
 
 def test_an_unknown_limit_on_the_command_line_is_one_line_and_exit_2() -> None:
