@@ -26,7 +26,7 @@ from lxml import etree
 
 from crawler.learn.urls import POST_KEYS, clean_url
 
-__all__ = ["Frontier", "follow_links", "id_hint", "is_action"]
+__all__ = ["Frontier", "follow_links", "id_hint", "is_action", "is_denied"]
 
 _DENY = re.compile(
     r"log(?:in|on|out|off)|register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
@@ -43,16 +43,16 @@ _VERBS = frozenset(
     "like unlike vote upvote downvote bookmark favorite favourite subscribe unsubscribe "
     "watch unwatch "
     "follow unfollow ignore block move merge split lock unlock pin unpin close moderate moderation "
-    "approve hide print share email send login logout logon logoff signin signout signup register join "
-    "password "
+    "approve hide print share email send login logout logon logoff signin signout signup register "
+    "join password "
     "reset activate search markread mark preview upload attach download history find "
     "jump goto lastpost newpost newreply newtopic newthread notifications".split()
 )
 #: Words that, beside a verb, still name a route and not a title (``new-topic``, ``post-reply``).
 _ROUTE_NOUNS = frozenset(
     "topic topics thread threads post posts message messages comment comments reply replies forum "
-    "forums board boards discussion question answer conversation pm all as read page item poll polls"
-    .split()
+    "forums board boards discussion question answer conversation pm all as read page item poll "
+    "polls".split()
 )
 #: Query keys whose value is an action or a view mode (``?action=post``, ``?mode=reply``).
 _VERB_KEYS = frozenset("action act a do mode op task cmd func view".split())
@@ -98,6 +98,12 @@ def _denied(path: str, query: str) -> bool:
     text = "/" + "/".join(short) + ("/" if path.endswith("/") else "") + "?" + query
     target = path + ("?" + query if query else "")
     return bool(_DENY.search(text)) or is_action(target) or _permalink(query)
+
+
+def is_denied(url: str) -> bool:
+    """Whether ``url`` is a link no reader follows (an action, a member or search page)."""
+    parts = urlsplit(url)
+    return _denied(parts.path, parts.query)
 
 
 def _permalink(query: str) -> bool:

@@ -29,7 +29,14 @@ from urllib.parse import urljoin
 
 from crawler.learn.apply import read_posts
 from crawler.learn.dom import parse
-from crawler.learn.emit import is_first_page, next_thread_page, post_key, post_record, thread_record
+from crawler.learn.emit import (
+    is_first_page,
+    listed_on,
+    next_thread_page,
+    post_key,
+    post_record,
+    thread_record,
+)
 from crawler.learn.floor import floor_posts
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
@@ -174,6 +181,11 @@ class LearnedForum:
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""
         rows = learned_rows(template, self.pages)  # and whether the lists count the opener
+        for page in self.pages:
+            if board := listed_on(template, page.root, page.url):
+                for a in page.root.iter("a"):
+                    if (tid := template.thread_id(urljoin(page.url, a.get("href") or ""))):
+                        rows.setdefault(tid, {}).setdefault("listed_on", board["listed_on"])
         # Threads queued while learning come without their row: this node keeps the rows seen.
         self.rows = rows
         return {url: rows[tid] for url in refetch if (tid := template.thread_id(url)) in rows}
@@ -227,6 +239,7 @@ class LearnedForum:
         follow = []
         counts_posts = template.list_counts_posts
         rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
+        board = listed_on(template, root, url) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"),
                                   id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
@@ -238,7 +251,7 @@ class LearnedForum:
                 tid = template.thread_id(canonical) if canonical else None
                 if canonical and page_value(template.paging, canonical) == template.paging.base \
                         and not self.frontier.read_elsewhere(tid, canonical):
-                    follow.append((canonical, "thread", rows.get(tid or "", {})))
+                    follow.append((canonical, "thread", {**rows.get(tid or "", {}), **board}))
             elif template.board_id(link) is not None or template.board_url is None:
                 follow.append((link, "board" if template.board_url else "page", {}))
             else:
@@ -278,7 +291,7 @@ class LearnedForum:
         out.posts = [p for p, post in zip(read, kept, strict=True) if post["digest"] not in seen]
         if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
-            row = cursor if "reply_count" in cursor else self.rows.get(tid, cursor)
+            row = {**self.rows.get(tid, {}), **cursor}
             out.threads.append(thread_record(template, root, url, tid, read, row))
         nxt = next_thread_page(template, root, url, tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
