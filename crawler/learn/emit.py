@@ -66,23 +66,23 @@ def thread_record(template: Template, root: Any, url: str, tid: str,
 def listed_on(template: Template, root: Any, url: str) -> dict[str, Any]:
     """What a board page tells the threads it lists: the board (its URL and heading), as the
     thread's own page may name no board (no trail, or a trail of menu links)."""
-    if template.board_id(url) is None or not (name := listing_heading(root)):
+    if template.board_id(url) is None or not (heading := listing_heading(root)):
         return {}
-    return {"listed_on": [name, clean_url(url)]}
+    return {"listed_on": [heading[0], clean_url(url), heading[1]]}
 
 
 def _named_board(template: Template, crumbs: list[tuple[str, str]],
                  listed: list[str] | None) -> list[tuple[str, str]]:
     """The trail, its board named as the board page that listed the thread names itself: a
-    page with no trail gets that board; a trail's link to that board labelled with words the
-    board's heading does not hold ("Message List") is a menu link, named by the heading."""
+    page with no trail gets that board; a trail's link to that board labelled with words
+    the board's title does not hold ("Message List") is a menu link, named by the heading."""
     if not listed:
         return crumbs
-    name, url = listed
+    name, url, title = listed
     if not crumbs:
         return [(name, url)]
     for index, (label, href) in enumerate(crumbs):
-        if template.board_id(href) == template.board_id(url) and label not in name:
+        if template.board_id(href) == template.board_id(url) and label not in title:
             return [*crumbs[:index], (name, href)]
     return crumbs
 

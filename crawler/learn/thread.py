@@ -67,18 +67,20 @@ def heading_title(root: etree._Element) -> str | None:
     return best
 
 
-def listing_heading(root: etree._Element) -> str | None:
-    """The heading of a listing page that its ``<title>`` begins or ends with ("Board - Site",
-    "Site :: Board"): the board's name as the board shows it."""
+def listing_heading(root: etree._Element) -> tuple[str, str] | None:
+    """The heading of a listing page that its ``<title>`` begins with ("Board - Site"), else
+    ends with ("Site :: Board"): the board's name as the board shows it; and the title."""
     title = _loose(_title_text(root))
-    best = None
+    found: dict[bool, str] = {}
     for node in _title_nodes(root):
         text = element_text(node)
         own = _loose(text)
-        if len(own) >= 2 and (title.startswith(own) or title.endswith(own)) \
-                and len(text) > len(best or ""):
-            best = text
-    return best
+        for first in (True, False):
+            if len(own) >= 2 and (title.startswith(own) if first else title.endswith(own)) \
+                    and len(text) > len(found.get(first, "")):
+                found[first] = text
+    name = found.get(True) or found.get(False)
+    return (name, _title_text(root)) if name else None
 
 
 def _title_text(root: etree._Element) -> str:
