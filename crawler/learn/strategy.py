@@ -94,6 +94,8 @@ class LearnedForum:
         self.pages: list[Page] = []
         #: URL shape -> pages of that shape with a post group (learning starts at 3 of one shape).
         self.candidates: dict[str, int] = {}
+        #: Each URL linked while learning -> its shape ("" once fetched).
+        self.linked: dict[str, str] = {}
         self.failure: NotLearned | None = None
         self.misses = 0
         #: A thread said it goes on with no next page found: warned once per site.
@@ -137,9 +139,17 @@ class LearnedForum:
         if mine_records(page.root):
             shape = url_shape(page.url)
             self.candidates[shape] = self.candidates.get(shape, 0) + 1
-        out = Output(follow=[(u, "page", {}) for u in follow_links(page.root, page.url)])
+        links = follow_links(page.root, page.url)
+        out = Output(follow=[(u, "page", {}) for u in links])
         best = max(self.candidates.values(), default=0)
-        if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
+        for link in links:
+            if link not in self.linked:
+                self.linked[link] = url_shape(link)
+        self.linked[clean_url(page.url)] = ""  # fetched
+        # One post page among many (a frameset's menus come first): a second one linked
+        # already tells the template more than one page can (a counter from an id, a suffix).
+        enough = best >= 2 or (best == 1 and not self._awaited())
+        if best >= 3 or (enough and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
             result = learn_site(self.pages, self.host)
             if isinstance(result, Template) and result.paging.regex is None \
                     and len(self.pages) < self.patience:
@@ -163,6 +173,11 @@ class LearnedForum:
                 self.failure = result
                 self.pages = []
         return out
+
+    def _awaited(self) -> bool:
+        """Whether a page of the one post page's shape is linked and not fetched yet."""
+        shape = next(s for s, n in self.candidates.items() if n)
+        return shape in self.linked.values()
 
     def _later_pages(self, template: Template) -> set[str]:
         """The pages kept while learning that another kept page links to as its "next": later
