@@ -41,6 +41,7 @@ _DENY = re.compile(
 _VERBS = frozenset(
     "add new create compose publish post reply respond quote edit update delete remove report flag "
     "like unlike vote upvote downvote bookmark favorite favourite subscribe unsubscribe "
+    "subscription subscriptions "
     "watch unwatch "
     "follow unfollow ignore block move merge split lock unlock pin unpin close moderate moderation "
     "approve hide print share email send login logout logon logoff signin signout signup register "
