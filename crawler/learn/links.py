@@ -29,7 +29,8 @@ from crawler.learn.urls import POST_KEYS, clean_url
 __all__ = ["Frontier", "follow_links", "id_hint", "is_action", "is_denied"]
 
 _DENY = re.compile(
-    r"log(?:in|on|out|off)|register|/pm(?:\.php)?(?:[/?]|$)|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
+    r"log(?:in|on|out|off)|/pm(?:\.php)?(?:[/?]|$)|"  # private messages
+    r"register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
     r"/u/|/members?/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
     r"action=(?!forum)|do=|mode=|goto=|findpost|findcomment|showpost|lastpost|newpost|[?&;]pid=|replytocom|"
     r"newtopic|newthread|newreply|posting\.php|post\.php|reply|edit|delete|report|print|archive|mobile=|"
