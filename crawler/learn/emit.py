@@ -10,13 +10,16 @@ from typing import Any
 
 from crawler.items import Author, Board
 from crawler.learn.apply import board_of, read_thread
+from crawler.learn.links import is_denied
 from crawler.learn.paging import next_page_url, page_value
 from crawler.learn.rows import ROW_FIELDS
 from crawler.learn.template import Template
+from crawler.learn.thread import listing_heading
 from crawler.learn.urls import clean_url
 from crawler.learn.when import date_order, to_ymd
 
-__all__ = ["is_first_page", "next_thread_page", "post_key", "post_record", "thread_record"]
+__all__ = ["is_first_page", "listed_on", "next_thread_page", "post_key", "post_record",
+           "thread_record"]
 
 
 def post_record(template: Template, post: dict[str, Any], tid: str, url: str,
@@ -41,8 +44,9 @@ def post_record(template: Template, post: dict[str, Any], tid: str, url: str,
 def thread_record(template: Template, root: Any, url: str, tid: str,
                   posts: list[dict[str, Any]], row: dict[str, Any]) -> dict[str, Any]:
     info = read_thread(template, root)
-    crumbs = [(name, href) for name, href in info["crumbs"]
-              if template.thread_id(href) is None]
+    crumbs = _named_board(template, [(name, href) for name, href in info["crumbs"]
+                                     if template.thread_id(href) is None and not is_denied(href)],
+                          row.get("listed_on"))
     board_id = board_of(template, crumbs)
     opener = posts[0] if posts and posts[0]["position"] == 1 else None
     board = Board(id=board_id, name=crumbs[-1][0] if crumbs else None,
@@ -57,6 +61,30 @@ def thread_record(template: Template, root: Any, url: str, tid: str,
         "created_precision": template.posts.date_precision,
         **{k: row[k] for k in ROW_FIELDS if row.get(k) is not None},
     }
+
+
+def listed_on(template: Template, root: Any, url: str) -> dict[str, Any]:
+    """What a board page tells the threads it lists: the board (its URL and heading), as the
+    thread's own page may name no board (no trail, or a trail of menu links)."""
+    if template.board_id(url) is None or not (heading := listing_heading(root)):
+        return {}
+    return {"listed_on": [heading[0], clean_url(url), heading[1]]}
+
+
+def _named_board(template: Template, crumbs: list[tuple[str, str]],
+                 listed: list[str] | None) -> list[tuple[str, str]]:
+    """The trail, its board named as the board page that listed the thread names itself: a
+    page with no trail gets that board; a trail's link to that board labelled with words
+    the board's title does not hold ("Message List") is a menu link, named by the heading."""
+    if not listed:
+        return crumbs
+    name, url, title = listed
+    if not crumbs:
+        return [(name, url)]
+    for index, (label, href) in enumerate(crumbs):
+        if template.board_id(href) == template.board_id(url) and label not in title:
+            return [*crumbs[:index], (name, href)]
+    return crumbs
 
 
 def next_thread_page(template: Template, root: Any, url: str, tid: str) -> str | None:

@@ -133,14 +133,12 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
         thread_urls = [_canonical(p) for p in chosen]
         rules = None
     paging = learn_paging([(p.root, p.url) for p in chosen])
-    page_slot = _page_slot(paging, thread_urls)
-    fixed = fixed_params(thread_urls, exclude={paging.param or ""})
-    id_at = id_position(thread_urls, page_slot)
-    # A thread URL without a number that names it (``/topic/some-title/``, ``/topic/title-2/``)
-    # is named by its slug, else by the URL less its page parameter.
-    thread_regex = (id_regex_for(thread_urls[0], page_slot, "tid", fixed, id_at) if id_at
-                    else None) or slug_regex_for(thread_urls[0], "tid") or url_thread_regex(
-        thread_urls[0], paging.param)
+    page_slot, fixed, id_at, thread_regex = _thread_url(thread_urls, paging)
+    if not any(re.search(thread_regex, path_query(p.url)) for p in chosen):
+        # The canonical names another page (a frameset around the thread's frame): the
+        # template must place the pages that hold the posts.
+        thread_urls = [p.url for p in chosen]
+        page_slot, fixed, id_at, thread_regex = _thread_url(thread_urls, paging)
     if rules is None:
         rules = _post_rules([(p, g) for p, g in thread_pages[:8]], paging)
         if rules is None:
@@ -174,6 +172,21 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     learn_repeats(template, [(p.url, p.root) for p in chosen])  # and posts per page
     template.learned_from = [p.url for p in chosen[:8]]
     return template
+
+
+_Slot = tuple[tuple[str, object], int] | None
+
+
+def _thread_url(urls: list[str], paging: Paging) -> tuple[_Slot, dict[str, str], _Slot, str]:
+    """The page slot, fixed parameters, id position and thread regex of thread ``urls``."""
+    page_slot = _page_slot(paging, urls)
+    fixed = fixed_params(urls, exclude={paging.param or ""})
+    id_at = id_position(urls, page_slot)
+    # A thread URL without a number that names it (``/topic/some-title/``, ``/topic/title-2/``)
+    # is named by its slug, else by the URL less its page parameter.
+    regex = (id_regex_for(urls[0], page_slot, "tid", fixed, id_at) if id_at else None) \
+        or slug_regex_for(urls[0], "tid") or url_thread_regex(urls[0], paging.param)
+    return page_slot, fixed, id_at, regex
 
 
 def _post_rules(pages: list[tuple[Page, RecordGroup]], paging: Paging) -> PostRules | None:

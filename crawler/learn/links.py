@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Iterator
 from functools import lru_cache
 from urllib.parse import urljoin, urlsplit
 
@@ -25,10 +26,11 @@ from lxml import etree
 
 from crawler.learn.urls import POST_KEYS, clean_url
 
-__all__ = ["Frontier", "follow_links", "id_hint", "is_action"]
+__all__ = ["Frontier", "follow_links", "id_hint", "is_action", "is_denied"]
 
 _DENY = re.compile(
-    r"login|logout|register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
+    r"log(?:in|on|out|off)|/pm(?:\.php)?(?:[/?]|$)|"  # private messages
+    r"register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
     r"/u/|/members?/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
     r"action=(?!forum)|do=|mode=|goto=|findpost|findcomment|showpost|lastpost|newpost|[?&;]pid=|replytocom|"
     r"newtopic|newthread|newreply|posting\.php|post\.php|reply|edit|delete|report|print|archive|mobile=|"
@@ -40,16 +42,19 @@ _DENY = re.compile(
 _VERBS = frozenset(
     "add new create compose publish post reply respond quote edit update delete remove report flag "
     "like unlike vote upvote downvote bookmark favorite favourite subscribe unsubscribe "
+    "subscription subscriptions "
     "watch unwatch "
     "follow unfollow ignore block move merge split lock unlock pin unpin close moderate moderation "
-    "approve hide print share email send login logout signin signout signup register join password "
+    "approve hide print share email send login logout logon logoff signin signout signup register "
+    "join password "
     "reset activate search markread mark preview upload attach download history find "
     "jump goto lastpost newpost newreply newtopic newthread notifications".split()
 )
 #: Words that, beside a verb, still name a route and not a title (``new-topic``, ``post-reply``).
 _ROUTE_NOUNS = frozenset(
     "topic topics thread threads post posts message messages comment comments reply replies forum "
-    "forums board boards discussion question answer conversation pm all as read page item".split()
+    "forums board boards discussion question answer conversation pm all as read page item poll "
+    "polls".split()
 )
 #: Query keys whose value is an action or a view mode (``?action=post``, ``?mode=reply``).
 _VERB_KEYS = frozenset("action act a do mode op task cmd func view".split())
@@ -97,6 +102,12 @@ def _denied(path: str, query: str) -> bool:
     return bool(_DENY.search(text)) or is_action(target) or _permalink(query)
 
 
+def is_denied(url: str) -> bool:
+    """Whether ``url`` is a link no reader follows (an action, a member or search page)."""
+    parts = urlsplit(url)
+    return _denied(parts.path, parts.query)
+
+
 def _permalink(query: str) -> bool:
     """A post's permalink (``?p=104``, ``/topic/3/?post=125``): every numbered query key is a
     post key, so the URL shows a thread's page again, which comes by its own URL. (``?id=3&p=2``
@@ -123,13 +134,20 @@ def form_targets(root: etree._Element, url: str) -> set[str]:
     return targets
 
 
+def _hrefs(root: etree._Element) -> Iterator[tuple[etree._Element, str]]:
+    """Each link of the page and its target: ``<a href>``, and the ``src`` of a frame or an
+    inline frame (a frameset page, or a layout that shows its thread list or thread in an
+    iframe, has its pages there and nowhere else)."""
+    for element in root.iter("a", "frame", "iframe"):
+        yield element, (element.get("href" if element.tag == "a" else "src") or "").strip()
+
+
 def follow_links(root: etree._Element, url: str) -> list[str]:
     host = urlsplit(url).netloc
     here = clean_url(url)
     found: dict[str, None] = {}
     forms = form_targets(root, url)
-    for a in root.iter("a"):
-        href = (a.get("href") or "").strip()
+    for a, href in _hrefs(root):
         if not href or href.startswith(("#", "javascript:", "mailto:", "tel:")) or _nofollow(a):
             continue
         absolute = urljoin(url, href)
@@ -167,8 +185,7 @@ def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list
     pattern = _hint_pattern(hints)
     seen: set[str] = set()
     forms = form_targets(root, url)
-    for a in root.iter("a"):
-        href = a.get("href") or ""
+    for a, href in _hrefs(root):
         if href in seen or not pattern.search(href) or href.startswith(("#", "javascript:")) \
                 or _nofollow(a):
             continue

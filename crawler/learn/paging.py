@@ -41,6 +41,8 @@ _NEXT_XPATHS = (
 _REL_XPATHS = 3
 #: An option naming a page: "3", "Page 3", "3 / 7", "Seite 3 von 7".
 _OPTION_PAGE = re.compile(r"^\D{0,12}?(\d+)(?:\s*(?:/|of|von|sur|de|di|z)\s*\d+)?\s*$", re.I)
+#: A pager label naming the posts of its page: "21-40", "21–40".
+_RANGE = re.compile(r"^(\d+)\s*[-–—]\s*(\d+)$")
 _URLISH = re.compile(r"[/?=]")
 _DIGIT = re.compile(r"\d")
 
@@ -100,11 +102,8 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
     groups: dict[tuple[tuple[str, object], int], list[tuple[int, int, str]]] = defaultdict(list)
     for root, url in pages:
         here = _masked_path(url)
-        numbered = [
-            (link, int(text.strip()))
-            for link, text in page_links(root, url)
-            if text.strip().isdigit() and _same_branch(here, _masked_path(link))
-        ]
+        numbered = _numbered([(link, text.strip()) for link, text in page_links(root, url)
+                              if _same_branch(here, _masked_path(link))])
         for link, label in numbered:
             diff = _differences(url, link)
             if diff:
@@ -135,6 +134,21 @@ def learn_paging(pages: list[tuple[etree._Element, str]]) -> Paging:
         or _from_page_two(pages) or Paging(kind="next")
     paging.next_xpath = next_xpath
     return paging
+
+
+def _numbered(links: list[tuple[str, str]]) -> list[tuple[str, int]]:
+    """The pager links and their page numbers. A pager that names its pages by the posts they
+    hold ("1-20", "21-40", "41") labels each by its first post: page = first post // size."""
+    ranges = [(int(m.group(1)), int(m.group(2))) for _, text in links
+              if (m := _RANGE.match(text)) and int(m.group(2)) > int(m.group(1))]
+    size = ranges[0][1] - ranges[0][0] + 1 if ranges else 0
+    if size > 1 and all(b - a + 1 == size and a % size == 1 % size for a, b in ranges):
+        firsts = [(link, int(text if text.isdigit() else text.split("-")[0]))
+                  for link, text in ((link, re.sub(r"\s*[-–—]\s*", "-", text))
+                                     for link, text in links)
+                  if text.isdigit() or _RANGE.match(text)]
+        return [(link, (first - 1) // size + 1) for link, first in firsts]
+    return [(link, int(text)) for link, text in links if text.isdigit()]
 
 
 def _from_page_two(pages: list[tuple[etree._Element, str]]) -> Paging | None:

@@ -29,7 +29,14 @@ from urllib.parse import urljoin
 
 from crawler.learn.apply import read_posts
 from crawler.learn.dom import parse
-from crawler.learn.emit import is_first_page, next_thread_page, post_key, post_record, thread_record
+from crawler.learn.emit import (
+    is_first_page,
+    listed_on,
+    next_thread_page,
+    post_key,
+    post_record,
+    thread_record,
+)
 from crawler.learn.floor import floor_posts
 from crawler.learn.forms import Asked, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
@@ -89,6 +96,8 @@ class LearnedForum:
         self.pages: list[Page] = []
         #: URL shape -> pages of that shape with a post group (learning starts at 3 of one shape).
         self.candidates: dict[str, int] = {}
+        #: Each URL linked while learning -> its shape ("" once fetched).
+        self.linked: dict[str, str] = {}
         self.failure: NotLearned | None = None
         self.misses = 0
         #: A thread said it goes on with no next page found: warned once per site.
@@ -136,7 +145,14 @@ class LearnedForum:
         links = without_views(list(follow_links(page.root, page.url)))  # not /last, /unread
         out = Output(follow=[(u, "page", {}) for u in links if self.asked.page(u)])
         best = max(self.candidates.values(), default=0)
-        if best >= 3 or (best and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
+        for link in links:
+            if link not in self.linked:
+                self.linked[link] = url_shape(link)
+        self.linked[clean_url(page.url)] = ""  # fetched
+        # One post page among many (a frameset's menus come first): a second one linked
+        # already tells the template more than one page can (a counter from an id, a suffix).
+        enough = best >= 2 or (best == 1 and not self._awaited())
+        if best >= 3 or (enough and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
             result = learn_site(self.pages, self.host)
             if isinstance(result, Template) and result.paging.regex is None \
                     and len(self.pages) < self.patience:
@@ -161,6 +177,11 @@ class LearnedForum:
                 self.pages = []
         return out
 
+    def _awaited(self) -> bool:
+        """Whether a page of the one post page's shape is linked and not fetched yet."""
+        shape = next(s for s, n in self.candidates.items() if n)
+        return shape in self.linked.values()
+
     def _later_pages(self, template: Template) -> set[str]:
         """The pages kept while learning that another kept page links to as its "next": later
         pages of a thread, whatever their URLs say (where page URLs carry no number, each
@@ -178,6 +199,11 @@ class LearnedForum:
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""
         rows = learned_rows(template, self.pages)  # and whether the lists count the opener
+        for page in self.pages:
+            if board := listed_on(template, page.root, page.url):
+                for a in page.root.iter("a"):
+                    if (tid := template.thread_id(urljoin(page.url, a.get("href") or ""))):
+                        rows.setdefault(tid, {}).setdefault("listed_on", board["listed_on"])
         # Threads queued while learning come without their row: this node keeps the rows seen.
         self.rows = rows
         return {url: rows[tid] for url in refetch if (tid := template.thread_id(url)) in rows}
@@ -191,7 +217,7 @@ class LearnedForum:
             if canonical is None or clean_url(canonical) != clean_url(url):
                 # A permalink or a trap view of a thread: its page, if any, comes by its own URL;
                 # a first page under a longer URL (``/topic/1/22/1/title``) by its plain one.
-                out = Output(follow=self._links(url, root, board=False))
+                out = Output(follow=self._links(url, root))
                 if canonical is not None and is_first_page(template, canonical):
                     out.follow.append((clean_url(canonical), "thread", {}))
                 return out
@@ -223,10 +249,9 @@ class LearnedForum:
                                    "learning again", {"host": self.host})
                     self.template, self.candidates, self.misses = None, {}, 0
             return out
-        board = template.board_id(url) is not None
-        return Output(follow=self._links(url, root, board=board, listing=True))
+        return Output(follow=self._links(url, root, listing=True))
 
-    def _links(self, url: str, root: Any, board: bool,
+    def _links(self, url: str, root: Any,
                listing: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
         """Links to follow; from a listing (not a thread page) each thread carries its row."""
         template = self.template
@@ -234,6 +259,7 @@ class LearnedForum:
         follow = []
         counts_posts = template.list_counts_posts
         rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
+        listed = listed_on(template, root, url) if listing else {}
         hints = tuple(h for h in (id_hint(template.thread_url, "tid"),
                                   id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
@@ -249,7 +275,7 @@ class LearnedForum:
                 tid = template.thread_id(canonical) if canonical else None
                 if canonical in shortest and not self.frontier.read_elsewhere(tid, canonical) \
                         and self.asked.thread(tid, canonical):
-                    follow.append((canonical, "thread", rows.get(tid or "", {})))
+                    follow.append((canonical, "thread", {**rows.get(tid or "", {}), **listed}))
             elif template.board_id(link) is not None or template.board_url is None:
                 if not template.board_url or self.asked.page(link):
                     follow.append((link, "board" if template.board_url else "page", {}))
@@ -287,7 +313,7 @@ class LearnedForum:
         out.posts = [p for p, post in zip(read, kept, strict=True) if post["digest"] not in seen]
         if number == 1 and read and owner == tid:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
-            row = cursor if "reply_count" in cursor else self.rows.get(tid, cursor)
+            row = {**self.rows.get(tid, {}), **cursor}
             out.threads.append(thread_record(template, root, url, tid, read, row))
         nxt = next_thread_page(template, root, url, tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
@@ -337,7 +363,7 @@ class LearnedForum:
         assert template is not None
         if not template.breadcrumbs or not template.board_url:
             here = clean_url(url)
-            return [f for f in self._links(url, root, board=False)
+            return [f for f in self._links(url, root)
                     if f[1] != "thread" or f[0] != here]
         follow = []
         for node in root.xpath(template.breadcrumbs):

@@ -22,7 +22,8 @@ from w3lib.url import canonicalize_url
 from crawler.learn.dom import element_text, has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.template import TitleRule
 
-__all__ = ["heading_title", "learn_breadcrumbs", "learn_title", "url_thread_regex"]
+__all__ = ["heading_title", "learn_breadcrumbs", "learn_title", "listing_heading",
+           "url_thread_regex"]
 
 _SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
 _PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$",
@@ -64,6 +65,22 @@ def heading_title(root: etree._Element) -> str | None:
         if len(own) >= 2 and title.startswith(own) and len(text) > len(best or ""):
             best = text
     return best
+
+
+def listing_heading(root: etree._Element) -> tuple[str, str] | None:
+    """The heading of a listing page that its ``<title>`` begins with ("Board - Site"), else
+    ends with ("Site :: Board"): the board's name as the board shows it; and the title."""
+    title = _loose(_title_text(root))
+    found: dict[bool, str] = {}
+    for node in _title_nodes(root):
+        text = element_text(node)
+        own = _loose(text)
+        for first in (True, False):
+            if len(own) >= 2 and (title.startswith(own) if first else title.endswith(own)) \
+                    and len(text) > len(found.get(first, "")):
+                found[first] = text
+    name = found.get(True) or found.get(False)
+    return (name, _title_text(root)) if name else None
 
 
 def _title_text(root: etree._Element) -> str:
