@@ -7,6 +7,7 @@ items from it.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from crawler.items import Author, Board
 from crawler.learn.apply import board_of, read_thread
@@ -29,7 +30,7 @@ def post_record(template: Template, post: dict[str, Any], tid: str, url: str,
     return {
         "post_id": post_id,
         "thread_id": tid,
-        "url": f"{clean_url(url)}#{post_id}",
+        "url": f"{named_url(template, url)}#{post_id}",
         "position": position,
         "author": Author(name=post["author_name"], id=post["author_id"]),
         "created_raw": to_ymd(post["created_raw"], rules.date_order, rules.utc_offset),
@@ -53,7 +54,7 @@ def thread_record(template: Template, root: Any, url: str, tid: str,
                   path=[n for n, _ in crumbs])
     return {
         "thread_id": tid,
-        "url": clean_url(url),
+        "url": named_url(template, url),
         "title": info["title"],
         "board": board,
         "author": opener["author"] if opener else Author(),
@@ -90,6 +91,18 @@ def _named_board(template: Template, crumbs: list[tuple[str, str]],
 def next_thread_page(template: Template, root: Any, url: str, tid: str) -> str | None:
     """The next page of thread *tid* that its page *root* links, if any."""
     return next_page_url(template.paging, root, url, lambda link: template.thread_id(link) == tid)
+
+
+def named_url(template: Template, url: str) -> str:
+    """The URL a page's records name. A first page linked with its page parameter
+    (``?page=1``, ``start=0``) is the same page as the bare URL: which form the crawl happened
+    to read first must not change the records (unless the parameter also holds the id)."""
+    url, param = clean_url(url), template.paging.param
+    if not param or not is_first_page(template, url) or f"{param}=" in template.thread_url:
+        return url
+    parts = urlsplit(url)
+    query = "&".join(i for i in parts.query.split("&") if not i.startswith(f"{param}="))
+    return parts._replace(query=query).geturl()
 
 
 def is_first_page(template: Template, url: str) -> bool:
