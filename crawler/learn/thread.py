@@ -60,6 +60,8 @@ def heading_title(root: etree._Element) -> str | None:
     title = _loose(_title_text(root))
     best = None
     for node in _title_nodes(root):
+        if _links_home(node):
+            continue  # the site's name or logo, not the board's
         text = element_text(node)
         own = _loose(text)
         if len(own) >= 2 and title.startswith(own) and len(text) > len(best or ""):
@@ -73,6 +75,8 @@ def listing_heading(root: etree._Element) -> tuple[str, str] | None:
     title = _loose(_title_text(root))
     found: dict[bool, str] = {}
     for node in _title_nodes(root):
+        if _links_home(node):
+            continue  # the site's name or logo, not the board's
         text = element_text(node)
         own = _loose(text)
         for first in (True, False):
@@ -81,6 +85,15 @@ def listing_heading(root: etree._Element) -> tuple[str, str] | None:
                 found[first] = text
     name = found.get(True) or found.get(False)
     return (name, _title_text(root)) if name else None
+
+
+def _links_home(node: etree._Element) -> bool:
+    """Whether ``node`` is a link to the site's front page, or holds only one."""
+    links = [node] if node.tag == "a" else node.findall(".//a")
+    if len(links) != 1 or element_text(links[0]) != element_text(node):
+        return False
+    href = urlsplit(links[0].get("href") or "")
+    return href.path == "/" and not href.query
 
 
 def _title_text(root: etree._Element) -> str:

@@ -31,6 +31,9 @@ _NUM = re.compile(r"\d+")
 #: server ("&", "=", "+" and "#" left to w3lib).
 _RESERVED = frozenset("!$'()*,/:;?@")
 _ESCAPE_OR_NUM = re.compile(r"%[0-9A-Fa-f]{2}|\d+")
+#: Opens a number group: its digits are not those of a percent-escape (``%E5%98%88``); inside
+#: the group, so that the literal text before it stays the regex's head (links.id_hint).
+_UNESCAPED = r"(?<!%)(?<!%[0-9A-Fa-f])"
 
 
 def _numbers(text: str) -> list[re.Match[str]]:
@@ -159,7 +162,7 @@ def _slot_regex(slot: Slot, group: str | None, number_index: int | None, loose: 
     for n, match in enumerate(_numbers(slot.text)):
         out.append(_literal(slot.text[position : match.start()], loose))
         if n == number_index:
-            out.append(f"(?P<{group}>\\d+)" if group else r"(\d+)")
+            out.append(f"(?P<{group}>{_UNESCAPED}\\d+)" if group else r"(\d+)")
         else:
             out.append(r"\d+")
         position = match.end()
@@ -315,7 +318,7 @@ def _id_segment(slot: Slot, group: str, number_index: int) -> str:
         return _slot_regex(slot, group, number_index, loose=True)
     head = r"(?:[^/?#&;]*[^0-9/?#&;])?" if before else ""
     tail = r"(?:[^0-9/?#&;][^/?#&;]*)?" if after else ""
-    return f"{head}(?P<{group}>\\d+){tail}"
+    return f"{head}(?P<{group}>{_UNESCAPED}\\d+){tail}"
 
 
 def page_regex_for(url: str, slot_name: tuple[str, object], number_index: int) -> str:

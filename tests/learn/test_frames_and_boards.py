@@ -11,6 +11,7 @@ from crawler.learn.links import follow_links, is_action, is_denied
 from crawler.learn.paging import learn_paging, page_number
 from crawler.learn.strategy import LearnedForum
 from crawler.learn.template import Template
+from crawler.learn.thread import listing_heading
 from tests.learn import pages
 
 BASE = "http://forum.test"
@@ -98,3 +99,11 @@ def test_one_post_page_among_the_menus_waits_for_a_second_one_it_links() -> None
     for n in range(14):
         alone.page(f"{BASE}/menu{n}.php", f"<html><body><p>menu {n}</p></body></html>")
     assert alone.template is not None  # nothing more of its shape is linked: one page will do
+
+
+def test_a_heading_linking_home_names_the_site_not_the_board() -> None:
+    site = "<html><head><title>Lab forum</title></head><body><h1><a href='/'>Lab forum</a></h1>"
+    assert listing_heading(parse(site + "<h2>Board A</h2></body></html>")) is None
+    board = "<html><head><title>Board A - Lab forum</title></head><body><h1><a href='/'>Lab " \
+            "forum</a></h1><h2>Board A</h2></body></html>"
+    assert listing_heading(parse(board))[0] == "Board A"

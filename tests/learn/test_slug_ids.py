@@ -44,3 +44,14 @@ def test_the_page_is_not_the_id_and_a_first_page_offset_is_not_either() -> None:
     assert _ids([f"{BASE}/index.php?topic=5.0", f"{BASE}/index.php?topic=6.0"]) == ["5", "6"]
     urls = [f"{BASE}/14-thread-12-dates/p2", f"{BASE}/14-thread-12-dates/p3"]
     assert _ids(urls, (("p", 2), 0)) == ["14", "14"]
+
+
+def test_no_id_is_read_from_inside_a_percent_escape() -> None:
+    # A slug of escaped non-Latin words (WordPress, Django): the digits of ``%98`` are no id,
+    # and a thread whose slug holds no number is not matched as another's id.
+    urls = [f"{BASE}/forums/topic/thread-7-%E5%A6%82%E4%BD%95/",
+            f"{BASE}/forums/topic/thread-9-%E6%97%A5%E6%9C%9F/"]
+    regex = id_regex_for(urls[0], None, "tid", {}, id_position(urls, None))
+    assert regex is not None
+    assert [re.search(regex, path_query(u))["tid"] for u in urls] == ["7", "9"]
+    assert re.search(regex, path_query(f"{BASE}/forums/topic/%E5%98%88-%E4%BD%95/")) is None
