@@ -22,6 +22,8 @@ from urllib.parse import urlsplit
 
 __all__ = ["FORMAT", "FieldRule", "Paging", "PostRules", "Template", "TitleRule"]
 
+_ESCAPE = re.compile(r"%[0-9a-f][0-9a-fA-F]|%[0-9A-F][a-f]")
+
 #: Bumped when the JSON layout changes; older templates are learned again.
 FORMAT = 1
 
@@ -260,6 +262,9 @@ def _page_query(query: str, param: str | None) -> str:
 
 
 def _path_query(url: str) -> str:
+    """Path and query, percent-escapes in upper case: ``%e5`` and ``%E5`` are one character
+    (RFC 3986), and a page may link its own URL in the other case than the crawl asked it."""
     rest = url.split("://", 1)[-1]
     slash = rest.find("/")
-    return rest[slash:] if slash >= 0 else "/"
+    path = rest[slash:] if slash >= 0 else "/"
+    return _ESCAPE.sub(lambda m: m.group().upper(), path) if "%" in path else path
