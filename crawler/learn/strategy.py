@@ -47,7 +47,7 @@ from crawler.learn.repeats import drop_repeat, posts_before
 from crawler.learn.rows import learned_rows, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
-from crawler.learn.walks import Walks, read_kept, short_digest, trail
+from crawler.learn.walks import Walks, later_pages, read_kept, short_digest, trail
 
 logger = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class LearnedForum:
             if isinstance(result, Template):
                 self.template = result
                 out.learned = result
-                self.later = later = self._later_pages(result)
+                self.later = later = later_pages(result, self.pages)
                 for kept in self.pages:
                     canonical = result.canonical_thread_url(kept.url)
                     if canonical is not None and is_first_page(result, canonical) \
@@ -181,20 +181,6 @@ class LearnedForum:
         """Whether a page of the one post page's shape is linked and not fetched yet."""
         shape = next(s for s, n in self.candidates.items() if n)
         return shape in self.linked.values()
-
-    def _later_pages(self, template: Template) -> set[str]:
-        """The pages kept while learning that another kept page links to as its "next": later
-        pages of a thread, whatever their URLs say (where page URLs carry no number, each
-        looks like a first page, and each refetched as one would start a walk of its own)."""
-        later = set()
-        for kept in self.pages:
-            tid = template.thread_id(kept.url)
-            if tid is None:
-                continue
-            nxt = next_thread_page(template, kept.root, kept.url, tid)
-            if nxt and clean_url(nxt) != clean_url(kept.url):
-                later.add(clean_url(template.canonical_thread_url(nxt) or nxt))
-        return later
 
     def _learned_rows(self, template: Template, refetch: list[str]) -> dict[str, dict[str, Any]]:
         """The thread-list rows of the pages kept while learning, for the refetched threads."""

@@ -188,7 +188,7 @@ def id_position(
     first = slots(urls[0])
     candidates = [
         (name, index) for name, slot in first.items() for index in range(len(slot.numbers))
-        if (name, index) != page_slot and not _shared_by_two_texts(urls, name, index)
+        if (name, index) != page_slot and not _shared_by_two_texts(urls, name, index, page_slot)
     ]
 
     def rank(position: tuple[tuple[str, object], int]) -> tuple[bool | int, ...]:
@@ -216,12 +216,16 @@ def id_position(
     return max(candidates, key=rank) if candidates else None
 
 
-def _shared_by_two_texts(urls: list[str], name: tuple[str, object], index: int) -> bool:
+def _shared_by_two_texts(urls: list[str], name: tuple[str, object], index: int,
+                         page_slot: tuple[tuple[str, object], int] | None = None) -> bool:
     """Whether two of ``urls`` hold one value at ``index`` of slot ``name`` in different slot
     texts (``how-to-3`` and ``dates-3``, WordPress's suffix for a title used before; ``2,114``
-    and ``2,75``, a board's number): a number that stays while the thread changes is not its id."""
+    and ``2,75``, a board's number): a number that stays while the thread changes is not its id.
+    In the slot that holds the page too (``topic=12.0``, ``topic=12.10``, ``topic=12.msg127``)
+    only the text up to the number counts: what follows it is the page or a post."""
     texts: dict[str, str] = {}
     first = slots(urls[0])[name]
+    paged = page_slot is not None and page_slot[0] == name and page_slot[1] > index
     for url in urls:
         slot = slots(url).get(name)
         if slot is None:
@@ -229,7 +233,8 @@ def _shared_by_two_texts(urls: list[str], name: tuple[str, object], index: int) 
         value = number_at(slot, index, first)  # the same place: opening, closing or n-th
         if value is None:
             return True  # another thread's URL has no number there (``how-to`` beside ``how-to-2``)
-        if texts.setdefault(value, slot.text) != slot.text:
+        text = slot.text[: _numbers(slot.text)[index].end()] if paged else slot.text
+        if texts.setdefault(value, text) != text:
             return True
     return False
 

@@ -15,12 +15,15 @@ import hashlib
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from crawler.learn.emit import is_first_page, next_thread_page
 from crawler.learn.urls import clean_url
 
 if TYPE_CHECKING:
+    from crawler.learn.learner import Page
     from crawler.learn.strategy import LearnedForum, Output
+    from crawler.learn.template import Template
 
-__all__ = ["Walks", "read_kept", "short_digest", "trail"]
+__all__ = ["Walks", "later_pages", "read_kept", "short_digest", "trail"]
 
 #: Walks whose pages a node keeps (:meth:`Walks.ahead`): about 11 bytes a page.
 _WALKS_KEPT = 2_000
@@ -95,6 +98,23 @@ def read_kept(forum: LearnedForum, out: Output) -> Output:
             read.extend(forum._thread_page(url, root, row))
     out.refetch, out.rows = [], {}
     return read
+
+
+def later_pages(template: Template, pages: list[Page]) -> set[str]:
+    """The ``pages`` kept while learning that another kept page links to as its "next": later
+    pages of a thread, whatever their URLs say (where page URLs carry no number, each
+    looks like a first page, and each refetched as one would start a walk of its own).
+    Where pages are numbered, a "next" to a first page is not a later page: it is the next
+    thread (``rel=next`` on a thread's last page, ``topic=13.0;prev_next=next``)."""
+    later = set()
+    for kept in pages:
+        tid = template.thread_id(kept.url)
+        nxt = next_thread_page(template, kept.root, kept.url, tid) if tid is not None else None
+        nxt = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
+        if nxt and nxt != clean_url(kept.url) and not (
+                template.paging.regex and is_first_page(template, nxt)):
+            later.add(nxt)
+    return later
 
 
 def trail(url: str, cursor: dict[str, Any]) -> list[str]:

@@ -6,14 +6,17 @@ its own thread, and its next page, in lower case (``%e7``). Both name one thread
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from crawler.learn.dom import parse
 from crawler.learn.emit import next_thread_page
+from crawler.learn.learner import Page
 from crawler.learn.template import Paging, PostRules, Template
-from crawler.learn.urls import clean_url
+from crawler.learn.urls import clean_url, id_position, id_regex_for, path_query
+from crawler.learn.walks import later_pages
 
 PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "real-unprofiled"
 
@@ -53,3 +56,29 @@ def test_escapes_only_change_case_and_plain_text_stays() -> None:
                         thread_url=r"^/t/(?P<tid>[^/?#&;.]+)")
     assert template.thread_id("http://h/t/abc%e5%A6x") == "abc%E5%A6x"
     assert template.thread_id("http://h/t/Some-Title") == "Some-Title"
+
+
+ELK = "http://127.0.0.1:18125/index.php?topic="
+
+
+def test_the_id_shares_its_slot_with_the_page_offset_and_post_permalinks() -> None:
+    # ElkArte (as SMF): the first threads seen are often post permalinks from the board index.
+    urls = [ELK + "12.msg127", ELK + "13.msg132", ELK + "12.0", ELK + "12.10"]
+    page_slot = (("q", "topic"), 1)
+    assert id_position(urls, page_slot) == (("q", "topic"), 0)
+    regex = id_regex_for(urls[0], page_slot, "tid", {}, id_position(urls, page_slot))
+    assert regex is not None
+    assert [re.search(regex, path_query(u))["tid"] for u in urls] == ["12", "13", "12", "12"]
+
+
+def test_a_next_link_to_a_first_page_is_the_next_thread_not_a_later_page() -> None:
+    template = Template(
+        host="127.0.0.1", posts=PostRules(record="//article"),
+        thread_url=r"^/index\.php\?(?:.*[&;])?topic=(?P<tid>\d+)(?:[^0-9]|$)",
+        thread_params=["topic"],
+        paging=Paging(kind="param", param="topic", regex=r"[?&;,]topic=\d+\.(\d+)(?:[&;,#]|$)",
+                      step=10, base=0, next_xpath="//link[@rel='next']"))
+    pages = [Page(url, parse((PAGES / name).read_text(encoding="utf-8"), url)) for url, name in [
+        (ELK + "13.msg132", "elkarte-1.1-topic-permalink.html"),  # one page: next is thread 14
+        (ELK + "12.0", "elkarte-1.1-topic.html")]]  # two pages
+    assert later_pages(template, pages) == {ELK + "12.10"}
