@@ -26,7 +26,7 @@ from lxml import etree
 
 from crawler.learn.urls import POST_KEYS, clean_url
 
-__all__ = ["Frontier", "follow_links", "id_hint", "is_action", "is_denied"]
+__all__ = ["Frontier", "follow_links", "id_hint", "is_action", "is_denied", "views_a_thread"]
 
 _DENY = re.compile(
     r"log(?:in|on|out|off)|/pm(?:\.php)?(?:[/?]|$)|"  # private messages
@@ -170,6 +170,15 @@ def id_hint(regex: str | None, group: str) -> str | None:
     head = regex.split(f"(?P<{group}>", 1)[0]
     match = re.search(r"((?:[A-Za-z0-9_-]|\\[./-])+[=/-]?)$", head.replace("\\=", "="))
     return match.group(1).replace("\\", "") if match else None
+
+
+def views_a_thread(hint: str | None, url: str) -> bool:
+    """Whether ``url``, which is no thread page, names a thread by the thread URLs' own query
+    key (``tid=``, ``msg=``): another script's view of that thread (a print view, a frameset
+    around it, a font-size switch, a post permalink). The thread comes by its own URL."""
+    if not hint or not hint.endswith("="):
+        return False
+    return re.search(rf"[?&;]{re.escape(hint)}\d", url) is not None
 
 
 @lru_cache(maxsize=64)

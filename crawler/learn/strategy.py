@@ -40,7 +40,7 @@ from crawler.learn.emit import (
 from crawler.learn.floor import floor_posts
 from crawler.learn.forms import Asked, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
-from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint
+from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint, views_a_thread
 from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
 from crawler.learn.repeats import drop_repeat, posts_before
@@ -246,8 +246,8 @@ class LearnedForum:
         counts_posts = template.list_counts_posts
         rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
         listed = listed_on(template, root, url) if listing else {}
-        hints = tuple(h for h in (id_hint(template.thread_url, "tid"),
-                                  id_hint(template.board_url, "bid")) if h)
+        thread_hint = id_hint(template.thread_url, "tid")
+        hints = tuple(h for h in (thread_hint, id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure
         unplaced: list[str] = []
@@ -262,6 +262,8 @@ class LearnedForum:
                 if canonical in shortest and not self.frontier.read_elsewhere(tid, canonical) \
                         and self.asked.thread(tid, canonical):
                     follow.append((canonical, "thread", {**rows.get(tid or "", {}), **listed}))
+            elif template.board_id(link) is None and views_a_thread(thread_hint, link):
+                continue  # a print view or frameset of a thread: the thread by its own URL
             elif template.board_id(link) is not None or template.board_url is None:
                 if not template.board_url or self.asked.page(link):
                     follow.append((link, "board" if template.board_url else "page", {}))
