@@ -43,7 +43,7 @@ from crawler.learn.repeats import learn_repeats
 from crawler.learn.structured import RECORD as MICRODATA_RECORD
 from crawler.learn.structured import microdata_rules
 from crawler.learn.template import Paging, PostRules, Template
-from crawler.learn.thread import learn_breadcrumbs, learn_title, url_thread_regex
+from crawler.learn.thread import board_link, learn_breadcrumbs, learn_title, url_thread_regex
 from crawler.learn.urls import (
     clean_url,
     fixed_params,
@@ -169,6 +169,9 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
                                  others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
     _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
+    if template.breadcrumbs is None and template.board_url:  # no trail: a board badge
+        template.breadcrumbs = board_link([(p.root, p.url) for p in _one_per_thread(
+            template, chosen)], lambda href: template.board_id(href) is not None)
     learn_repeats(template, [(p.url, p.root) for p in chosen])  # and posts per page
     template.learned_from = [p.url for p in chosen[:8]]
     return template

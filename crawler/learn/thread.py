@@ -7,13 +7,15 @@ all threads share (site and board names) and minus "page N".
 
 Breadcrumbs: schema.org ``BreadcrumbList`` or an element named like a breadcrumb trail
 (``breadcrumb``, ``crumbs``, ``navigation``, ``nav``…) holding two or more short links, the
-first to the site's root or index page.
+first to the site's root or index page. Without a trail, the one link of a thread page to its
+board (a channel or category badge, :func:`board_link`) is the trail.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from lxml import etree
@@ -22,7 +24,7 @@ from w3lib.url import canonicalize_url
 from crawler.learn.dom import element_text, has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.template import TitleRule
 
-__all__ = ["heading_title", "learn_breadcrumbs", "learn_title", "listing_heading",
+__all__ = ["board_link", "heading_title", "learn_breadcrumbs", "learn_title", "listing_heading",
            "url_thread_regex"]
 
 _SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
@@ -240,3 +242,28 @@ def _crumb_candidates(root: etree._Element, url: str) -> list[str]:
             if _CRUMB_HINT.search(token):
                 exprs.append(f"(//{tag}[{has_class_xpath(token)}])[1]//a[@href]")
     return list(dict.fromkeys(exprs))
+
+
+def board_link(pages: list[tuple[etree._Element, str]],
+               is_board: Callable[[str], bool]) -> str | None:
+    """Absolute XPath of a thread page's one link to its board, for pages without a trail (a
+    channel or category badge): links of one class that go to a board page (``is_board``) on
+    every page but one, and to two boards or more across ``pages`` (a link to one board from
+    every thread, a menu's, names no thread's board)."""
+    votes: Counter[str] = Counter()
+    targets: dict[str, set[str]] = {}
+    for root, url in pages:
+        found: dict[str, str] = {}
+        for a in root.iter("a"):
+            href = urljoin(url, a.get("href") or "")
+            if not element_text(a) or not is_board(href):
+                continue
+            for token in stable_classes(a)[:3]:
+                found.setdefault(f"(//a[{has_class_xpath(token)}])[1]", href)
+        for expr, href in found.items():
+            votes[expr] += 1
+            targets.setdefault(expr, set()).add(href)
+    for expr, count in votes.most_common():
+        if len(pages) >= 2 and count >= max(2, len(pages) - 1) and len(targets[expr]) >= 2:
+            return expr
+    return None
