@@ -172,13 +172,22 @@ def id_hint(regex: str | None, group: str) -> str | None:
     return match.group(1).replace("\\", "") if match else None
 
 
-def views_a_thread(hint: str | None, url: str) -> bool:
-    """Whether ``url``, which is no thread page, names a thread by the thread URLs' own query
-    key (``tid=``, ``msg=``): another script's view of that thread (a print view, a frameset
-    around it, a font-size switch, a post permalink). The thread comes by its own URL."""
+def views_a_thread(hint: str | None, url: str, here: str, tid: str | None) -> bool:
+    """Whether ``url``, a link of page ``here`` and no thread page, is another script's view
+    of thread ``tid`` (``here``'s own) or of the thread ``here`` names by the thread URLs'
+    query key (a frameset around a post, ``index.php?msg=3.2``, and its frames): it holds that
+    number under that key (``tid=3``, ``msg=3.2``): a print view, a frameset, a font-size
+    switch. The thread comes by its own URL. A board that shares the key names another
+    number (``viewforum.php?id=2`` beside ``viewtopic.php?id=3``), and a listing's own pages
+    (``viewforum.php?id=2&p=2``) keep its script."""
     if not hint or not hint.endswith("="):
         return False
-    return re.search(rf"[?&;]{re.escape(hint)}\d", url) is not None
+    if tid is None:
+        found = re.search(rf"[?&;]{re.escape(hint)}(\d+)", here)
+        if not found or urlsplit(url).path == urlsplit(here).path:
+            return False
+        tid = found.group(1)
+    return re.search(rf"[?&;]{re.escape(hint)}{re.escape(tid)}(?!\d)", url) is not None
 
 
 @lru_cache(maxsize=64)

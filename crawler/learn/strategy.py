@@ -246,7 +246,7 @@ class LearnedForum:
         counts_posts = template.list_counts_posts
         rows = thread_rows(root, url, template.thread_id, counts_posts) if listing else {}
         listed = listed_on(template, root, url) if listing else {}
-        thread_hint = id_hint(template.thread_url, "tid")
+        thread_hint, here = id_hint(template.thread_url, "tid"), template.thread_id(url)
         hints = tuple(h for h in (thread_hint, id_hint(template.board_url, "bid")) if h)
         unsure = listing and self.frontier.budget > 0  # every link, to find those it places not
         hinted = len(hints) == (2 if template.board_url else 1) and not unsure
@@ -262,7 +262,7 @@ class LearnedForum:
                 if canonical in shortest and not self.frontier.read_elsewhere(tid, canonical) \
                         and self.asked.thread(tid, canonical):
                     follow.append((canonical, "thread", {**rows.get(tid or "", {}), **listed}))
-            elif template.board_id(link) is None and views_a_thread(thread_hint, link):
+            elif template.board_id(link) is None and views_a_thread(thread_hint, link, url, here):
                 continue  # a print view or frameset of a thread: the thread by its own URL
             elif template.board_id(link) is not None or template.board_url is None:
                 if not template.board_url or self.asked.page(link):

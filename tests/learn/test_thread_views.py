@@ -17,19 +17,33 @@ PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "real-unprofiled"
 
 @pytest.mark.parametrize(("hint", "url", "views"), [
     # Beehive: a frameset around a post, a font-size switch (thread URLs: messages.php?msg=).
-    ("msg=", "http://h/index.php?webtag=LAB&msg=10.2", True),
-    ("msg=", "http://h/user_font.php?webtag=LAB&msg=10.1&fontsize=larger", True),
+    ("msg=", "http://h/index.php?webtag=LAB&msg=3.2", True),
+    ("msg=", "http://h/user_font.php?webtag=LAB&msg=3.1&fontsize=larger", True),
     # MyBB and SMF (lab engines): print views of a thread.
     ("tid=", "http://h/printthread.php?tid=3", True),
     ("topic=", "http://h/index.php?action=printpage;topic=3.0", True),
-    # Not views: a board, a key that only ends like the hint, a path hint.
-    ("tid=", "http://h/forumdisplay.php?fid=2", False),
-    ("t=", "http://h/viewforum.php?f=2&start=20", False),
-    ("topic/", "http://h/forum/topic/12/print", False),
+    # Not views of thread 3: a board sharing the key (FluxBB), thread 31, another key, a path.
+    ("id=", "http://h/viewforum.php?id=2", False),
+    ("tid=", "http://h/printthread.php?tid=31", False),
+    ("t=", "http://h/viewforum.php?f=2&start=3", False),
+    ("topic/", "http://h/forum/topic/3/print", False),
 ])
-def test_a_link_naming_a_thread_by_its_key_views_that_thread(hint: str, url: str,
-                                                              views: bool) -> None:
-    assert views_a_thread(hint, url) is views
+def test_a_link_naming_the_page_s_thread_by_its_key_views_that_thread(hint: str, url: str,
+                                                                       views: bool) -> None:
+    assert views_a_thread(hint, url, "http://h/showthread.php?tid=3", "3") is views
+
+
+@pytest.mark.parametrize(("here", "url", "views"), [
+    # Beehive: a frameset around post 3.2 and its frames (thread URLs: messages.php?msg=).
+    ("http://h/index.php?webtag=LAB&msg=3.2", "http://h/discussion.php?webtag=LAB&msg=3.2", True),
+    ("http://h/index.php?webtag=LAB&msg=3.2", "http://h/thread_list.php?webtag=LAB&msg=3.2",
+     True),
+    # A listing's own next page keeps its script; a page naming no thread views none.
+    ("http://h/index.php?webtag=LAB&msg=3.2", "http://h/index.php?webtag=LAB&msg=3.2&p=2", False),
+    ("http://h/thread_list.php?webtag=LAB", "http://h/index.php?webtag=LAB&msg=3.2", False),
+])
+def test_a_page_that_names_a_thread_links_views_of_it(here: str, url: str, views: bool) -> None:
+    assert views_a_thread("msg=", url, here, None) is views
 
 
 def test_a_frameset_thread_page_follows_no_view_of_its_posts() -> None:
