@@ -4,7 +4,8 @@ captured on the real engines (``tests/fixtures/plugin_forums``, ``urls.json`` na
 What ``new-engine`` learns on them: markers of the forum's own markup (never the platform's
 head, theme or generator, which every page of the platform has), the thread id the page writes
 when the URL's only number is the title's (``thread-01-...``), and no position from a
-permalink's text that is the post's id (``#7``).
+permalink's text that is the post's id (``#7``); a board name cut short in the trail
+("General Discussion ...") is read whole from the link's title.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 from parsel import Selector
 
-from crawler.learn.apply import read_posts
+from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
 from crawler.learn.learner import Page, learn_site
 from crawler.learn.template import Template
@@ -88,3 +89,11 @@ def test_urls_with_a_real_id_keep_it() -> None:
     pages = [(f"http://forum.test/t/{tid + 100}", text)
              for (tid, _), (_, text) in zip(THREADS["bbpress"], _pages("bbpress"), strict=True)]
     assert learn_page_thread_id(template, pages) is None
+
+
+def test_a_board_name_cut_short_in_the_trail_is_read_from_the_links_title() -> None:
+    template = _learned("wpforo")
+    url, text = _pages("wpforo")[0]
+    assert ">General Discussion ...<" in text
+    crumbs = read_thread(template, parse(text, url))["crumbs"]
+    assert crumbs[-1][0] == "General Discussion 综合讨论"
