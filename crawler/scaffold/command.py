@@ -39,6 +39,7 @@ from crawler.scaffold.record import records, write_site
 from crawler.scaffold.refine import (
     refine_author,
     refine_board_link,
+    refine_id_in_page_value,
     refine_thread_url,
     refine_title,
 )
@@ -114,6 +115,8 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     learned = learn_url(url, settings=settings, spider_args=spider_args)
     if isinstance(learned, str):
         raise Failed(f"no template learned: {learned}")
+    if refine_id_in_page_value(learned, url):
+        print(f"thread ids: read by {learned.thread_url} (the number before the page's)")
     _write_profile(name, url, learned, (), [], frozenset(), files)
     with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
         folder = Path(tmp)
