@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 from parsel import Selector
+from scrapy.http import HtmlResponse
 
 from crawler.learn.apply import read_posts, read_thread
 from crawler.learn.dom import parse
 from crawler.learn.learner import Page, learn_site
 from crawler.learn.template import Template
+from crawler.profiles import REGISTRY
 from crawler.profiles.template_profile import page_thread_id
 from crawler.scaffold.markers import fingerprint
 from crawler.scaffold.page_ids import learn_page_thread_id
@@ -97,3 +99,13 @@ def test_a_board_name_cut_short_in_the_trail_is_read_from_the_links_title() -> N
     assert ">General Discussion ...<" in text
     crumbs = read_thread(template, parse(text, url))["crumbs"]
     assert crumbs[-1][0] == "General Discussion 综合讨论"
+
+
+@pytest.mark.parametrize("file", sorted(URLS))
+def test_the_committed_plugin_profiles_claim_their_pages_only(file: str) -> None:
+    """bbPress and wpForo, both added by ``new-engine`` and committed side by side: a page of
+    one is detected as that one alone, a WordPress page without a forum as none."""
+    response = HtmlResponse(url=URLS[file], body=(FOLDER / file).read_bytes(), encoding="utf-8")
+    engine = file.split("-", 1)[0]
+    expected = [] if file in PLATFORM_ONLY else [engine]
+    assert [p.name for p in REGISTRY.engines if p.detect(response)] == expected
