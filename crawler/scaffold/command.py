@@ -217,7 +217,7 @@ def _engine_pages(found: Fingerprint, saved: list[dict], mine: list[tuple[str, s
     forum plugin, linked as the trail's first crumb): they do not carry the engine's markup."""
     if not found.markers and not found.generator:
         return saved, mine
-    outside = {url for url, text in mine if not found.matches(Selector(text=text))}
+    outside = {url for url, text in mine if not found.matches(Selector(text=text, type="html"))}
     return ([r for r in saved if r["url"] not in outside],
             [(u, t) for u, t in mine if u not in outside])
 

@@ -72,8 +72,9 @@ def fingerprint(pages: Iterable[str], others: Iterable[str], record: str | None 
     """The fingerprint shared by ``pages`` (HTML of the engine) that none of ``others`` (HTML of
     other engines' pages) has; taken around the posts when ``record`` (the XPath of a post)
     finds them."""
-    mine = [Selector(text=text) for text in pages]
-    rest = [Selector(text=text) for text in others]
+    # as HTML, as the crawler reads them (parsel takes a text opening with <?xml for XML)
+    mine = [Selector(text=text, type="html") for text in pages]
+    rest = [Selector(text=text, type="html") for text in others]
     generator = _generator(mine)
     if generator and any(Fingerprint(generator, ()).matches(p) for p in rest):
         generator = ()
