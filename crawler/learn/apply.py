@@ -14,7 +14,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from crawler.learn.dom import content_digest, element_text, inner_html, iter_text
+from crawler.learn.dom import content_digest, element_text, full_text, inner_html, iter_text
 from crawler.learn.embedded import read_data_posts
 from crawler.learn.files import record_attachments
 from crawler.learn.generalize import eval_first
@@ -181,7 +181,7 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
     base = root.getroottree().docinfo.URL or ""  # relative hrefs: the URL forms are anchored
     if template.breadcrumbs:
         for link in _compiled(template.breadcrumbs)(root):
-            name = element_text(link)
+            name = full_text(link)
             if name and not _PAGER_TEXT.match(name):  # a board's pager shown inside the trail
                 crumbs.append((name, urljoin(base, link.get("href") or "")))
     half = len(crumbs) // 2

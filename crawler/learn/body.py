@@ -9,12 +9,19 @@ stripped from a body that wraps them, as are signatures.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import Counter
 
 from lxml import etree
 
-from crawler.learn.dom import element_text, is_inside, link_text_len, stable_classes
+from crawler.learn.dom import (
+    drop_tree,
+    element_text,
+    is_inside,
+    link_text_len,
+    stable_classes,
+)
 from crawler.learn.generalize import eval_first, node_xpaths
 from crawler.learn.template import FieldRule
 
@@ -218,9 +225,38 @@ def _strip_rules(records: list[Record], row_index: int, expr: str,
             if isinstance(child.tag, str) and any(is_inside(a, child) for a in avoid_nodes):
                 strip.extend(x for x in node_xpaths(child, body)[-3:-2]
                              or node_xpaths(child, body)[:1])
-    bodies = [eval_first(r[row_index], expr) for r in records if row_index < len(r)]
-    chrome = _repeated_link_rows([b for b in bodies if b is not None])
+    bodies = [b for r in records if row_index < len(r)
+              if (b := eval_first(r[row_index], expr)) is not None]
+    chrome = _hidden_copies(bodies) + _repeated_link_rows(bodies)
     return chrome + [s for s, _ in Counter(strip).most_common() if s != "."][:4 - len(chrome)]
+
+
+#: Elements a browser does not show: ``hidden``, or an inline ``display: none``.
+HIDDEN = ".//*[@hidden or contains(translate(@style, ' ', ''), 'display:none')]"
+
+
+def _hidden_copies(bodies: list[etree._Element]) -> list[str]:
+    """:data:`HIDDEN`, when most bodies hold a hidden copy of their own shown text (a quote
+    of the post made ready for the reply box): not shown, so not the post's text. A hidden
+    spoiler holds other text than the rest, and stays."""
+    copies = 0
+    for body in bodies:
+        hidden = body.xpath(HIDDEN)
+        if not hidden:
+            continue
+        shown = set(_WORD.findall(_shown_text(body)))
+        kept = set(_WORD.findall(" ".join(element_text(h) for h in hidden)))
+        if shown and len(shown & kept) >= 0.8 * len(shown):
+            copies += 1
+    return [HIDDEN] if copies * 2 > len(bodies) else []
+
+
+def _shown_text(body: etree._Element) -> str:
+    """``body``'s text less its hidden elements (their tails are shown)."""
+    body = copy.deepcopy(body)
+    for node in body.xpath(HIDDEN):
+        drop_tree(node)
+    return element_text(body)
 
 
 def _repeated_link_rows(bodies: list[etree._Element]) -> list[str]:

@@ -20,6 +20,7 @@ __all__ = [
     "content_digest",
     "drop_tree",
     "element_text",
+    "full_text",
     "has_class_xpath",
     "iter_text",
     "link_text_len",
@@ -72,6 +73,17 @@ def element_text(element: etree._Element | None) -> str:
     if element is None:
         return ""
     return _SPACE.sub(" ", " ".join(iter_text(element))).strip()
+
+
+def full_text(element: etree._Element) -> str:
+    """``element``'s text, or its ``title`` when the text is the title cut short with an
+    ellipsis (a long board name in a trail shown as "General Discussion ...")."""
+    text = element_text(element)
+    whole = _SPACE.sub(" ", element.get("title") or "").strip()
+    shown = text.rstrip(".… ").strip()
+    if text != shown and shown and len(whole) > len(shown) and whole.startswith(shown):
+        return whole
+    return text
 
 
 def link_text_len(element: etree._Element) -> int:

@@ -35,7 +35,7 @@ from crawler.learn.when import (
     looks_like_date,
 )
 
-__all__ = ["ID_ATTRS", "POSITION_ATTRS", "Record", "learn_fields"]
+__all__ = ["ID_ATTRS", "PERMALINK", "POSITION_ATTRS", "Record", "learn_fields"]
 
 Record = list[etree._Element]  # the rows of one record (one element unless a table layout)
 
@@ -49,8 +49,11 @@ POSITION_ATTRS = (
     "data-index", "data-postnumber", "data-position", "data-floor", "data-post-number"
 )
 ID_ATTRS = ("data-pid", "data-post-id", "data-postid", "data-msgid", "data-id", "data-content")
-_PERMALINK = re.compile(r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+)",
-                        re.IGNORECASE)
+#: A link to the post itself; its id may be the thread's and the post's number joined by a dot
+#: (``msg=3.2``: post 2 of thread 3), the only name that post has.
+PERMALINK = re.compile(
+    r"(?:[#?&;](?:p|pid|post|msg|comment|reply)[=_-]?|/posts?/|msg)(\d+(?:\.\d+)?)(?!\.?\d)",
+    re.IGNORECASE)
 
 
 def _find(record: Record, test) -> tuple[int, etree._Element] | None:  # type: ignore[no-untyped-def]
@@ -154,8 +157,8 @@ def _position_node(row: etree._Element) -> tuple[etree._Element, str, str] | Non
 
 def _permalink_node(row: etree._Element) -> tuple[etree._Element, str, str] | None:
     for a in row.iter("a"):
-        if _PERMALINK.search(a.get("href") or ""):
-            return a, "@href", _PERMALINK.pattern
+        if PERMALINK.search(a.get("href") or ""):
+            return a, "@href", PERMALINK.pattern
         if (a.get("name") or "").isdigit():
             return a, "@name", r"(\d+)"
     return None

@@ -12,7 +12,7 @@ named by its content digest) and the counter, which counts up by one, can give t
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable
 
 from lxml import etree
@@ -20,6 +20,7 @@ from lxml import etree
 from crawler.learn.dom import element_text
 from crawler.learn.fields import (
     ID_ATTRS,
+    PERMALINK,
     POSITION_ATTRS,
     Record,
     _permalink_node,
@@ -62,11 +63,24 @@ def post_id_candidates(records: list[Record]) -> list[FieldRule]:
     probes = [_row_id, *map(_attribute, ID_ATTRS), _permalink_node]
     probes.extend(map(_attribute, _numeric_data_names(records)))
     rules: list[FieldRule] = []
-    for probe in probes:
-        rule = _rule(records, [_with_row(r, probe) for r in records], 0.8)
+    for found in [*([_with_row(r, probe) for r in records] for probe in probes),
+                  _own_permalinks(records)]:
+        rule = _rule(records, found, 0.8)
         if rule is not None and rule not in rules:
             rules.append(rule)
     return rules
+
+
+def _own_permalinks(records: list[Record]) -> list[tuple[int, etree._Element, str, str] | None]:
+    """Per record, its first link to a post whose number no other record links: the post's
+    own permalink. A record's first such link may name another post, seen from many records
+    (the thread's first post, the post it replies to)."""
+    links = [[(index, a, match.group(1)) for index, row in enumerate(record)
+              for a in row.iter("a") if (match := PERMALINK.search(a.get("href") or ""))]
+             for record in records]
+    seen = Counter(value for found in links for value in {v for _, _, v in found})
+    return [next(((index, a, "@href", PERMALINK.pattern)
+                  for index, a, value in found if seen[value] == 1), None) for found in links]
 
 
 def _reuses_values(rule: FieldRule, per_page: list[list[Record]]) -> bool:

@@ -219,7 +219,10 @@ def date_precision(rules: PostRules, records: list[Record]) -> str:
 
 
 def check_positions(rules: PostRules, per_page: list[tuple[int | None, list[Record]]]) -> None:
-    """Keep the position rule only if it counts up by one on every page; learn its offset."""
+    """Keep the position rule only if it counts up by one on every page, is not the posts'
+    own ids (a permalink's text ``#7`` naming post 7), and starts from one number on most
+    first pages (ids seeded in order count up too, from another number in each thread);
+    learn its offset."""
     from crawler.learn.apply import read_field
 
     if rules.position is None:
@@ -230,7 +233,8 @@ def check_positions(rules: PostRules, per_page: list[tuple[int | None, list[Reco
         numbered = [(i, int(v)) for i, v in enumerate(values) if v and v.isdigit()]
         if len(numbered) < min(2, len(records)):
             continue
-        if any(b[1] - a[1] != b[0] - a[0] for a, b in zip(numbered, numbered[1:], strict=False)):
+        if any(b[1] - a[1] != b[0] - a[0] for a, b in zip(numbered, numbered[1:], strict=False)) \
+                or _names_posts(rules, records, values):
             rules.position = None
             return
         if page == 1:
@@ -239,4 +243,18 @@ def check_positions(rules: PostRules, per_page: list[tuple[int | None, list[Reco
     if not deltas:
         # No first page among the samples: numbers shown are taken as positions.
         return
-    rules.position_delta = deltas.most_common(1)[0][0]
+    delta, count = deltas.most_common(1)[0]
+    if count * 2 <= deltas.total():
+        rules.position = None
+        return
+    rules.position_delta = delta
+
+
+def _names_posts(rules: PostRules, records: list[Record], values: list[str | None]) -> bool:
+    """Whether the numbers a position rule reads are the posts' ids."""
+    from crawler.learn.apply import read_field
+
+    if rules.post_id is None:
+        return False
+    ids = [read_field(rules.post_id, r) for r in records]
+    return all(v is not None for v in values) and ids == values

@@ -5,11 +5,13 @@ is read like any engine: detected by host, or by the engine's markup when the cl
 ``markers``/``generator_prefixes`` (``python -m crawler new-engine`` writes such engine
 profiles), then every page is read with the template's rules (no learning). Subclasses set
 :attr:`TemplateProfile.hosts` or the fingerprints, :attr:`TemplateProfile.TEMPLATE` (the
-template's JSON form as a dict) and ``detect_order``.
+template's JSON form as a dict) and ``detect_order``; :attr:`TemplateProfile.thread_id_in_page`
+when the thread URLs carry no id and the pages write it (``crawler/scaffold/page_ids.py``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -30,6 +32,9 @@ class TemplateProfile(Learned, register=False):
     fallback_order: ClassVar[int | None] = None
     hosts: ClassVar[tuple[str, ...]] = ()
     TEMPLATE: ClassVar[dict[str, Any]] = {}
+    #: ``xpath`` (attribute values) and ``regex`` (one group): the thread id a thread page
+    #: writes in its markup, for URLs that name the thread by a slug.
+    thread_id_in_page: ClassVar[dict[str, str] | None] = None
 
     @classmethod
     def detect(cls, response: Response) -> bool:
@@ -51,4 +56,20 @@ class TemplateProfile(Learned, register=False):
         if reader.template is None:
             reader.template = self.template()
         state = {**cursor.extra, "page": cursor.page} if cursor.page != 1 or cursor.extra else {}
-        return page_result(reader.page(response.url, response.text, str(kind), state))
+        result = page_result(reader.page(response.url, response.text, str(kind), state))
+        if self.thread_id_in_page and (tid := page_thread_id(self.thread_id_in_page, response)):
+            own = reader.template.thread_id(response.url)
+            for record in [result.thread, *result.posts]:
+                if record is not None and record.thread_id == own:
+                    record.thread_id = tid
+        return result
+
+
+def page_thread_id(rule: dict[str, str], root: Any) -> str | None:
+    """The thread id ``rule`` reads on a page (a response, a parsel selector, an lxml root):
+    the first attribute value it matches, without leading zeros."""
+    for value in root.xpath(rule["xpath"]):
+        found = re.search(rule["regex"], str(value))
+        if found:
+            return str(int(found.group(1)))
+    return None

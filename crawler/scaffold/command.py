@@ -27,15 +27,19 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+from parsel import Selector
+
 from crawler.learn.dom import parse
 from crawler.learn.repeats import learn_repeats, repeat_said
 from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
-from crawler.scaffold.markers import fingerprint
+from crawler.scaffold.markers import Fingerprint, fingerprint
+from crawler.scaffold.page_ids import learn_page_thread_id
 from crawler.scaffold.record import records, write_site
 from crawler.scaffold.refine import (
     refine_author,
     refine_board_link,
+    refine_id_in_page_value,
     refine_thread_url,
     refine_title,
 )
@@ -111,6 +115,8 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     learned = learn_url(url, settings=settings, spider_args=spider_args)
     if isinstance(learned, str):
         raise Failed(f"no template learned: {learned}")
+    if refine_id_in_page_value(learned, url):
+        print(f"thread ids: read by {learned.thread_url} (the number before the page's)")
     _write_profile(name, url, learned, (), [], frozenset(), files)
     with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
         folder = Path(tmp)
@@ -125,14 +131,19 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
         raise Failed("the crawl with the new profile read no post")
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(url))
     start = url[len(origin):] or "/"
-    count = write_site(saved, origin, files["site"], start, {"profile": name})
     mine = [(r["url"], r["body"].decode("utf-8", "replace")) for r in saved if _is_page(r)]
-    found = fingerprint([text for _, text in mine], _other_pages(name))
+    found = fingerprint([text for _, text in mine], _other_pages(name), learned.posts.record)
+    saved, mine = _engine_pages(found, saved, mine)
+    count = write_site(saved, origin, files["site"], start, {"profile": name})
     if refine_board_link(learned, mine):
         print(f"boards: read from {learned.breadcrumbs} (no breadcrumb trail: the one link of"
               " every thread page to a board)")
     if refine_thread_url(learned, mine):
         print(f"thread ids: read by {learned.thread_url} (learned again on every thread's URL)")
+    in_page = learn_page_thread_id(learned, mine)
+    if in_page:
+        print(f"thread ids: read in the page by {in_page['xpath']} ~ {in_page['regex']} (the"
+              " thread URLs carry no id)")
     if refine_title(learned, mine):
         where = learned.title.xpath or f"<title> less {learned.title.strip}"
         print(f"thread titles: read from {where} (learned again on every thread)")
@@ -145,7 +156,7 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     limits, more = limits_and_doubts(learned, posts, mine, declared)
     if not found.markers and not found.generator:
         more.append("no markup shared by every page and absent from other engines: not detected")
-    _write_profile(name, url, learned, found, doubts + more, limits, files)
+    _write_profile(name, url, learned, found, doubts + more, limits, files, in_page)
     _subprocess([sys.executable, "scripts/update_profile_fixtures.py", "--overwrite-json", name],
                 "writing expected.json")
     files["test"].write_text(render_test(name), encoding="utf-8")
@@ -156,12 +167,11 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
     _report(name, files, count, found, limits, posts, url, doubts + more, learned)
 
 
-def _write_profile(name, url, template: Template, found, doubts, limits, files) -> None:
-    from crawler.scaffold.markers import Fingerprint
-
+def _write_profile(name, url, template: Template, found, doubts, limits, files,
+                   in_page: dict[str, str] | None = None) -> None:
     found = found or Fingerprint((), ())
-    files["profile"].write_text(render_profile(name, url, template, found, limits, doubts),
-                                encoding="utf-8")
+    text = render_profile(name, url, template, found, limits, doubts, in_page)
+    files["profile"].write_text(text, encoding="utf-8")
 
 
 def _record(name: str, url: str, settings: dict[str, str], spider_args: dict[str, str],
@@ -199,6 +209,17 @@ def index_of(template: Template, url: str) -> str:
         return root
     hrefs = [h for h in page.xpath(f"({template.breadcrumbs})/@href") if isinstance(h, str)]
     return urljoin(url, hrefs[0]) if hrefs else root
+
+
+def _engine_pages(found: Fingerprint, saved: list[dict], mine: list[tuple[str, str]]
+                  ) -> tuple[list[dict], list[tuple[str, str]]]:
+    """The captured answers less the pages outside the forum (a site's home page above a
+    forum plugin, linked as the trail's first crumb): they do not carry the engine's markup."""
+    if not found.markers and not found.generator:
+        return saved, mine
+    outside = {url for url, text in mine if not found.matches(Selector(text=text, type="html"))}
+    return ([r for r in saved if r["url"] not in outside],
+            [(u, t) for u, t in mine if u not in outside])
 
 
 def _is_page(record: dict) -> bool:

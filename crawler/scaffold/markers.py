@@ -2,9 +2,14 @@
 carries (its page chrome) and no page of another engine's fixture site does.
 
 A generator ``<meta>`` is the strongest fingerprint; when the engine prints one, its product
-word is used. Otherwise up to :data:`MOST` selectors such as ``div#brd-wrap`` are chosen, ids
-before classes, first in the page first (its chrome), and a page must match all but one of
-them (at least one).
+word is used. Otherwise up to :data:`MOST` selectors such as ``div#brd-wrap`` are chosen, and a
+page must match all but one of them (at least one). They are taken around the posts: from the
+smallest element holding a thread page's post records, else its parent, and so on up, the first
+that holds :data:`MOST` selectors every thread page has. A forum that is a plugin of a site
+platform (a forum inside WordPress) shares the page's head and theme with every page of the
+platform; its own markup is the part around the posts. Among those, the ones on the most
+captured pages (the listings' too) come first, ids before classes, first in the page first;
+and the generator is left out, as it may name the platform the forum runs in.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from lxml import etree
 from parsel import Selector
 
 __all__ = ["Fingerprint", "fingerprint"]
@@ -40,7 +46,7 @@ class Fingerprint:
 def _selectors(page: Selector) -> dict[str, None]:
     """Ids and classes of ``page`` in document order (the page chrome comes first)."""
     found: dict[str, None] = {}
-    for node in page.xpath("//*[@id or @class]"):
+    for node in page.xpath("descendant-or-self::*[@id or @class]"):
         tag = node.root.tag
         if not isinstance(tag, str):
             continue
@@ -61,19 +67,58 @@ def _generator(pages: list[Selector]) -> tuple[str, ...]:
     return (word,) if len(word) > 2 else ()
 
 
-def fingerprint(pages: Iterable[str], others: Iterable[str]) -> Fingerprint:
+def fingerprint(pages: Iterable[str], others: Iterable[str], record: str | None = None
+                ) -> Fingerprint:
     """The fingerprint shared by ``pages`` (HTML of the engine) that none of ``others`` (HTML of
-    other engines' pages) has."""
-    mine = [Selector(text=text) for text in pages]
-    order = list(_selectors(mine[0])) if mine else []
-    common = set(order).intersection(*(_selectors(p) for p in mine[1:]))
-    rest = [Selector(text=text) for text in others]
+    other engines' pages) has; taken around the posts when ``record`` (the XPath of a post)
+    finds them."""
+    # as HTML, as the crawler reads them (parsel takes a text opening with <?xml for XML)
+    mine = [Selector(text=text, type="html") for text in pages]
+    rest = [Selector(text=text, type="html") for text in others]
     generator = _generator(mine)
     if generator and any(Fingerprint(generator, ()).matches(p) for p in rest):
         generator = ()
+    threads = [p for p in mine if record and p.xpath(record)]
+    if threads and (around := _around_posts(threads, mine, rest, record or "")):
+        return Fingerprint((), around)  # a generator may name the platform (WordPress)
+    order = list(_selectors(mine[0])) if mine else []
+    common = set(order).intersection(*(_selectors(p) for p in mine[1:]))
+    common = _absent(common, rest)
+    ranked = sorted(common, key=lambda c: ("#" not in c, order.index(c)))
+    return Fingerprint(generator, tuple(sorted(ranked[:MOST])))
+
+
+def _absent(common: set[str], rest: list[Selector]) -> set[str]:
     for page in rest:
         if not common:
             break
         common -= {c for c in common if page.css(c)}
-    ranked = sorted(common, key=lambda c: ("#" not in c, order.index(c)))
-    return Fingerprint(generator, tuple(sorted(ranked[:MOST])))
+    return common
+
+
+def _around_posts(threads: list[Selector], mine: list[Selector], rest: list[Selector],
+                  record: str) -> tuple[str, ...]:
+    """Selectors of the smallest element around the first thread page's posts (climbing from
+    the records' common ancestor) that every thread page has and no other engine's page."""
+    shared = set(_selectors(threads[0])).intersection(*(_selectors(p) for p in threads[1:]))
+    area: etree._Element | None = _common_ancestor([n.root for n in threads[0].xpath(record)])
+    found: set[str] = set()
+    while area is not None and isinstance(area.tag, str):
+        inside = Selector(root=area)
+        found = _absent(set(_selectors(inside)) & shared, rest)
+        if len(found) >= MOST or area.tag == "body":
+            break
+        area = area.getparent()
+    order = list(_selectors(threads[0]))
+    ranked = sorted(found, key=lambda c: (-sum(1 for p in mine if p.css(c)), "#" not in c,
+                                          order.index(c)))
+    return tuple(sorted(ranked[:MOST]))
+
+
+def _common_ancestor(nodes: list[etree._Element]) -> etree._Element:
+    """The deepest element holding every one of ``nodes`` (lxml elements)."""
+    chain = list(nodes[0].iterancestors())[::-1] + [nodes[0]]
+    for node in nodes[1:]:
+        mine = {id(a) for a in node.iterancestors()} | {id(node)}
+        chain = [a for a in chain if id(a) in mine]
+    return chain[-1]

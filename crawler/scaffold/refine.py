@@ -16,6 +16,11 @@ thread: the learner saw one thread's pages, where a title's number (``/2024-revi
 one value as the id does; across threads the id is the number in the place every URL has one
 and that takes the most values (:func:`crawler.learn.urls.id_position`).
 
+Before the capture, a thread id that shares the page parameter's value (SMF's and ElkArte's
+``topic=4.10``: thread 4 from post 10) is read there when the learner named threads by no
+number: on one thread's pages the id takes one value, and the learner cannot tell it apart from
+a constant.
+
 The board of a thread page without a breadcrumb trail (esoTalk's channel tab, a "posted in"
 link) is the one link outside the posts to a board URL with a text, the board's name: the same
 element on every captured thread page becomes a trail of one.
@@ -31,9 +36,10 @@ from crawler.learn.generalize import best_xpath, eval_first
 from crawler.learn.paging import page_number
 from crawler.learn.template import FieldRule, Template, TitleRule
 from crawler.learn.thread import learn_title
-from crawler.learn.urls import fixed_params, id_position, id_regex_for
+from crawler.learn.urls import fixed_params, id_position, id_regex_for, slots
 
-__all__ = ["refine_author", "refine_board_link", "refine_thread_url", "refine_title"]
+__all__ = ["refine_author", "refine_board_link", "refine_id_in_page_value", "refine_thread_url",
+           "refine_title"]
 
 
 def refine_title(template: Template, pages: list[tuple[str, str]]) -> bool:
@@ -159,3 +165,21 @@ def refine_thread_url(template: Template, pages: list[tuple[str, str]]) -> bool:
         template.thread_url = old
         return False
     return True
+
+
+def refine_id_in_page_value(template: Template, url: str) -> bool:
+    """Read the thread id of ``url`` (a thread page) from the number before the page number
+    in the page parameter's value (``topic=4.10``), when the learned pattern reads no number."""
+    tid, param = template.thread_id(url), template.paging.param
+    if (tid is not None and tid.isdigit()) or template.paging.kind != "param" or not param:
+        return False
+    slot = slots(url).get(("q", param))
+    if slot is None or len(slot.numbers) != 2:
+        return False
+    fixed = fixed_params([url], exclude={param})
+    regex = id_regex_for(url, (("q", param), 1), "tid", fixed, (("q", param), 0))
+    if regex is None:
+        return False
+    template.thread_url = regex
+    template.thread_params = sorted({param, *fixed})
+    return template.thread_id(url) == slot.numbers[0]

@@ -24,7 +24,8 @@ def class_name(name: str) -> str:
 
 
 def render_profile(name: str, url: str, template: LearnedTemplate, fingerprint: Fingerprint,
-                   limits: frozenset[str], unsure: list[str]) -> str:
+                   limits: frozenset[str], unsure: list[str],
+                   thread_id_in_page: dict[str, str] | None = None) -> str:
     data = asdict(template)
     data.pop("learned_from")
     data["host"] = ""  # read any site of the engine, not the one it was learned on
@@ -32,6 +33,8 @@ def render_profile(name: str, url: str, template: LearnedTemplate, fingerprint: 
     notes = "".join("\n" + textwrap.fill(line, 96, initial_indent="* ", subsequent_indent="  ")
                     for line in unsure) or "\n* nothing"
     precision = "day" if template.posts.date_precision == "day" else "time"
+    in_page = (f"\n    thread_id_in_page = {literal(thread_id_in_page, 1)}"
+               if thread_id_in_page else "")
     return f'''"""{class_name(name)}: an engine profile written by
 ``python -m crawler new-engine {name}`` on {datetime.now(UTC):%Y-%m-%d} from {url}.
 
@@ -58,7 +61,7 @@ class {class_name(name)}(TemplateProfile):
     markers = {fingerprint.markers!r}
     min_markers = {fingerprint.min_markers}
     limits = frozenset({sorted(limits)!r})
-    created_precision = {precision!r}
+    created_precision = {precision!r}{in_page}
     TEMPLATE: ClassVar[dict[str, Any]] = {body}
 '''
 

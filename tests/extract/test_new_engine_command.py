@@ -24,6 +24,7 @@ from crawler.scaffold.record import write_site
 from crawler.scaffold.refine import (
     refine_author,
     refine_board_link,
+    refine_id_in_page_value,
     refine_thread_url,
     refine_title,
 )
@@ -257,3 +258,19 @@ def test_forum_spider_reads_with_a_named_engine_or_says_which_exist() -> None:
     assert ForumSpider(start_url="http://127.0.0.1:9/", profile="none").profile_class is None
     with pytest.raises(ValueError, match="'nope' is not a registered engine"):
         ForumSpider.check_arguments(start_url="http://127.0.0.1:9/", profile="nope")
+
+
+def test_a_thread_id_before_the_page_number_in_one_value_is_the_threads() -> None:
+    """SMF's and ElkArte's ``topic=4.10``: learned on one thread's pages, the id took one value
+    and the learner named the thread by the script's path, so every page was one thread."""
+    paging = Paging(kind="param", param="topic", regex=r"[?&;,]topic=\d+\.(\d+)(?:[&;,#]|$)",
+                    step=10, base=0)
+    template = Template(host="", posts=PostRules(record="//article"), paging=paging,
+                        thread_url=r"^/(?P<tid>[^/?#&;]+)/?(?:[?#;&]|$)")
+    assert template.thread_id("http://f.test/index.php?board=1.0") == "index.php"
+    assert refine_id_in_page_value(template, "http://f.test/index.php?topic=4.0")
+    assert template.thread_params == ["topic"]
+    assert template.thread_id("http://f.test/index.php?topic=4.20") == "4"
+    assert template.thread_id("http://f.test/index.php?topic=12.0") == "12"
+    assert template.thread_id("http://f.test/index.php?board=1.0") is None
+    assert not refine_id_in_page_value(template, "http://f.test/index.php?topic=4.0")
