@@ -182,9 +182,13 @@ class BlogPage:
             return True
         og_type = self.response.css('meta[property="og:type"]::attr(content)').get("")
         if og_type.lower() == "article":
-            # some themes say og:type=article on every page: a page of several posts is a list
+            # some themes say og:type=article on every page: a page of several posts is a list,
+            # a page whose entry shows no date a static page ("About"), as below
             entry = self.entry()
-            return entry is None or not entry.listing
+            if entry is None or entry.listing:
+                return entry is None
+            if entry.published:
+                return True
         if any(jsonld.types(item) & ARTICLE_TYPES for item in self.json_ld()):
             return True
         entry = self.entry()

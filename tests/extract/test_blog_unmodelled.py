@@ -409,3 +409,12 @@ def test_comments_nested_in_their_parent_s_block_showing_their_age() -> None:
              "body_text": _text(c["body_html"]), "shown": " ".join(c["created_raw"].split())}
             for c in got] == [
         {**c, "body_text": SCORER.normalise(c["body_text"])} for c in spec["aged_comments"]]
+
+
+@pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if p[2].get("static")],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_an_undated_page_saying_og_type_article_is_no_post(site: str, name: str,
+                                                           spec: dict[str, Any]) -> None:
+    # Typecho's "About" page: og:type=article and a BlogPosting item, but no date anywhere
+    page = _page(site, name, spec["url"])
+    assert not page.is_article()
