@@ -13,7 +13,7 @@ import hashlib
 import logging
 import re
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import urlsplit
 
 import trafilatura
 from scrapy.http import TextResponse
@@ -23,7 +23,7 @@ from crawler.blogs.byline import author_name
 from crawler.blogs.comment_pages import comment_pages, post_of
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
-from crawler.blogs.urls import canonical
+from crawler.blogs.urls import canonical, path_in_query, where_in
 from crawler.learn.when import find_date, has_clock, parse_date
 from crawler.profiles._utils import first_css, join_text
 
@@ -124,10 +124,10 @@ class BlogPage:
             if (
                 parts.netloc != host
                 or url == here
-                or (parts.path in ("", "/") and not _path_in_query(parts.query))
+                or (parts.path in ("", "/") and not path_in_query(parts.query))
                 or _NOT_ARTICLE.search(parts.path)
                 or url in skip
-                or _LISTING_PAGE.search(_where(url))
+                or _LISTING_PAGE.search(where_in(url))
             ):
                 continue
             links.append(url)
@@ -159,7 +159,7 @@ class BlogPage:
         for href in self.response.css("a[href]::attr(href)").getall():
             url = canonical(self.response.urljoin(href))
             parts = urlsplit(url)
-            where = _where(url)
+            where = where_in(url)
             if parts.netloc != host or not _INDEX_PAGE.search(where) or _FEED.search(where):
                 continue
             (pagers if _PAGER.search(where) else others).append(url)
@@ -316,18 +316,6 @@ class BlogPage:
 
 
 _UNSET = object()
-
-
-def _path_in_query(query: str) -> bool:
-    """A query that is a path in disguise (``?u=/2024/01/05/post/``, ``?/archives/1.html``)."""
-    return any(value.startswith("/") or name.startswith("/")
-               for name, value in parse_qsl(query, keep_blank_values=True))
-
-
-def _where(url: str) -> str:
-    """*url*'s path and query, decoded: a path in a query (``?u=/page/2/``) reads as a path."""
-    parts = urlsplit(url)
-    return unquote(parts.path + ("?" + parts.query if parts.query else ""))
 
 
 def _digest(comment: dict[str, Any]) -> str:
