@@ -17,7 +17,7 @@ from lxml import etree
 
 from crawler.learn.dom import element_text
 
-__all__ = ["author_name", "find_byline"]
+__all__ = ["author_name", "find_byline", "post_author"]
 
 #: Words that introduce a name, in the languages blogs are written in.
 _PREFIX = re.compile(
@@ -43,6 +43,7 @@ _SUFFIX = re.compile(
 #: Words that introduce a name and also start names ("de Dave Reader", "De Niro"): dropped only
 #: where two or more words are left.
 _PARTICLE = re.compile(r"^de\s+(?=\S+\s+\S)", re.IGNORECASE)
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://|/", re.IGNORECASE)
 _MAILBOX = re.compile(r"\S+@\S+\s+\((.+)\)")
 _EDGES = "\"'“”‘’«»()[]{}:：,，;；.。·•|-–—@ \t\r\n"
 #: An author's page: by path, or by query ("?author=2", "?action=author&id=2",
@@ -60,8 +61,8 @@ _INNERMOST = (
 
 def author_name(text: str | None) -> str | None:
     """*text* less the words and punctuation around the name; None when nothing is left."""
-    if not text:
-        return None
+    if not text or _URL.match(text.strip()):
+        return None  # a microdata name on a link is its href (``<a itemprop=name href>``)
     name = " ".join(text.split())
     mailbox = _MAILBOX.fullmatch(name)
     if mailbox:
@@ -73,6 +74,20 @@ def author_name(text: str | None) -> str | None:
     if not any(c.isalpha() for c in name):
         return None  # a comment's number ("#1"), a date: a name has letters
     return name if len(name) <= 60 and len(name.split()) <= 6 else None
+
+
+def post_author(root: etree._Element, post: etree._Element) -> str | None:
+    """The author of the *post* on page *root*: the page's ``meta name=author`` when the post
+    shows that name as a whole element of its own (a byline's value: the meta then names this
+    post's author, not the site's, and beats a link labelled "Posts by this author"), else the
+    post's byline, else one beside it."""
+    for meta in root.xpath("//meta[@name='author' or @property='article:author']/@content"):
+        name = author_name(str(meta))
+        if name and any(author_name(element_text(node)) == name
+                        for node in post.iter() if isinstance(node.tag, str)
+                        and not _in_comments(node) and len(element_text(node)) <= 80):
+            return name
+    return find_byline(post) or find_byline(root, beside=True)
 
 
 def find_byline(scope: etree._Element, beside: bool = False) -> str | None:

@@ -3,11 +3,13 @@
 The comment section is the outermost element whose id or class says ``comment`` (the first of
 them that holds comments). A comment is the block holding one date: from each date the block
 grows up to the largest ancestor that holds no other date, so the paragraphs of a comment stay
-in its body. In that block the author is its byline (an ``author``/``fn``/``cite`` element, else
-its heading less the date and the words around the name), the body its ``body``/``content``/
-``text`` element (else the block less heading, footer and date). The parent is the comment whose
-block encloses it (nested lists), else the nearest earlier one a level up where blocks state
-their level in a class (``depth-2``, ``commentlevel-1``).
+in its body; an element that names itself a comment (``<div class="comment media">``) is one
+comment whole, the dated comments nested in it its replies. In that block the author is its
+byline (an ``author``/``fn``/``cite`` element, else its heading less the date and the words
+around the name), the body its ``body``/``content``/``text`` element (else the block less
+heading, footer, date and replies: its paragraphs, where its text is in paragraphs). The parent
+is the comment whose block encloses it (nested lists and blocks), else the nearest earlier one
+a level up where blocks state their level in a class (``depth-2``, ``commentlevel-1``).
 
 Sections where no block holds a date fall back on mining repeated records
 (:mod:`crawler.learn.records`). WordPress' core list and h-entry ``comment`` properties are read
@@ -25,12 +27,13 @@ from typing import Any
 from lxml import etree
 
 from crawler.blogs.byline import author_name
+from crawler.blogs.comment_dates import date_of, day_month_resolved, inside, text_dates
 from crawler.learn.apply import read_field
 from crawler.learn.dom import drop_tree, element_text, inner_html, parse
 from crawler.learn.fields import learn_fields
 from crawler.learn.generalize import eval_first
 from crawler.learn.records import mine_records
-from crawler.learn.when import date_order, find_date
+from crawler.learn.when import find_date
 
 __all__ = ["comment_blocks"]
 
@@ -40,14 +43,13 @@ _SECTION = (
     "[not(ancestor::*[contains(translate(@id, 'COMENT', 'coment'), 'comment') or "
     "contains(translate(@class, 'COMENT', 'coment'), 'comment')])]"
 )
-_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\b\.?)?", re.IGNORECASE)
-#: A time of day alone ("at 12:37:00", "- 9:05 pm"): the day is the previous comment's.
-_CLOCK_ONLY = re.compile(r"\W*(?:\w{1,3}\s+)?\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\W*",
-                         re.IGNORECASE)
+_NAMED = ("contains(concat(' ', normalize-space(@class), ' '), ' comment ') or "
+          "starts-with(@id, 'comment-')")
+_COMMENT_NODE = etree.XPath("boolean(self::*[" + _NAMED + "])")
 _LEVEL = re.compile(r"(?:level|depth)-?(\d+)$", re.IGNORECASE)
 _AUTHOR = (
     ".//*[contains(@class, 'author') or contains(@class, 'fn') or @itemprop='author' or "
-    "self::cite or contains(@class, 'name')][not(self::time)]"
+    "self::cite or contains(@class, 'name')][not(self::time)][not(ancestor::form)]"
 )
 _BODY = (
     ".//*[contains(@class, 'body') or contains(@class, 'content') or contains(@class, 'text') "
@@ -58,11 +60,14 @@ _BODY = (
 def comment_blocks(text: str, url: str, article_url: str) -> list[dict[str, Any]]:
     root = parse(text, url)
     for section in _sections(root.xpath(_SECTION)):
-        if section.tag == "form" or section.xpath("self::*[.//textarea][not(.//time)]"):
+        if section.tag == "form":
             continue
-        comments = _dated_blocks(section, article_url) or _mined(section, article_url)
+        # a section with a reply form and no dated block is the comment form, not comments
+        comments = _dated_blocks(section, article_url) or (
+            [] if section.xpath("self::*[.//textarea][not(.//time)]")
+            else _mined(section, article_url))
         if comments:
-            return _day_month_resolved(comments, root)
+            return day_month_resolved(comments, root)
     return []
 
 
@@ -84,47 +89,12 @@ def _sections(found: list[etree._Element]) -> list[etree._Element]:
 
 
 def _one_date(node: etree._Element) -> bool:
-    return len(node.xpath(".//time[@datetime]") or _text_dates(node)) == 1
-
-
-# -- numeric dates: 06/01/2024 is 6 January on a French page, June 1 on an American one ------
-_NUMERIC = re.compile(r"\b(\d{1,2})([-/.])(\d{1,2})\2(\d{4})\b")
-#: Languages that write numeric dates month first; every other language writes the day first.
-_MONTH_FIRST = ("en-us", "fil", "tl")
-
-
-def _day_month_resolved(
-    comments: list[dict[str, Any]], root: etree._Element
-) -> list[dict[str, Any]]:
-    """Ambiguous numeric dates written year first, in the order the page's dates show (a day
-    above 12 somewhere) or else its language states; bare ``en`` says neither and is left."""
-    raws = [c["created_raw"] for c in comments if c.get("created_raw")]
-    order = date_order(raws) or _language_order(root.get("lang") or "")
-    if order not in ("DMY", "MDY"):
-        return comments
-    for comment in comments:
-        comment["created_raw"] = _NUMERIC.sub(
-            lambda m: _ymd(m, order), comment.get("created_raw") or ""
-        )
-    return comments
-
-
-def _language_order(lang: str) -> str | None:
-    lang = lang.strip().lower().replace("_", "-")
-    if not lang or lang == "en":
-        return None
-    return "MDY" if lang.startswith(_MONTH_FIRST) else "DMY"
-
-
-def _ymd(match: re.Match[str], order: str) -> str:
-    first, second, year = int(match.group(1)), int(match.group(3)), match.group(4)
-    month, day = (first, second) if order == "MDY" else (second, first)
-    return f"{year}-{month:02d}-{day:02d}"
+    return len(node.xpath(".//time[@datetime]") or text_dates(node)) == 1
 
 
 # -- one block per date --------------------------------------------------------------------------
 def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, Any]]:
-    dates = section.xpath(".//time[@datetime][not(ancestor::form)]") or _text_dates(section)
+    dates = section.xpath(".//time[@datetime][not(ancestor::form)]") or text_dates(section)
     blocks = [_block(d, section, dates) for d in dates]
     comments: list[dict[str, Any]] = []
     ids: dict[int, str] = {}
@@ -140,39 +110,6 @@ def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, A
     return comments
 
 
-def _text_dates(section: etree._Element) -> list[etree._Element]:
-    """Innermost elements whose short text holds a date, for themes without ``<time>``; and
-    where they show only a time ("at 12:37"), the day said once for the comments of one day,
-    the elements in the same place (tag and class) as a whole date."""
-    found = []
-    for node in section.iter():
-        if not isinstance(node.tag, str) or node.tag in ("script", "style", "form", "textarea"):
-            continue
-        text = element_text(node)
-        if len(text) <= 120 and find_date(text):
-            # document order: an ancestor comes first and gives way to its inner date
-            found = [f for f in found if not _inside(node, f)] + [node]
-    places = {_place(f) for f in found}
-    clocks = [n for n in section.iter() if isinstance(n.tag, str) and _place(n) in places
-              and _CLOCK_ONLY.fullmatch(element_text(n))]
-    chosen = {*found, *clocks}
-    return [n for n in section.iter() if n in chosen] if found else found
-
-
-def _place(node: etree._Element) -> tuple[str, str | None, str | None]:
-    parent = node.getparent()
-    return str(node.tag), node.get("class"), parent.get("class") if parent is not None else None
-
-
-def _date_of(date: etree._Element, day: str | None = None) -> str | None:
-    """The date *date* shows; a time alone is on *day* (a date shown earlier)."""
-    shown = date.get("datetime") or find_date(element_text(date))
-    if shown or not day:
-        return shown
-    clock = _CLOCK.search(element_text(date))
-    return f"{_CLOCK.sub('', day).strip()} {clock.group(0)}" if clock else None
-
-
 def _block(date: etree._Element, section: etree._Element,
            dates: list[etree._Element]) -> etree._Element:
     """The largest ancestor of *date* below *section* that holds no other date; a list item is
@@ -182,14 +119,26 @@ def _block(date: etree._Element, section: etree._Element,
         parent = block.getparent()
         if parent is None or parent is section:
             return block
-        if any(d is not date and _inside(d, parent) for d in dates):
-            return block
+        if any(d is not date and inside(d, parent) for d in dates):
+            nesting = _nesting(date, section, dates)
+            return block if nesting is None else nesting
         block = parent
     return block
 
 
-def _inside(node: etree._Element, container: etree._Element) -> bool:
-    return any(a is container for a in node.iterancestors())
+def _nesting(date: etree._Element, section: etree._Element,
+             dates: list[etree._Element]) -> etree._Element | None:
+    """The element around *date* that names itself a comment (``<div class="comment media"
+    id="comment-1">``) when every other date in it is in a comment nested in it (a reply):
+    the comment whole, as a list item with its nested list."""
+    for node in date.iterancestors():
+        if node is section:
+            return None
+        if _COMMENT_NODE(node):
+            inner = node.xpath(".//*[" + _NAMED + "]")
+            others = [d for d in dates if d is not date and inside(d, node)]
+            return node if all(any(inside(d, n) for n in inner) for d in others) else None
+    return None
 
 
 def _record(block: etree._Element, date: etree._Element, article_url: str,
@@ -198,7 +147,7 @@ def _record(block: etree._Element, date: etree._Element, article_url: str,
     if body is None or not element_text(body):
         return None
     author = _author(block, date, body)
-    created = _date_of(date, day)
+    created = date_of(date, day)
     return {
         "article_url": article_url,
         "comment_id": _own_id(block, date) or _digest(author, created, body),
@@ -223,7 +172,7 @@ def _own_id(block: etree._Element, date: etree._Element) -> str | None:
 
 def _author(block: etree._Element, date: etree._Element, body: etree._Element | None) -> str | None:
     for node in block.xpath(_AUTHOR):
-        if body is not None and (node is body or _inside(node, body)):
+        if body is not None and (node is body or inside(node, body)):
             continue  # a name quoted in the text is not its author
         name = author_name(element_text(node) or " ".join(node.xpath(".//img/@alt")))
         if name:
@@ -234,15 +183,17 @@ def _author(block: etree._Element, date: etree._Element, body: etree._Element | 
 
 
 def _date_line_author(block: etree._Element, date: etree._Element) -> str | None:
-    holder = date.getparent() if date.tag == "time" else date
-    if holder is None or not (holder is block or _inside(holder, block)):
+    # a date of its own (<time>, "<small>2 years, 10 months ago</small>"): its line is around it
+    alone = date.tag == "time" or (len(date) == 0 and len(element_text(date)) <= 40)
+    holder = date.getparent() if alone else date
+    if holder is None or not (holder is block or inside(holder, block)):
         return None
     for link in holder.xpath(".//a[@href][not(starts-with(@href, '#'))]"):
         name = author_name(element_text(link))
         if name and not find_date(name):
             return name
-    line = _text_without(holder, date)
-    if date.tag != "time":  # a text date: the line less the date ("De Erin Li - 06/01/2024")
+    line = _text_without(holder, date if alone else None)
+    if not alone:  # a text date: the line less the date ("De Erin Li - 06/01/2024")
         line = line.replace(find_date(line) or "", " ")
     return author_name(line)
 
@@ -251,7 +202,7 @@ def _heading_author(block: etree._Element, body: etree._Element | None) -> str |
     """The comment's heading when it names the commenter, the date shown elsewhere ("<h4>Dave
     Reader said:</h4>", "<h4>Erin Li a dit :</h4>")."""
     for heading in block.xpath(".//h2 | .//h3 | .//h4 | .//h5 | .//h6"):
-        if body is not None and body is not block and _inside(heading, body):
+        if body is not None and body is not block and inside(heading, body):
             continue
         text = element_text(heading)
         if not find_date(text):
@@ -259,11 +210,12 @@ def _heading_author(block: etree._Element, body: etree._Element | None) -> str |
     return None
 
 
-def _text_without(node: etree._Element, drop: etree._Element) -> str:
-    """*node*'s text less the date and the comment's own number ("1.", a link to ``#c1``,
-    a permalink reading "#1")."""
+def _text_without(node: etree._Element, drop: etree._Element | None) -> str:
+    """*node*'s text less the date (*drop*, an element of it, and any ``<time>``) and the
+    comment's own number ("1.", a link to ``#c1``, a permalink reading "#1")."""
     clone = copy.deepcopy(node)
-    for junk in clone.xpath(".//a[starts-with(@href, '#')] | .//time"):
+    dropped = [] if drop is None or drop is node else [_twin(drop, node, clone)]
+    for junk in dropped + clone.xpath(".//a[starts-with(@href, '#')] | .//time"):
         drop_tree(junk)  # keeps its tail: "<a>1</a> From Erin Li - <time>"
     for link in clone.xpath(".//a[@href]"):
         if not any(c.isalpha() for c in element_text(link)):
@@ -275,18 +227,34 @@ def _body(block: etree._Element, date: etree._Element) -> etree._Element | None:
     if block.tag == "dt":  # <dt>byline</dt><dd>comment</dd>
         following = block.getnext()
         return following if following is not None and following.tag == "dd" else None
-    found = [n for n in block.xpath(_BODY) if not _inside(date, n) and n is not date]
+    # comments nested in this one (its replies): dated elements that name themselves comments
+    replies = [r for r in block.xpath(".//*[" + _NAMED + "]")
+               if not inside(date, r) and (r.xpath(".//time") or text_dates(r))]
+    found = [n for n in block.xpath(_BODY) if not inside(date, n) and n is not date
+             and not any(n is r or inside(n, r) for r in replies)]
     if found:
         return max(found, key=lambda n: len(element_text(n)))
     # the block less its byline: the date's line and the commenter's name
     lines = [_line(date, block), *(n for n in block.xpath(_AUTHOR) if len(element_text(n)) <= 60)]
     clone = copy.deepcopy(block)
-    byline = [_twin(node, block, clone) for node in lines if node is not block]
+    byline = [_twin(node, block, clone) for node in [*lines, *replies] if node is not block]
     for junk in byline + clone.xpath(".//header | .//footer | .//time | .//h1 | .//h2 | .//h3 | "
                                      ".//h4 | .//h5 | .//h6 | .//form | .//script | .//style"):
         if junk is not None and junk.getparent() is not None:
             junk.getparent().remove(junk)
-    return clone
+    return _paragraphs(clone)
+
+
+def _paragraphs(clone: etree._Element) -> etree._Element:
+    """The comment's paragraphs where its text is in paragraphs: the few words of links
+    ("Link | Reply") and widgets (a rating) beside them are not its text."""
+    paragraphs = clone.xpath(".//p[not(ancestor::p)]")
+    inside = sum(len(element_text(p)) for p in paragraphs)
+    if not paragraphs or len(element_text(clone)) - inside > 40:
+        return clone
+    holder = etree.Element("div")
+    holder.extend(copy.deepcopy(p) for p in paragraphs)
+    return holder
 
 
 def _line(date: etree._Element, block: etree._Element) -> etree._Element:
@@ -314,9 +282,12 @@ def _parent(block: etree._Element, blocks: list[etree._Element], ids: dict[int, 
     reply list nested in the comment's item), else one a level up where blocks state levels."""
     earlier = [b for b in reversed(blocks[: blocks.index(block)]) if id(b) in ids]
     for other in earlier:
+        if inside(block, other):  # a reply nested in its comment's block
+            return ids[id(other)]
+    for other in earlier:
         wrapper = other.getparent()
         alone = wrapper is not None and sum(1 for b in blocks if b.getparent() is wrapper) == 1
-        if alone and _inside(block, wrapper):
+        if alone and inside(block, wrapper):
             return ids[id(other)]
     level = _level(block)
     for other in earlier if level else []:

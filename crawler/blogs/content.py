@@ -10,7 +10,7 @@ from lxml import etree, html
 
 from crawler.learn.dom import inner_html
 
-__all__ = ["clean_html", "drop_keeping_tail", "post_body"]
+__all__ = ["clean_html", "drop_keeping_tail", "post_body", "text_block"]
 
 _META = re.compile(
     r"post-info|entry-meta|entry-footer|post-meta|byline|posted-on|share|social|sharedaddy|"
@@ -40,6 +40,23 @@ def post_body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")
             drop_keeping_tail(junk)
     markup = inner_html(node)
     return markup or None
+
+
+def text_block(post: etree._Element) -> etree._Element:
+    """The element of *post* that holds its paragraphs: the byline blocks, date lines and
+    related links some themes put beside the text inside the post (a ``<dl>`` of author and
+    date, a meta line) stay out. The post itself when its paragraphs are not together."""
+    paragraphs = post.xpath(".//p[not(ancestor::header or ancestor::footer or ancestor::nav "
+                            "or ancestor::aside)]")
+    if len(paragraphs) < 2:
+        return post
+    holders = [set(p.iterancestors()) for p in paragraphs]
+    for node in paragraphs[0].iterancestors():
+        if node is post:
+            return post
+        if all(node in held for held in holders[1:]):
+            return node
+    return post
 
 
 def _discussion(node: etree._Element, label: str) -> bool:

@@ -32,8 +32,8 @@ from lxml import etree, html
 from w3lib.url import canonicalize_url
 
 from crawler import jsonld
-from crawler.blogs.byline import find_byline
-from crawler.blogs.content import clean_html, drop_keeping_tail, post_body
+from crawler.blogs.byline import author_name, find_byline, post_author
+from crawler.blogs.content import clean_html, drop_keeping_tail, post_body, text_block
 from crawler.learn.dom import element_text, has_class_xpath
 from crawler.learn.when import has_clock, parse_date
 
@@ -242,7 +242,7 @@ def _schema(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     return Entry(
         "schema",
         title=_text(item.get("headline") or item.get("name")),
-        author=_schema_name(author),
+        author=author_name(_schema_name(author)) or (find_byline(root) if author else None),
         published=_text(item.get("datePublished")) or _shown_date(root),
         updated=_text(item.get("dateModified")),
         tags=[k.strip() for k in (keywords.split(",") if isinstance(keywords, str) else keywords)
@@ -316,11 +316,11 @@ def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
     return Entry(
         "article",
         title=_heading_text(heading[0]),
-        author=find_byline(article) or find_byline(root, beside=True),
+        author=post_author(root, article),
         published=raw,
         tags=_links(article, "tag"),
         categories=_links(article, "category"),
-        body_html=post_body(article, drop=("header", "footer", "h1", "nav")),
+        body_html=post_body(text_block(article), drop=("header", "footer", "h1", "nav")),
     )
 
 

@@ -3,9 +3,9 @@
 :func:`feed_entries` reads a feed with feedparser (RSS 0.9x/1.0/2.0, Atom 0.3/1.0) into plain
 article fields by entry link. The ``blog`` spider uses them for pages whose markup declares no
 article (no h-entry, hAtom, schema.org, Open Graph or lone ``<article>``): the page's own markup
-comes first, the feed second. A summary-only feed gives no body and is used for discovery only;
-a feed whose content is an excerpt of the page's post (its first paragraphs) gives way to the
-page's body (:func:`whole_body`).
+comes first, the feed second. A summary-only entry (RSS ``description``, Atom ``summary``)
+dates and names the post of a page that shows no date; a feed whose content is an excerpt of the
+page's post (its first paragraphs) gives way to the page's body (:func:`whole_body`).
 """
 
 from __future__ import annotations
@@ -41,11 +41,13 @@ def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
     found = {}
     for entry in parsed.entries:
         link = entry.get("link")
-        contents = [c for c in entry.get("content") or [] if c.get("value")]
-        if not link or not contents:
+        # a summary-only entry (RSS description, Atom summary) still dates and names the post
+        # of a page that shows neither; its text is the body only where the page gives none
+        contents = [c for c in entry.get("content") or [] if c.get("value")] or [
+            {"value": entry.get("summary") or ""}]
+        if not link or not (published := entry.get("published") or entry.get("updated")):
             continue
-        html = max(contents, key=lambda c: len(c["value"]))["value"]
-        published = entry.get("published") or entry.get("updated")
+        html = max(contents, key=lambda c: len(c["value"]))["value"] or None
         parsed_date = entry.get("published_parsed") or entry.get("updated_parsed")
         found[canonical(link)] = {
             "url": canonical(link),
@@ -65,9 +67,11 @@ def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
 
 def whole_body(feed_html: str | None, page_html: str | None) -> str | None:
     """The page's post body where the feed entry's content is an excerpt of it (the same text,
-    shorter), else the feed's."""
+    shorter) or has none, else the feed's."""
     feed, page = _plain(feed_html), _plain(page_html)
-    if feed and page and len(page) > len(feed) and feed.rstrip(".…") in page:
+    if not feed:
+        return page_html
+    if page and len(page) > len(feed) and feed.rstrip(".…") in page:
         return page_html
     return feed_html
 

@@ -13,7 +13,7 @@ import hashlib
 import logging
 import re
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import urlsplit
 
 import trafilatura
 from scrapy.http import TextResponse
@@ -23,8 +23,8 @@ from crawler.blogs.byline import author_name
 from crawler.blogs.comment_pages import comment_pages, post_of
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
-from crawler.blogs.urls import canonical
-from crawler.learn.when import find_date
+from crawler.blogs.urls import canonical, path_in_query, where_in
+from crawler.learn.when import find_date, has_clock, parse_date
 from crawler.profiles._utils import first_css, join_text
 
 logger = logging.getLogger(__name__)
@@ -33,10 +33,13 @@ __all__ = ["ARTICLE_TYPES", "BlogPage"]
 
 ARTICLE_TYPES = {"Article", "BlogPosting", "NewsArticle", "TechArticle", "Report"}
 #: Not a post: lists, feeds, search, the site's administration and login (also as a script of
-#: that name, ``/feed.php``, ``/login.php``, ``/core/admin/``), files.
+#: that name, ``/feed.php``, ``/login.php``, ``/core/admin/``), files. Archives are lists by
+#: date (``/archives/``, ``/archives/2024/01/``); other paths under them are posts
+#: (``/archives/14/``: WordPress' numeric permalinks, Typecho's).
 _NOT_ARTICLE = re.compile(
-    r"/(?:tags?|categor(?:y|ies)|authors?|page|feed|search|archives?|wp-(?:admin|login|json|"
+    r"/(?:tags?|categor(?:y|ies)|authors?|page|feed|search|wp-(?:admin|login|json|"
     r"content|includes)|login|admin|comments?|label|topics?)(?:/|$|\.php$)"
+    r"|/archives?(?:/\d{4}(?:/\d{1,2})?)?(?:\.html?|\.php)?/?$"
     r"|\.(?:xml|css|js|png|jpe?g|gif|svg|ico|zip|pdf|json)$",
     re.IGNORECASE,
 )
@@ -121,10 +124,10 @@ class BlogPage:
             if (
                 parts.netloc != host
                 or url == here
-                or (parts.path in ("", "/") and not _path_in_query(parts.query))
+                or (parts.path in ("", "/") and not path_in_query(parts.query))
                 or _NOT_ARTICLE.search(parts.path)
                 or url in skip
-                or _LISTING_PAGE.search(_where(url))
+                or _LISTING_PAGE.search(where_in(url))
             ):
                 continue
             links.append(url)
@@ -156,7 +159,7 @@ class BlogPage:
         for href in self.response.css("a[href]::attr(href)").getall():
             url = canonical(self.response.urljoin(href))
             parts = urlsplit(url)
-            where = _where(url)
+            where = where_in(url)
             if parts.netloc != host or not _INDEX_PAGE.search(where) or _FEED.search(where):
                 continue
             (pagers if _PAGER.search(where) else others).append(url)
@@ -175,11 +178,17 @@ class BlogPage:
         return self._entry  # type: ignore[return-value]
 
     def is_article(self) -> bool:
-        og_type = self.response.css('meta[property="og:type"]::attr(content)').get("")
-        if og_type.lower() == "article" or self.response.css(
-            'meta[property="article:published_time"]'
-        ):
+        if self.response.css(_meta("published_time")):
             return True
+        og_type = self.response.css('meta[property="og:type"]::attr(content)').get("")
+        if og_type.lower() == "article":
+            # some themes say og:type=article on every page: a page of several posts is a list,
+            # a page whose entry shows no date a static page ("About"), as below
+            entry = self.entry()
+            if entry is None or entry.listing:
+                return entry is None
+            if entry.published:
+                return True
         if any(jsonld.types(item) & ARTICLE_TYPES for item in self.json_ld()):
             return True
         entry = self.entry()
@@ -210,7 +219,9 @@ class BlogPage:
                 and declared.get("title")
                 and declared.get("published_raw")
             ):
-                return _named({**self._article_from_metadata(with_body=False), **declared})
+                metadata = self._article_from_metadata(with_body=False)
+                return _named({**metadata, **declared,
+                               "published_raw": _timed(declared, metadata)})
         return _named(self._article_from_metadata(with_body=True))
 
     def _article_from_metadata(self, with_body: bool) -> dict[str, Any]:
@@ -236,26 +247,22 @@ class BlogPage:
         declared_url = response.css('link[rel="canonical"]::attr(href)').get()
         return {
             "url": canonical(response.urljoin(declared_url or response.url)),
-            "title": first_css(response, 'meta[property="og:title"]::attr(content)')
-            or ld.get("headline")
-            or meta_dict.get("title")
-            or join_text(response.css("h1")[:1]),
+            "title": _without_site_name(
+                first_css(response, 'meta[property="og:title"]::attr(content)')
+                or ld.get("headline") or meta_dict.get("title"),
+                join_text(response.css("article h1, main h1")[:1] or response.css("h1")[:1])),
             "author": _author(ld)
             or first_css(response, 'meta[name="author"]::attr(content)')
             or meta_dict.get("author"),
-            "published_raw": first_css(
-                response, 'meta[property="article:published_time"]::attr(content)'
-            )
+            "published_raw": first_css(response, _meta("published_time", "::attr(content)"))
             or ld.get("datePublished")
             or first_css(response, "article time[datetime]::attr(datetime)")
             or meta_dict.get("date"),
-            "updated_raw": first_css(
-                response, 'meta[property="article:modified_time"]::attr(content)'
-            )
+            "updated_raw": first_css(response, _meta("modified_time", "::attr(content)"))
             or ld.get("dateModified"),
-            "tags": response.css('meta[property="article:tag"]::attr(content)').getall()
+            "tags": response.css(_meta("tag", "::attr(content)")).getall()
             or _list(meta_dict.get("tags")),
-            "categories": response.css('meta[property="article:section"]::attr(content)').getall()
+            "categories": response.css(_meta("section", "::attr(content)")).getall()
             or _list(meta_dict.get("categories")),
             "body_html": _inner_body(body),
         }
@@ -311,21 +318,32 @@ class BlogPage:
 _UNSET = object()
 
 
-def _path_in_query(query: str) -> bool:
-    """A query that is a path in disguise (``?u=/2024/01/05/post/``, ``?/archives/1.html``)."""
-    return any(value.startswith("/") or name.startswith("/")
-               for name, value in parse_qsl(query, keep_blank_values=True))
-
-
-def _where(url: str) -> str:
-    """*url*'s path and query, decoded: a path in a query (``?u=/page/2/``) reads as a path."""
-    parts = urlsplit(url)
-    return unquote(parts.path + ("?" + parts.query if parts.query else ""))
-
-
 def _digest(comment: dict[str, Any]) -> str:
     data = f"{comment.get('author')}\x1f{comment.get('created_raw')}\x1f{comment.get('body_html')}"
     return hashlib.sha1(data.encode()).hexdigest()[:16]
+
+
+def _meta(name: str, then: str = "") -> str:
+    """Open Graph's ``article:`` properties, also where a theme writes them as ``name=``."""
+    return f'meta[property="article:{name}"]{then}, meta[name="article:{name}"]{then}'
+
+
+def _timed(declared: dict[str, Any], metadata: dict[str, Any]) -> str:
+    """The post's date as it shows it, or the metadata's where the post shows only the day
+    (``<time>05 January 2024</time>``) and the metadata has its time too."""
+    shown, meta = declared["published_raw"], metadata.get("published_raw")
+    if (not has_clock(shown) and meta and has_clock(meta)
+            and (parse_date(shown) or "")[:10] == meta[:10]):
+        return meta
+    return shown
+
+
+def _without_site_name(title: str | None, heading: str | None) -> str | None:
+    """The post's heading where the page's title is that heading plus the site's name
+    (``TITLE | SITE``, ``SITE - TITLE``: ``<title>`` and ``og:title`` of many themes)."""
+    if title and heading and heading != title and heading in title:
+        return heading
+    return title or heading
 
 
 def _named(fields: dict[str, Any]) -> dict[str, Any]:

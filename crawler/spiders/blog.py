@@ -51,11 +51,13 @@ logger = logging.getLogger(__name__)
 
 
 class _Unread(NamedTuple):
-    """A page that declared no article: its comment blocks, its undated post, when fetched."""
+    """A page that declared no article: its comment blocks, its undated post, when fetched,
+    and its main text (the body where a feed entry dates the page and names its author)."""
 
     comments: list[dict[str, Any]]
     post: dict[str, Any] | None
     crawled_at: str
+    body: str | None
 
 
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
@@ -147,7 +149,8 @@ class BlogSpider(scrapy.Spider):
         self.feed_articles.update(entries)
         for url in entries.keys() & self.unrecognised.keys():
             unread = self.unrecognised.pop(url)
-            yield from self._feed_article(url, response, unread.comments, unread.post)
+            yield from self._feed_article(url, response, unread.comments,
+                                          unread.post or {"body_html": unread.body})
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
@@ -178,7 +181,8 @@ class BlogSpider(scrapy.Spider):
         url = canonical(response.url)
         if url in self.feed_articles:
             yield from self._feed_article(url, response, page.comments(url),
-                                          page.undated_article())
+                                          page.undated_article()
+                                          or {"body_html": page.body_only()})
             pages = page.comment_pages(url)
             yield from self._comment_pages(pages, url, shown_page(list(pages.values())))
             return
@@ -188,7 +192,8 @@ class BlogSpider(scrapy.Spider):
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
             # feed parsed later may still hold this page as a whole entry, an index page may
             # date its post (also one a wrong rel=next led to, as if it were an index page).
-            self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response))
+            self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response),
+                                             None if listing else page.body_only())
             yield from self._dated_by_index()
         if not listing:
             return
@@ -251,7 +256,7 @@ class BlogSpider(scrapy.Spider):
             return
         for url in [u for u, unread in self.unrecognised.items()
                     if unread.post and u in self.listed_dates]:
-            comments, post, crawled_at = self.unrecognised.pop(url)
+            comments, post, crawled_at, _ = self.unrecognised.pop(url)
             assert post is not None
             self.crawler.stats.inc_value("blog/articles_dated_by_index")
             yield self._finish({"platform": "generic", **post,

@@ -17,7 +17,12 @@ The Textpattern post is a schema.org ``BlogPosting`` nested in a ``Blog`` item, 
 ``div.comment`` blocks with no section around them, each line "#1 <time> - Dave Reader said :";
 its pager is ``index.php?page2``. The FlatPress post shows its day in a heading and its time in
 its byline; its comments are on a page of their own (``…/comments/``), where a comment of the
-same day shows only its time; its pager is a path in a query (``?u=/page/2/``).
+same day shows only its time; its pager is a path in a query (``?u=/page/2/``). The Docusaurus
+post's ``<title>`` adds the site's name to its heading. The Typecho post's microdata author is a
+link (its microdata value the href); its last index page links posts under ``/archives/``. The
+HTMLy post shows its day only, its author in a ``<dl>`` beside the text with a link labelled
+"Posts by this author"; its category page says ``og:type=article``. The Mezzanine post shows
+only its age ("2 years ago"): its summary-only RSS feed dates it.
 """
 
 from __future__ import annotations
@@ -150,6 +155,8 @@ def test_index_page_lists_its_posts_and_every_index_page() -> None:
     ("李雷 说：", "李雷"),
     ("Said Ahmed", "Said Ahmed"),  # a name, not the word after one
     ("#1", None),  # a comment's permalink, by its number
+    # microdata's value of <a itemprop="name" href=…> is the href (Typecho's byline)
+    ("http://127.0.0.1:18217/index.php/author/4/", None),
     ("", None),
 ])
 def test_byline_words_are_not_part_of_the_name(byline: str, name: str | None) -> None:
@@ -366,3 +373,48 @@ def test_a_post_s_comments_page_is_read_for_the_post() -> None:
     listed = {r.url for r in spider.parse_listing(index) if isinstance(r, Request)}
     assert {canonical(u) for u in spec["index.html"]["index"]["posts"]} <= listed
     assert not any("/comments" in unquote(u) for u in listed)
+
+
+@pytest.mark.parametrize("feed_first", [True, False])
+def test_a_post_showing_only_its_age_takes_date_and_author_from_a_summary_feed(
+        feed_first: bool) -> None:
+    # Mezzanine: no <article>, no <time>, no metadata; the page says "2 years, 10 months ago".
+    # Its RSS feed has no content:encoded, only a description (the post), its pubDate and
+    # dc:creator: those date and name the post, the page gives its body.
+    site = FIXTURES / "mezzanine-6.1.1"
+    spec = json.loads((site / "expected.json").read_text())["post.html"]
+    want = spec["feed_article"]
+    spider = BlogSpider.from_crawler(get_crawler(BlogSpider), start_url="http://127.0.0.1:18218/")
+    feed = XmlResponse("http://127.0.0.1:18218/feeds/rss/", body=(site / "rss.xml").read_bytes())
+    page = HtmlResponse(spec["url"], body=(site / "post.html").read_bytes(), encoding="utf-8")
+    assert not _page("mezzanine-6.1.1", "post.html", spec["url"]).is_article()
+    steps = [(spider.parse_feed, (feed,)), (spider.parse_page, (page, False))]
+    items = [i for call, args in (steps if feed_first else steps[::-1]) for i in call(*args)
+             if isinstance(i, Article)]
+    assert [(a.url, a.title, a.author) for a in items] == [
+        (canonical(want["url"]), want["title"], want["author"])]
+    assert _same_date(items[0].published_raw, want["published"])
+    assert _text(items[0].body_html) == SCORER.normalise(want["body_text"])
+
+
+def test_comments_nested_in_their_parent_s_block_showing_their_age() -> None:
+    # Mezzanine: each comment a <div class="comment media"> whose replies are nested in it
+    # (Bootstrap's media object), beside "Link | Reply", a rating widget and a reply form; its
+    # heading "<h4>Dave Reader <small>2 years, 10 months ago</small></h4>" names the author.
+    when.prepare()
+    spec = json.loads((FIXTURES / "mezzanine-6.1.1" / "expected.json").read_text())["post.html"]
+    html = (FIXTURES / "mezzanine-6.1.1" / "post.html").read_text()
+    got = comment_blocks(html, spec["url"], spec["url"])
+    assert [{"comment_id": c["comment_id"], "author": c["author"], "parent_id": c["parent_id"],
+             "body_text": _text(c["body_html"]), "shown": " ".join(c["created_raw"].split())}
+            for c in got] == [
+        {**c, "body_text": SCORER.normalise(c["body_text"])} for c in spec["aged_comments"]]
+
+
+@pytest.mark.parametrize(("site", "name", "spec"), [p for p in PAGES if p[2].get("static")],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_an_undated_page_saying_og_type_article_is_no_post(site: str, name: str,
+                                                           spec: dict[str, Any]) -> None:
+    # Typecho's "About" page: og:type=article and a BlogPosting item, but no date anywhere
+    page = _page(site, name, spec["url"])
+    assert not page.is_article()
