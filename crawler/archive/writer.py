@@ -86,7 +86,7 @@ class WarcFiles:
         buffer = io.BytesIO()
         writer = WARCWriter(buffer, gzip=False, warc_version="1.1")
         writer.write_record(writer.create_warcinfo_record(name, self.info))
-        self._file.write(_member(buffer.getvalue()))
+        self._file.write(member(buffer.getvalue()))
         if self.on_open is not None:
             self.on_open()
 
@@ -98,13 +98,18 @@ class WarcFiles:
     def write_batch(self, batch: Iterable[Iterable[bytes]]) -> None:
         """Write the serialized records of several fetches, in order, as :meth:`write`
         would one by one."""
+        self.write_members(b"".join(member(raw) for raw in raws) for raws in batch)
+
+    def write_members(self, batch: Iterable[bytes]) -> None:
+        """Write the records of several fetches, in order: each fetch's records already
+        made into gzip members (:func:`member`) and joined."""
         if self.error is not None:
             return
         try:
-            for raws in batch:
+            for members in batch:
                 if self._file is None:
                     self._open()
-                self._file.write(b"".join(_member(raw) for raw in raws))
+                self._file.write(members)
                 if self._file.tell() >= self.max_size:
                     self._close_file()
         except OSError as exc:  # a full disk: said once, the crawl goes on
@@ -139,7 +144,7 @@ class WarcFiles:
         self._file = self._path = None
 
 
-def _member(raw: bytes) -> bytes:
+def member(raw: bytes) -> bytes:
     """*raw* as one gzip member, in one call."""
     return isal_zlib.compress(raw, GZIP_LEVEL, isal_zlib.MAX_WBITS + 16)
 
