@@ -37,6 +37,7 @@ SUFFIX = ".warc.gz"
 #: 6 (28%), and warcio's writer compresses at 9
 GZIP_LEVEL = 1
 OPEN = ".open"
+WRITE_BUFFER = 256 * 1024
 
 
 def safe_name(text: str) -> str:
@@ -77,7 +78,9 @@ class WarcFiles:
             path = self.directory / name
             if not path.exists():
                 try:
-                    self._file = open(path.with_name(name + OPEN), "xb")  # noqa: SIM115
+                    # one write a batch, not one every 8 KB (the ack barrier flushes it)
+                    self._file = open(path.with_name(name + OPEN), "xb",  # noqa: SIM115
+                                      buffering=WRITE_BUFFER)
                 except FileExistsError:
                     continue
                 fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours
