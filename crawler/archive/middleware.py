@@ -12,10 +12,12 @@ so it is never archived; nor is a response served from Scrapy's HTTP cache or ma
 another middleware (only requests that passed through :meth:`process_request`, i.e. went to
 the download handler, are written).
 
-Fetches are buffered and written in batches (a full batch, every second, and at the
+Each fetch's records are made and gzipped as it comes (its body is then let go), and
+written in batches (a full batch, every second, before each batch of acks, and at the
 close): one Redis round trip per batch stores the digests of the previous batch and reads
 those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whose payload
-digest is the one its URL had at its last full capture is written as a ``revisit``.
+digest is the one its URL had at its last full capture is written as a ``revisit`` (its
+response record made again, without the body).
 
 Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
 (payload bytes stored in response records), ``warc/files``, ``warc/skipped/login``,
@@ -27,6 +29,7 @@ from __future__ import annotations
 import logging
 import socket
 import time
+from dataclasses import replace
 from importlib import metadata
 from typing import TYPE_CHECKING, Any, NamedTuple, Self
 from weakref import WeakKeyDictionary
@@ -82,7 +85,8 @@ class Captured(NamedTuple):
     its body was in the CPU's caches): a batch then holds gzip members, not bodies, and
     the flush before an ack barrier is short."""
 
-    fetch: Fetch
+    fetch: Fetch  # without its body
+    payload: int  # the body's length
     digest: str  # its payload digest
     response_id: str
     response: bytes | None  # the full response record's gzip member (a 304 has none)
@@ -282,8 +286,8 @@ class WarcMiddleware:
                 revisits += 1
             else:
                 responses += 1
-                payload += len(fetch.body)
-                if fetch.body and not fetch.truncated:
+                payload += capture.payload
+                if capture.payload and not fetch.truncated:
                     captured[fetch.uri] = f"{digest} {fetch.date}"
         notes, self._notes = self._notes, []
         out += [member(metadata_record(uri, date, fields)) for uri, date, fields in notes]
@@ -329,9 +333,9 @@ class WarcMiddleware:
 
 def _capture(fetch: Fetch) -> Captured:
     """*fetch* with its records made: the response in full (a 304 is always a revisit:
-    made at the flush), and its request."""
+    made at the flush), and its request; its body let go."""
     digest, response_id = fetch.digest, new_id()
     response = None if fetch.status == 304 else member(response_record(fetch, digest,
                                                                        response_id))
-    return Captured(fetch, digest, response_id, response,
+    return Captured(replace(fetch, body=b""), len(fetch.body), digest, response_id, response,
                     member(request_record(fetch, response_id)))

@@ -200,7 +200,8 @@ def fetch_records(fetch: Fetch, digest: str, prior: Prior | None) -> tuple[list[
 def revisit_headers(fetch: Fetch, digest: str, prior: Prior | None
                     ) -> list[tuple[str, str]] | None:
     """The headers that make *fetch*'s response record a ``revisit`` of *prior* (a 304, or
-    the payload *prior* stored), or None: a full response."""
+    the payload *prior* stored), or None: a full response. Read from *digest*, not from
+    the body (which a fetch waiting for its batch no longer holds)."""
     if fetch.status == 304:
         revisit = [("WARC-Profile", NOT_MODIFIED)]
         if prior is not None:
@@ -208,7 +209,7 @@ def revisit_headers(fetch: Fetch, digest: str, prior: Prior | None
                         ("WARC-Refers-To-Date", prior.date),
                         ("WARC-Payload-Digest", prior.digest)]
         return revisit
-    if prior is not None and fetch.body and prior.digest == digest and not fetch.truncated:
+    if prior is not None and digest != _EMPTY and prior.digest == digest and not fetch.truncated:
         return [("WARC-Profile", IDENTICAL),
                 ("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
                 ("WARC-Refers-To-Date", prior.date), ("WARC-Payload-Digest", digest)]

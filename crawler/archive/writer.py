@@ -49,8 +49,10 @@ class WarcFiles:
     """Rolling WARC files of one node in one run.
 
     Records come serialized (:mod:`crawler.archive.records`; warcio serializes the
-    warcinfo record); each becomes a gzip member of its own (replay tools seek to a
-    record's offset) at :data:`GZIP_LEVEL`, in the caller's thread: a worker thread for the
+    warcinfo record), or already made into gzip members (:func:`member`: the middleware
+    compresses a fetch's records as it comes); each record is a gzip member of its own
+    (replay tools seek to a record's offset) at :data:`GZIP_LEVEL`, in the caller's
+    thread: a worker thread for the
     compression cost the bench's crawl more than it saved (its GIL hand-overs; bench site,
     10 hosts, 4 rounds: 0.85x the pages/s of the crawl without archive with the thread,
     0.99x without)."""
