@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 from scrapy.spiderloader import SpiderLoader
 from scrapy.utils.project import get_project_settings
 
 from crawler.spiders.arguments import parse_start_urls
-from tests.helpers import ROOT
+from tests.helpers import ROOT, forked
 
 LOADER = SpiderLoader.from_settings(get_project_settings())
 SPIDERS = sorted(LOADER.list())
@@ -105,10 +103,8 @@ def test_the_manifests_arguments_start_every_spider(overlay, spider):
     assert args[0] == spider and "start_urls=http://127.0.0.1:9/" in args
     # The preflight only (an unreachable REDIS_URL after it ends the command with exit 2):
     # bad arguments would end it first, with their own message.
-    proc = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", *args, "-s", "REDIS_URL=redis://127.0.0.1:9/0",
-         "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False)
+    proc = forked.run("scrapy", ["crawl", *args, "-s", "REDIS_URL=redis://127.0.0.1:9/0",
+                                 "-s", "CRAWLER_REDIS_CONNECT_TIMEOUT=0.1"], cwd=ROOT, timeout=120)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "cannot reach Redis" in proc.stderr, proc.stderr[-2000:]
 

@@ -12,10 +12,12 @@ so it is never archived; nor is a response served from Scrapy's HTTP cache or ma
 another middleware (only requests that passed through :meth:`process_request`, i.e. went to
 the download handler, are written).
 
-Fetches are buffered and written in batches (a full batch, every second, and at the
+Each fetch's records are made and gzipped as it comes (its body is then let go), and
+written in batches (a full batch, every second, before each batch of acks, and at the
 close): one Redis round trip per batch stores the digests of the previous batch and reads
 those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whose payload
-digest is the one its URL had at its last full capture is written as a ``revisit``.
+digest is the one its URL had at its last full capture is written as a ``revisit`` (its
+response record made again, without the body).
 
 Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
 (payload bytes stored in response records), ``warc/files``, ``warc/skipped/login``,
@@ -27,8 +29,9 @@ from __future__ import annotations
 import logging
 import socket
 import time
+from dataclasses import replace
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, NamedTuple, Self
 from weakref import WeakKeyDictionary
 
 import scrapy
@@ -43,14 +46,17 @@ from crawler.archive.index import DigestIndex
 from crawler.archive.records import (
     Fetch,
     Prior,
-    fetch_records,
     metadata_record,
+    new_id,
     request_block,
+    request_record,
     response_block,
+    response_record,
+    revisit_headers,
     target_uri,
     warc_date,
 )
-from crawler.archive.writer import WarcFiles, close_abandoned, mount_point, safe_name
+from crawler.archive.writer import WarcFiles, close_abandoned, member, mount_point, safe_name
 from crawler.durable import ITEMS_ERROR_STAT, items_durable
 from crawler.frontier.cluster import Cluster
 from crawler.login.logins import Logins
@@ -74,6 +80,28 @@ BATCH_BYTES = 4 * 1024 * 1024
 FLUSH_INTERVAL = 1.0
 
 
+class Captured(NamedTuple):
+    """A fetch waiting for its batch, its records made and compressed as it came (while
+    its body was in the CPU's caches): a batch then holds gzip members, not bodies, and
+    the flush before an ack barrier is short."""
+
+    fetch: Fetch  # without its body
+    payload: int  # the body's length
+    digest: str  # its payload digest
+    response_id: str
+    response: bytes | None  # the full response record's gzip member (a 304 has none)
+    request: bytes  # the request record's gzip member
+
+    def members(self, prior: Prior | None) -> tuple[bytes, bool]:
+        """The gzip members to write, and whether the response is a revisit of *prior*:
+        then its response record is made again, as a revisit (without the body)."""
+        revisit = revisit_headers(self.fetch, self.digest, prior)
+        if revisit is None and self.response is not None:
+            return self.response + self.request, False
+        record = response_record(self.fetch, self.digest, self.response_id, revisit)
+        return member(record) + self.request, revisit is not None
+
+
 class WarcMiddleware:
     """Downloader middleware (950): every fetch as WARC records; see the module docstring."""
 
@@ -84,7 +112,7 @@ class WarcMiddleware:
         self.stats = crawler.stats
         self.logins = Logins.of(crawler)
         self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
-        self._pending: list[Fetch] = []
+        self._pending: list[Captured] = []
         self._notes: list[tuple[str, str, dict[str, str]]] = []
         self._pending_bytes = 0
         self._store: dict[str, str] = {}  # index entries not yet stored in Redis
@@ -135,7 +163,7 @@ class WarcMiddleware:
             response_block=response_block(response), body=body,
             status=response.status, truncated="download_stopped" in response.flags,
             meta=request.meta)
-        self._pending.append(fetch)
+        self._pending.append(_capture(fetch))
         self._pending_bytes += len(fetch.body)
         full = len(self._pending) >= BATCH_FETCHES or self._pending_bytes >= BATCH_BYTES
         if full and not self._flush_soon:
@@ -233,38 +261,37 @@ class WarcMiddleware:
     def flush(self, spider: Any = None) -> None:
         """Write the buffered fetches: one Redis round trip, then their records."""
         self._flush_soon = False
-        batch = [f for f in self._pending if not f.meta.get("not_content")]
+        batch = [c for c in self._pending if not c.fetch.meta.get("not_content")]
         if skipped := len(self._pending) - len(batch):  # a login wall, a denial page
             self.stats.inc_value("warc/skipped/not_content", skipped)
         self._pending, self._pending_bytes = [], 0
         if not batch and not self._store and not self._notes:
             return
         files, index = self._open()
-        digests = [f.digest for f in batch]
-        priors = index.exchange(self._store, [f.uri for f in batch]) if index else None
+        priors = index.exchange(self._store, [c.fetch.uri for c in batch]) if index else None
         if priors is not None:
             self._store.clear()
         out = []
         captured: dict[str, str] = {}  # this batch's full captures: indexed once on disk
         not_modified = revisits = responses = payload = 0
-        for fetch, digest, prior in zip(batch, digests, priors or [None] * len(batch),
-                                        strict=True):
+        for capture, prior in zip(batch, priors or [None] * len(batch), strict=True):
+            fetch, digest = capture.fetch, capture.digest
             if text := captured.get(fetch.uri) or self._store.get(fetch.uri):
                 prior = Prior(*text.split(" ", 1), fetch.uri)  # this batch's or the last's
-            records, revisit = fetch_records(fetch, digest, prior)
-            out.append(records)
+            members, revisit = capture.members(prior)
+            out.append(members)
             if fetch.status == 304:
                 not_modified += 1
             elif revisit:
                 revisits += 1
             else:
                 responses += 1
-                payload += len(fetch.body)
-                if fetch.body and not fetch.truncated:
+                payload += capture.payload
+                if capture.payload and not fetch.truncated:
                     captured[fetch.uri] = f"{digest} {fetch.date}"
         notes, self._notes = self._notes, []
-        out += [[metadata_record(uri, date, fields)] for uri, date, fields in notes]
-        files.write_batch(out)
+        out += [member(metadata_record(uri, date, fields)) for uri, date, fields in notes]
+        files.write_members(out)
         files.flush_to_os()
         if files.error is not None:  # nothing claimed, nothing indexed: not in the file
             self._stop_if_failed()
@@ -302,3 +329,13 @@ class WarcMiddleware:
                                exc_info=True)
         return self._files, self._index
 
+
+
+def _capture(fetch: Fetch) -> Captured:
+    """*fetch* with its records made: the response in full (a 304 is always a revisit:
+    made at the flush), and its request; its body let go."""
+    digest, response_id = fetch.digest, new_id()
+    response = None if fetch.status == 304 else member(response_record(fetch, digest,
+                                                                       response_id))
+    return Captured(replace(fetch, body=b""), len(fetch.body), digest, response_id, response,
+                    member(request_record(fetch, response_id)))

@@ -93,15 +93,12 @@ def _line(value: bytes) -> bytes:
 
 
 def _header_lines(headers: Headers, skip: frozenset[bytes] = frozenset()) -> list[bytes]:
-    lines = []
     # Scrapy's Headers is a dict of names (normalized) to lists of values, all bytes: read
     # as one (its items() looks each name up again, a third of the archive's cost per page)
-    for name, values in dict.items(headers):
-        if name.lower() in skip:
-            continue
-        name = _line(name) + b": "
-        lines += [name + _line(value) for value in values or ()]
-    return lines
+    lines = [name + b": " + value for name, values in dict.items(headers)
+             if name.lower() not in skip for value in values or ()]
+    text = b"".join(lines)  # one look for a CR or LF in them all, not two per line
+    return [_line(line) for line in lines] if b"\r" in text or b"\n" in text else lines
 
 
 def _http_version(response: Response) -> str:
@@ -195,39 +192,62 @@ def fetch_records(fetch: Fetch, digest: str, prior: Prior | None) -> tuple[list[
     """The records of *fetch*, serialized (response or revisit first, then its request),
     and whether the response is a revisit. *digest* is ``payload_digest(fetch.body)``."""
     response_id = new_id()
-    uri, date, block = _header_value(fetch.uri), fetch.date, fetch.response_block
-    ip = [("WARC-IP-Address", fetch.ip)] if fetch.ip else []
-    revisit: list[tuple[str, str]] | None = None
+    revisit = revisit_headers(fetch, digest, prior)
+    return ([response_record(fetch, digest, response_id, revisit),
+             request_record(fetch, response_id)], revisit is not None)
+
+
+def revisit_headers(fetch: Fetch, digest: str, prior: Prior | None
+                    ) -> list[tuple[str, str]] | None:
+    """The headers that make *fetch*'s response record a ``revisit`` of *prior* (a 304, or
+    the payload *prior* stored), or None: a full response. Read from *digest*, not from
+    the body (which a fetch waiting for its batch no longer holds)."""
     if fetch.status == 304:
         revisit = [("WARC-Profile", NOT_MODIFIED)]
         if prior is not None:
             revisit += [("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
                         ("WARC-Refers-To-Date", prior.date),
                         ("WARC-Payload-Digest", prior.digest)]
-    elif prior is not None and fetch.body and prior.digest == digest and not fetch.truncated:
-        revisit = [("WARC-Profile", IDENTICAL),
-                   ("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
-                   ("WARC-Refers-To-Date", prior.date), ("WARC-Payload-Digest", digest)]
-    common = [("WARC-Target-URI", uri), ("WARC-Date", date), ("WARC-Record-ID", response_id),
-              *ip]
+        return revisit
+    if prior is not None and digest != _EMPTY and prior.digest == digest and not fetch.truncated:
+        return [("WARC-Profile", IDENTICAL),
+                ("WARC-Refers-To-Target-URI", _header_value(prior.uri)),
+                ("WARC-Refers-To-Date", prior.date), ("WARC-Payload-Digest", digest)]
+    return None
+
+
+def response_record(fetch: Fetch, digest: str, record_id: str,
+                    revisit: list[tuple[str, str]] | None = None) -> bytes:
+    """*fetch*'s response record (id *record_id*), serialized: a full response, or with
+    *revisit* (:func:`revisit_headers`) a revisit that holds the header block alone."""
+    block = fetch.response_block
+    common = [("WARC-Target-URI", _header_value(fetch.uri)), ("WARC-Date", fetch.date),
+              ("WARC-Record-ID", record_id)]
+    if fetch.ip:
+        common.append(("WARC-IP-Address", fetch.ip))
     if revisit is not None:
-        response = _record([("WARC-Type", "revisit"), *common, *revisit,
-                            ("WARC-Block-Digest", payload_digest(block))],
-                           "application/http; msgtype=response", block)
-    else:
-        headers = [("WARC-Type", "response"), *common, ("WARC-Payload-Digest", digest),
-                   ("WARC-Block-Digest", payload_digest(block, fetch.body))]
-        if fetch.truncated:
-            headers.append(("WARC-Truncated", "length"))
-        response = _record(headers, "application/http; msgtype=response", block, fetch.body)
-    request = _record(
-        [("WARC-Type", "request"), ("WARC-Target-URI", uri), ("WARC-Date", date),
-         ("WARC-Record-ID", new_id()), ("WARC-Concurrent-To", response_id),
+        return _record([("WARC-Type", "revisit"), *common, *revisit,
+                        ("WARC-Block-Digest", payload_digest(block))],
+                       "application/http; msgtype=response", block)
+    headers = [("WARC-Type", "response"), *common, ("WARC-Payload-Digest", digest),
+               ("WARC-Block-Digest", payload_digest(block, fetch.body))]
+    if fetch.truncated:
+        headers.append(("WARC-Truncated", "length"))
+    return _record(headers, "application/http; msgtype=response", block, fetch.body)
+
+
+def request_record(fetch: Fetch, response_id: str) -> bytes:
+    """*fetch*'s request record, serialized, concurrent to the response record
+    *response_id*."""
+    ip = [("WARC-IP-Address", fetch.ip)] if fetch.ip else []
+    return _record(
+        [("WARC-Type", "request"), ("WARC-Target-URI", _header_value(fetch.uri)),
+         ("WARC-Date", fetch.date), ("WARC-Record-ID", new_id()),
+         ("WARC-Concurrent-To", response_id),
          ("WARC-Payload-Digest",
           payload_digest(fetch.request_body) if fetch.request_body else _EMPTY),
          ("WARC-Block-Digest", payload_digest(fetch.request_block, fetch.request_body)), *ip],
         "application/http; msgtype=request", fetch.request_block, fetch.request_body)
-    return [response, request], revisit is not None
 
 
 def metadata_record(uri: str, date: str, fields: dict[str, str]) -> bytes:

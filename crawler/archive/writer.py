@@ -37,6 +37,7 @@ SUFFIX = ".warc.gz"
 #: 6 (28%), and warcio's writer compresses at 9
 GZIP_LEVEL = 1
 OPEN = ".open"
+WRITE_BUFFER = 256 * 1024
 
 
 def safe_name(text: str) -> str:
@@ -48,8 +49,10 @@ class WarcFiles:
     """Rolling WARC files of one node in one run.
 
     Records come serialized (:mod:`crawler.archive.records`; warcio serializes the
-    warcinfo record); each becomes a gzip member of its own (replay tools seek to a
-    record's offset) at :data:`GZIP_LEVEL`, in the caller's thread: a worker thread for the
+    warcinfo record), or already made into gzip members (:func:`member`: the middleware
+    compresses a fetch's records as it comes); each record is a gzip member of its own
+    (replay tools seek to a record's offset) at :data:`GZIP_LEVEL`, in the caller's
+    thread: a worker thread for the
     compression cost the bench's crawl more than it saved (its GIL hand-overs; bench site,
     10 hosts, 4 rounds: 0.85x the pages/s of the crawl without archive with the thread,
     0.99x without)."""
@@ -77,7 +80,9 @@ class WarcFiles:
             path = self.directory / name
             if not path.exists():
                 try:
-                    self._file = open(path.with_name(name + OPEN), "xb")  # noqa: SIM115
+                    # one write a batch, not one every 8 KB (the ack barrier flushes it)
+                    self._file = open(path.with_name(name + OPEN), "xb",  # noqa: SIM115
+                                      buffering=WRITE_BUFFER)
                 except FileExistsError:
                     continue
                 fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # ours
@@ -86,7 +91,7 @@ class WarcFiles:
         buffer = io.BytesIO()
         writer = WARCWriter(buffer, gzip=False, warc_version="1.1")
         writer.write_record(writer.create_warcinfo_record(name, self.info))
-        self._file.write(_member(buffer.getvalue()))
+        self._file.write(member(buffer.getvalue()))
         if self.on_open is not None:
             self.on_open()
 
@@ -98,13 +103,18 @@ class WarcFiles:
     def write_batch(self, batch: Iterable[Iterable[bytes]]) -> None:
         """Write the serialized records of several fetches, in order, as :meth:`write`
         would one by one."""
+        self.write_members(b"".join(member(raw) for raw in raws) for raws in batch)
+
+    def write_members(self, batch: Iterable[bytes]) -> None:
+        """Write the records of several fetches, in order: each fetch's records already
+        made into gzip members (:func:`member`) and joined."""
         if self.error is not None:
             return
         try:
-            for raws in batch:
+            for members in batch:
                 if self._file is None:
                     self._open()
-                self._file.write(b"".join(_member(raw) for raw in raws))
+                self._file.write(members)
                 if self._file.tell() >= self.max_size:
                     self._close_file()
         except OSError as exc:  # a full disk: said once, the crawl goes on
@@ -139,7 +149,7 @@ class WarcFiles:
         self._file = self._path = None
 
 
-def _member(raw: bytes) -> bytes:
+def member(raw: bytes) -> bytes:
     """*raw* as one gzip member, in one call."""
     return isal_zlib.compress(raw, GZIP_LEVEL, isal_zlib.MAX_WBITS + 16)
 

@@ -19,8 +19,10 @@ pytestmark = pytest.mark.slow
 def test_two_nodes_write_their_own_files_and_share_the_digest_index(redis_server, nodes,
                                                                     tmp_path):
     warc_dir = tmp_path / "warc"
+    # no stealing: a node that sees the pause lifted later than the other (a loaded machine)
+    # would find its hosts taken, and write no file (seen once at load 9)
     settings = {**COMMON, "REDIS_URL": redis_server.url, "DOWNLOAD_DELAY": 0,
-                "CRAWLER_WARC_DIR": warc_dir}
+                "CRAWLER_WARC_DIR": warc_dir, "CRAWLER_STEAL_AFTER": 60}
     with SiteServer(hosts=6, pages_per_host=12, latency=0.01, seed=21) as site:
         # names the ring gives hosts each, paused until both have joined: a node alone in
         # the ring owns every host, and one node's start-up can outlast this small crawl

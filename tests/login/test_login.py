@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import forked
 from tests.helpers.crawl import CRAWL_SETTINGS, PROJECT_ROOT, _env
 from tests.login.board import PRIVATE, USERS, Board
 
@@ -21,7 +21,8 @@ def private_items(items):
 
 
 def crawl(board: Board, tmp_path: Path, *, settings=None, args=None, env=None, timeout=120):
-    """``scrapy crawl forum`` of the board: (exit status, items, stderr, stats)."""
+    """``scrapy crawl forum`` of the board, forked (:mod:`tests.helpers.forked`): (exit status,
+    items, stderr, stats)."""
     out = tmp_path / "items.jl"
     stats_file = tmp_path / "stats.json"
     cmd = [sys.executable, "-m", "scrapy", "crawl", "forum", "-a", f"start_url={board.url}",
@@ -32,8 +33,8 @@ def crawl(board: Board, tmp_path: Path, *, settings=None, args=None, env=None, t
              "CRAWLER_STATS_FILE": str(stats_file), **(settings or {})}
     for name, value in every.items():
         cmd += ["-s", f"{name}={value}"]
-    proc = subprocess.run(cmd, cwd=PROJECT_ROOT, env={**_env(), **(env or {})}, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+    proc = forked.run("scrapy", cmd[3:], env={**_env(), **(env or {})}, cwd=PROJECT_ROOT,
+                      timeout=timeout)
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     stats = json.loads(stats_file.read_text()) if stats_file.exists() else {}
     return proc.returncode, items, proc.stderr, stats
