@@ -24,6 +24,9 @@ def test_parse_start_urls():
     assert parse_start_urls("http://a/, https://b/x,") == ["http://a/", "https://b/x"]
     assert parse_start_urls(start_url="http://a/") == ["http://a/"]
     assert parse_start_urls("http://a/", "http://a/,http://c/") == ["http://a/", "http://c/"]
+    # a comma inside a URL is the URL's (Phorum: read.php?4,132)
+    assert parse_start_urls("http://a/read.php?4,132,http://c/list.php?4,2") == [
+        "http://a/read.php?4,132", "http://c/list.php?4,2"]
     with pytest.raises(ValueError, match="-a start_urls=URL"):
         parse_start_urls("", None)
     with pytest.raises(ValueError, match="'ftp://x' must start with http"):

@@ -35,6 +35,7 @@ from crawler.frontier.cluster import uses_frontier
 from crawler.login import LOGIN_FAILED_STAT
 from crawler.node.scheduler import REFUSED_STAT
 from crawler.redis import RedisUnavailable, connect
+from crawler.spiders.arguments import split_urls
 from crawler.state import (
     StateLocked,
     crawl_state_dir,
@@ -221,7 +222,7 @@ def start_urls(spidercls: type, arguments: dict[str, str]) -> list[str]:
     """The start URLs a spider gets from ``-a start_urls=``/``-a start_url=`` (comma-separated),
     else its class's ``start_urls``."""
     given = [u.strip() for name in ("start_urls", "start_url")
-             for u in str(arguments.get(name) or "").split(",") if u.strip()]
+             for u in split_urls(str(arguments.get(name) or "")) if u.strip()]
     if given:
         return list(dict.fromkeys(given))
     urls = getattr(spidercls, "start_urls", None)

@@ -10,12 +10,13 @@ call it and crawl every site given (for ``forum``, each start URL a site of its 
 
 from __future__ import annotations
 
+import re
 from typing import Any, TypeVar
 
 from crawler.config import check_url
 from crawler.node.traps import strip_userinfo
 
-__all__ = ["one_site", "parse_start_urls"]
+__all__ = ["one_site", "parse_start_urls", "split_urls"]
 
 _S = TypeVar("_S", bound=type)
 
@@ -27,14 +28,23 @@ def parse_start_urls(
     repeats nor a userinfo (``http://user:pw@host/`` is ``http://host/``, as the frontier
     queues it: the site is ``host``, and no password goes into items or logs); ValueError
     (one line) if there are none or one is not a valid http(s) URL."""
-    given = start_urls if isinstance(start_urls, list) else (start_urls or "").split(",")
+    given = start_urls if isinstance(start_urls, list) else split_urls(start_urls or "")
     urls = list(dict.fromkeys(strip_userinfo(u.strip())
-                              for u in [*given, *(start_url or "").split(",")] if u.strip()))
+                              for u in [*given, *split_urls(start_url or "")] if u.strip()))
     if not urls:
         raise ValueError("give the sites to crawl: -a start_urls=URL[,URL...]")
     for url in urls:
         check_url(url)
     return urls
+
+
+def split_urls(urls: str) -> list[str]:
+    """``urls`` cut at the commas that end one URL: before the next's scheme, or at the end.
+    A comma inside a URL stays (Phorum's threads are ``read.php?4,132``)."""
+    return _URL_END.split(urls)
+
+
+_URL_END = re.compile(r",(?=\s*[A-Za-z][A-Za-z0-9+.-]*://|\s*$)")
 
 
 def _single(spider: str, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -82,6 +82,8 @@ class BlogSpider(scrapy.Spider):
         #: The date index pages show beside each post link; the site's feeds, True once read.
         self.listed_dates: dict[str, str] = {}
         self.feeds: dict[str, bool] = {}
+        #: Articles whose page names no author, until every feed is read (an entry may name it).
+        self.authorless: dict[str, tuple[dict[str, Any], str]] = {}
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -156,11 +158,11 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
                                  meta=row_meta(url, said))
         self.feeds[canonical(response.url)] = True
-        yield from self._dated_by_index()
+        yield from self._feeds_read()
 
     def feed_failed(self, failure: Any) -> Iterator[Any]:
         self.feeds[canonical(failure.request.url)] = True
-        yield from self._dated_by_index()
+        yield from self._feeds_read()
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         yield from self.parse_page(response, listing=True)
@@ -194,7 +196,7 @@ class BlogSpider(scrapy.Spider):
             # date its post (also one a wrong rel=next led to, as if it were an index page).
             self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response),
                                              None if listing else page.body_only())
-            yield from self._dated_by_index()
+            yield from self._feeds_read()
         if not listing:
             return
         for feed in page.feeds():
@@ -229,7 +231,7 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(rest[0], callback=self.parse_article_page,
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield self._finish(article, crawled_at)
+            yield from self._finish(article, crawled_at)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **comment)
         pages = page.comment_pages(fields["url"])
@@ -247,20 +249,23 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(rest[0], callback=self.parse_article_page,
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield self._finish(article, fetch_time(response))
+            yield from self._finish(article, fetch_time(response))
 
-    def _dated_by_index(self) -> Iterator[Any]:
-        """Undated posts no feed holds, once every feed is read: dated by an index page (the
-        day it shows), with their page's title, byline, body and comments."""
+    def _feeds_read(self) -> Iterator[Any]:
+        """Once every feed is read: the articles that waited for a feed to name their author,
+        and the undated posts no feed holds, dated by an index page (the day it shows), with
+        their page's title, byline, body and comments."""
         if not all(self.feeds.values()):
             return
+        for url in list(self.authorless):
+            yield from self._finish(*self.authorless.pop(url))
         for url in [u for u, unread in self.unrecognised.items()
                     if unread.post and u in self.listed_dates]:
             comments, post, crawled_at, _ = self.unrecognised.pop(url)
             assert post is not None
             self.crawler.stats.inc_value("blog/articles_dated_by_index")
-            yield self._finish({"platform": "generic", **post,
-                                "published_raw": self.listed_dates[url]}, crawled_at)
+            yield from self._finish({"platform": "generic", **post,
+                                     "published_raw": self.listed_dates[url]}, crawled_at)
             for comment in comments:
                 yield Comment(crawled_at=crawled_at, **dict(comment, article_url=post["url"]))
 
@@ -273,13 +278,21 @@ class BlogSpider(scrapy.Spider):
         fields = self.feed_articles.pop(url)
         fields["body_html"] = whole_body(fields["body_html"], (page_post or {}).get("body_html"))
         crawled_at = fetch_time(response)
-        yield self._finish({"platform": "generic", **fields}, crawled_at)
+        yield from self._finish({"platform": "generic", **fields}, crawled_at)
         for comment in comments:
             yield Comment(crawled_at=crawled_at, **dict(comment, article_url=fields["url"]))
 
-    def _finish(self, article: dict[str, Any], crawled_at: str) -> Article:
+    def _finish(self, article: dict[str, Any], crawled_at: str) -> Iterator[Article]:
+        """The article; one whose page names no author (themes that show none) takes its feed
+        entry's, waiting for every feed to be read while no feed read so far holds it."""
+        url = canonical(article["url"])
+        if not article.get("author") and url not in self.feed_articles:
+            if not all(self.feeds.values()):
+                self.authorless[url] = (article, crawled_at)
+                return
+        author = article.get("author") or self.feed_articles.get(url, {}).get("author")
         self.crawler.stats.inc_value("blog/articles")
-        return Article(site=self.site, crawled_at=crawled_at, **article)
+        yield Article(site=self.site, crawled_at=crawled_at, **{**article, "author": author})
 
     def parse_comment_page(self, response: Response, article_url: str,
                            shown: int) -> Iterator[Any]:

@@ -23,11 +23,17 @@ def html_pages(site: str) -> list[tuple[str, HtmlResponse]]:
 
 
 def check_detection(engine: str) -> None:
+    """Every captured page is detected as ``engine`` alone; by no profile when ``engine`` was
+    written with no fingerprint (its markup is on another fixture site's pages too, as its
+    doubts say): a crawl with ``-a profile=auto`` then reads its pages with the learner."""
     pages = html_pages(engine)
     assert pages, f"{engine}: no captured page"
+    profile = REGISTRY.get(engine)
+    fingerprinted = profile.markers or profile.generator_prefixes or getattr(profile, "hosts", ())
     for target, response in pages:
         matches = [p.name for p in REGISTRY.engines if p.detect(response)]
-        assert matches == [engine], f"{engine}{target} detected as {matches}"
+        want = [engine] if fingerprinted else []
+        assert matches == want, f"{engine}{target} detected as {matches}"
 
 
 def check_items(engine: str) -> None:
