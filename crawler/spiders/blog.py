@@ -14,7 +14,8 @@ every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
 A page whose post shows no date is dated by its feed entry, else (once every feed is read) by
-the day an index page shows beside its link.
+the day an index page shows beside its link; a post whose page names no author takes its feed
+entry's (waiting, where no feed read so far holds it, until every feed is read).
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
 ``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
