@@ -9,7 +9,8 @@ byline (an ``author``/``fn``/``cite`` element, else its heading less the date an
 around the name), the body its ``body``/``content``/``text`` element (else the block less
 heading, footer, date and replies: its paragraphs, where its text is in paragraphs). The parent
 is the comment whose block encloses it (nested lists and blocks), else the nearest earlier one
-a level up where blocks state their level in a class (``depth-2``, ``commentlevel-1``).
+a level up where blocks state their level in a class (``depth-2``, ``commentlevel-1``,
+``commentlevel_1``).
 
 Sections where no block holds a date fall back on mining repeated records
 (:mod:`crawler.learn.records`). WordPress' core list and h-entry ``comment`` properties are read
@@ -46,7 +47,7 @@ _SECTION = (
 _NAMED = ("contains(concat(' ', normalize-space(@class), ' '), ' comment ') or "
           "starts-with(@id, 'comment-')")
 _COMMENT_NODE = etree.XPath("boolean(self::*[" + _NAMED + "])")
-_LEVEL = re.compile(r"(?:level|depth)-?(\d+)$", re.IGNORECASE)
+_LEVEL = re.compile(r"(?:level|depth)[-_]?(\d+)$", re.IGNORECASE)
 _AUTHOR = (
     ".//*[contains(@class, 'author') or contains(@class, 'fn') or @itemprop='author' or "
     "self::cite or contains(@class, 'name')][not(self::time)][not(ancestor::form)]"
@@ -113,9 +114,10 @@ def _dated_blocks(section: etree._Element, article_url: str) -> list[dict[str, A
 def _block(date: etree._Element, section: etree._Element,
            dates: list[etree._Element]) -> etree._Element:
     """The largest ancestor of *date* below *section* that holds no other date; a list item is
-    one comment whole (its nested list holds the replies)."""
+    one comment whole (its nested list holds the replies), unless it holds only the date (an
+    item of the comment's list of icons and values)."""
     block = date
-    while block.tag != "li":
+    while block.tag != "li" or _date_only(block, date):
         parent = block.getparent()
         if parent is None or parent is section:
             return block
@@ -124,6 +126,11 @@ def _block(date: etree._Element, section: etree._Element,
             return block if nesting is None else nesting
         block = parent
     return block
+
+
+def _date_only(item: etree._Element, date: etree._Element) -> bool:
+    """*item* shows the date and at most a label ("on", an icon's title)."""
+    return len(element_text(item).replace(element_text(date), "", 1).split()) <= 2
 
 
 def _nesting(date: etree._Element, section: etree._Element,
@@ -186,6 +193,8 @@ def _date_line_author(block: etree._Element, date: etree._Element) -> str | None
     # a date of its own (<time>, "<small>2 years, 10 months ago</small>"): its line is around it
     alone = date.tag == "time" or (len(date) == 0 and len(element_text(date)) <= 40)
     holder = date.getparent() if alone else date
+    if holder is not None and holder.tag == "li" and _date_only(holder, date):
+        holder = holder.getparent()  # the list of icons and values: name, date
     if holder is None or not (holder is block or inside(holder, block)):
         return None
     for link in holder.xpath(".//a[@href][not(starts-with(@href, '#'))]"):

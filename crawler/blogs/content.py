@@ -21,13 +21,16 @@ _META = re.compile(
 _DISCUSSION = re.compile(r"comments|trackbacks|pingbacks|respond|comment-?form", re.IGNORECASE)
 _WHOLE_ID = re.compile(r"[a-z]+(?:[-_][a-z]+)?", re.IGNORECASE)
 _SECTIONS = {"section", "div", "aside", "ol", "ul", "nav"}
+_HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def post_body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")) -> str | None:
     """``node``'s markup less the metadata themes put inside the content (dates, bylines, tags,
     share buttons), scripts and forms."""
     node = copy.deepcopy(node)
-    for junk in node.xpath(".//script | .//style | .//form | .//noscript | .//comment()"):
+    for form in node.xpath(".//form"):
+        drop_keeping_tail(_form_block(form, node))
+    for junk in node.xpath(".//script | .//style | .//noscript | .//comment()"):
         drop_keeping_tail(junk)
     for junk in list(node.iter()):
         if not isinstance(junk.tag, str) or junk is node:
@@ -57,6 +60,26 @@ def text_block(post: etree._Element) -> etree._Element:
         if all(node in held for held in holders[1:]):
             return node
     return post
+
+
+def _form_block(form: etree._Element, top: etree._Element) -> etree._Element:
+    """The form with the blocks around it that hold nothing else but a heading: a comment
+    form's section ("Add Comment", "Leave a Reply") whatever its id or class."""
+    block = form
+    for parent in form.iterancestors():
+        if parent is top or parent.tag not in _SECTIONS:
+            break
+        others = [c for c in parent if c is not block]
+        if any(isinstance(c.tag, str) and c.tag not in _HEADINGS and _has_text(c)
+               for c in others) or (parent.text or "").strip() or any(
+                   (c.tail or "").strip() for c in parent):
+            break
+        block = parent
+    return block
+
+
+def _has_text(node: etree._Element) -> bool:
+    return bool("".join(node.itertext()).strip())
 
 
 def _discussion(node: etree._Element, label: str) -> bool:

@@ -103,18 +103,39 @@ def _reuses_values(rule: FieldRule, per_page: list[list[Record]]) -> bool:
                for values in pages)
 
 
+def _counts_from_one(rule: FieldRule, per_page: list[list[Record]]) -> bool:
+    """Whether the rule's values, over the sample pages, are the numbers 1, 2, 3... up to the
+    posts seen: the posts' numbers in a thread (``id="message_13_5"``: post 5 of thread 13),
+    which one thread's pages cannot show to restart per thread."""
+    from crawler.learn.apply import read_field
+
+    values = {read_field(rule, record) for records in per_page for record in records}
+    numbers = sorted(int(v) for v in values if v and v.isdigit())
+    return len(numbers) >= 3 and len(numbers) == len(values) and numbers[-1] == len(numbers)
+
+
+def _qualifies(rule: FieldRule, counter: FieldRule, per_page: list[list[Record]]) -> bool:
+    """Whether ``rule`` names each post by ``counter``'s number after another (``13.5`` for
+    ``5``): the thread's number and the post's, the post's name on the whole site."""
+    from crawler.learn.apply import read_field
+
+    pairs = [(read_field(rule, record), read_field(counter, record))
+             for records in per_page for record in records]
+    return all(v and n and v != n and re.fullmatch(rf"\d+\D{n}", v) for v, n in pairs)
+
+
 def pick_post_id(
     rules: PostRules, candidates: list[FieldRule], per_page: list[list[Record]]
 ) -> None:
-    """Set the rules' post id: the first candidate that names no two posts alike. A rejected
-    counter becomes the position rule where none was found (positions are checked after)."""
-    counter = None
-    for rule in candidates:
-        if not _reuses_values(rule, per_page):
-            rules.post_id = rule
-            break
-        counter = counter or rule
-    else:
-        rules.post_id = None
-    if rules.position is None and counter is not None:
-        rules.position = counter
+    """Set the rules' post id: the first candidate that names no two posts alike; if it counts
+    1, 2, 3..., one naming each post by the thread's number and that one (a permalink's
+    ``msg=13.5`` beside ``id="message_13_5"``) is taken instead. A rejected counter
+    becomes the position rule where none was found (positions are checked after)."""
+    usable = [rule for rule in candidates if not _reuses_values(rule, per_page)]
+    rules.post_id = usable[0] if usable else None
+    if rules.post_id is not None and _counts_from_one(rules.post_id, per_page):
+        counter = rules.post_id
+        rules.post_id = next((r for r in usable if _qualifies(r, counter, per_page)), counter)
+    before = candidates[:candidates.index(rules.post_id)] if rules.post_id else candidates
+    if rules.position is None and before:
+        rules.position = before[0]

@@ -14,7 +14,8 @@ every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
 
 A page whose post shows no date is dated by its feed entry, else (once every feed is read) by
-the day an index page shows beside its link.
+the day an index page shows beside its link; a post whose page names no author takes the author
+of its entry in a feed read before it.
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
 ``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
@@ -82,8 +83,6 @@ class BlogSpider(scrapy.Spider):
         #: The date index pages show beside each post link; the site's feeds, True once read.
         self.listed_dates: dict[str, str] = {}
         self.feeds: dict[str, bool] = {}
-        #: Articles whose page names no author, until every feed is read (an entry may name it).
-        self.authorless: dict[str, tuple[dict[str, Any], str]] = {}
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -252,13 +251,10 @@ class BlogSpider(scrapy.Spider):
             yield from self._finish(article, fetch_time(response))
 
     def _feeds_read(self) -> Iterator[Any]:
-        """Once every feed is read: the articles that waited for a feed to name their author,
-        and the undated posts no feed holds, dated by an index page (the day it shows), with
-        their page's title, byline, body and comments."""
+        """Undated posts no feed holds, once every feed is read: dated by an index page (the
+        day it shows), with their page's title, byline, body and comments."""
         if not all(self.feeds.values()):
             return
-        for url in list(self.authorless):
-            yield from self._finish(*self.authorless.pop(url))
         for url in [u for u, unread in self.unrecognised.items()
                     if unread.post and u in self.listed_dates]:
             comments, post, crawled_at, _ = self.unrecognised.pop(url)
@@ -283,16 +279,15 @@ class BlogSpider(scrapy.Spider):
             yield Comment(crawled_at=crawled_at, **dict(comment, article_url=fields["url"]))
 
     def _finish(self, article: dict[str, Any], crawled_at: str) -> Iterator[Article]:
-        """The article; one whose page names no author (themes that show none) takes its feed
-        entry's, waiting for every feed to be read while no feed read so far holds it."""
-        url = canonical(article["url"])
-        if not article.get("author") and url not in self.feed_articles:
-            if not all(self.feeds.values()):
-                self.authorless[url] = (article, crawled_at)
-                return
-        author = article.get("author") or self.feed_articles.get(url, {}).get("author")
+        """The article; one whose page names no author (themes that show none) takes the
+        author of its entry in a feed read before it (the listing asks for its feeds before its
+        posts). It never waits for one: a feed a sitemap listed, or one seen in an earlier
+        run, is not fetched again."""
+        if not article.get("author"):
+            entry = self.feed_articles.get(canonical(article["url"])) or {}
+            article = {**article, "author": entry.get("author")}
         self.crawler.stats.inc_value("blog/articles")
-        yield Article(site=self.site, crawled_at=crawled_at, **{**article, "author": author})
+        yield Article(site=self.site, crawled_at=crawled_at, **article)
 
     def parse_comment_page(self, response: Response, article_url: str,
                            shown: int) -> Iterator[Any]:

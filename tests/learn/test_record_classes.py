@@ -81,3 +81,18 @@ def test_markers_of_xhtml_pages_opening_with_an_xml_declaration() -> None:
     for name in (n for n in URLS if "beehive" in n):
         response = HtmlResponse(URLS[name], body=(FOLDER / name).read_bytes(), encoding="utf-8")
         assert found.matches(response.selector)
+
+
+@pytest.mark.parametrize("name", ["beehive-thread-2.html", "beehive-thread-3.html"])
+def test_one_threads_numbers_1_2_3_are_no_post_id_beside_a_permalink(name: str) -> None:
+    """Learned on one thread's page alone (as ``new-engine`` does), the record's ``id`` (post
+    N of the thread, ``message_2_1``) cannot be seen to restart per thread; it counts 1, 2,
+    3... and the permalink ``msg=2.1`` names each post by the thread's number and that one."""
+    url = URLS[name]
+    page = Page(url, parse((FOLDER / name).read_text(encoding="utf-8"), url))
+    template = learn_site([page])
+    assert isinstance(template, Template), template
+    posts = read_posts(template, page.root, url)
+    tid = url.rsplit("=", 1)[1].split(".")[0]
+    assert len(posts) >= 3
+    assert [p["post_id"] for p in posts] == [f"{tid}.{n}" for n in range(1, len(posts) + 1)]
