@@ -16,11 +16,12 @@ on the same page whose word (letters only) follows two or more such links (``/la
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from crawler.learn.urls import clean_url
 
-__all__ = ["Asked", "shortest_per_thread", "without_views"]
+__all__ = ["Asked", "shortest_first", "shortest_per_thread", "without_views"]
 
 
 class Asked:
@@ -50,6 +51,16 @@ def shortest_per_thread(links: list[tuple[str, str | None]]) -> set[str]:
         if tid is not None and (tid not in best or len(url) < len(best[tid])):
             best[tid] = url
     return set(best.values())
+
+
+def shortest_first(urls: list[str], thread_id: Callable[[str], str | None]) -> list[str]:
+    """``urls`` with each thread's forms shortest first (``read.php?2,75`` before its last-post
+    form ``read.php?2,75,83``): the first form read names the thread's records, and the order
+    the pages arrived in while learning must not decide it."""
+    forms: dict[str, list[str]] = {}
+    for url in urls:
+        forms.setdefault(thread_id(url) or url, []).append(url)
+    return [url for group in forms.values() for url in sorted(group, key=len)]
 
 
 def without_views(links: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ from crawler.learn.emit import (
     thread_record,
 )
 from crawler.learn.floor import floor_posts
-from crawler.learn.forms import Asked, shortest_per_thread, without_views
+from crawler.learn.forms import Asked, shortest_first, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint, views_a_thread
 from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
@@ -168,7 +168,7 @@ class LearnedForum:
                         # First pages only: the walk from a first page goes to its later pages,
                         # so a later page read as a first page too would be read twice.
                         out.refetch.append(canonical)
-                out.refetch = list(dict.fromkeys(out.refetch))
+                out.refetch = shortest_first(list(dict.fromkeys(out.refetch)), result.thread_id)
                 out.rows = self._learned_rows(result, out.refetch)
                 out.extend(read_kept(self, out))
                 self.pages = []

@@ -1,6 +1,8 @@
 """Each thread's first page and each board page is asked for under one URL form."""
 
-from crawler.learn.forms import Asked, shortest_per_thread, without_views
+import re
+
+from crawler.learn.forms import Asked, shortest_first, shortest_per_thread, without_views
 
 
 def test_a_thread_is_asked_under_its_first_form_only():
@@ -36,3 +38,15 @@ def test_a_view_beside_every_thread_is_not_a_page():
         "http://f/9-a", "http://f/9-a/p2", "http://f/10-b/", "http://f/10-b/p2",
         "http://f/11-c", "http://f/11-c/feed",  # one thread's word: maybe a page of its own
         "http://f/u/ann", "http://f/u/ann/x?y=1"]
+
+
+def test_pages_kept_while_learning_are_read_shortest_form_first():
+    """Phorum's board list links a thread and its last post (``read.php?2,75,83``); both are
+    fetched while learning, in whatever order the server answers: the plain form is read."""
+    def tid(url: str) -> str | None:
+        return m.group(1) if (m := re.search(r"read\.php\?2,(\d+)", url)) else None
+
+    urls = ["http://f/read.php?2,75,83", "http://f/read.php?2,12", "http://f/read.php?2,75",
+            "http://f/list.php?2"]
+    assert shortest_first(urls, tid) == ["http://f/read.php?2,75", "http://f/read.php?2,75,83",
+                                         "http://f/read.php?2,12", "http://f/list.php?2"]
