@@ -117,6 +117,7 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
         raise Failed(f"no template learned: {learned}")
     if refine_id_in_page_value(learned, url):
         print(f"thread ids: read by {learned.thread_url} (the number before the page's)")
+    learned = _thread_kept(learned, url, settings, spider_args)
     _write_profile(name, url, learned, (), [], frozenset(), files)
     with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
         folder = Path(tmp)
@@ -192,6 +193,25 @@ def _record(name: str, url: str, settings: dict[str, str], spider_args: dict[str
     if not out.exists():
         return []
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _thread_kept(learned: Template, url: str, settings: dict[str, str],
+                 spider_args: dict[str, str]) -> Template:
+    """``learned``, or when it takes the thread given for no thread page (its own pages and
+    permalinks were all the learner saw: Askbot's ``?answer=6`` read as thread 6, the path's
+    question number as a board), the template learned from the site's root, where many
+    threads are linked, if that one takes it for a thread."""
+    from crawler.ops.learn import learn_url
+
+    if learned.thread_id(url) is not None:
+        return learned
+    root = urljoin(url, "/")
+    print(f"{url} is no thread page to the template learned on its pages "
+          f"(threads: {learned.thread_url}); learning again from {root} ...")
+    again = learn_url(root, settings=settings, spider_args=spider_args)
+    if isinstance(again, str) or again.thread_id(url) is None:
+        return learned
+    return again
 
 
 def index_of(template: Template, url: str) -> str:
