@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import multiprocessing
 import re
 import shutil
 import subprocess
@@ -201,17 +202,23 @@ def _thread_kept(learned: Template, url: str, settings: dict[str, str],
     permalinks were all the learner saw: Askbot's ``?answer=6`` read as thread 6, the path's
     question number as a board), the template learned from the site's root, where many
     threads are linked, if that one takes it for a thread."""
-    from crawler.ops.learn import learn_url
-
     if learned.thread_id(url) is not None:
         return learned
     root = urljoin(url, "/")
     print(f"{url} is no thread page to the template learned on its pages "
           f"(threads: {learned.thread_url}); learning again from {root} ...")
-    again = learn_url(root, settings=settings, spider_args=spider_args)
-    if isinstance(again, str) or again.thread_id(url) is None:
-        return learned
-    return again
+    # A crawl of its own: Twisted's reactor runs once per process.
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        found = pool.apply(_learned_json, (root, settings, spider_args))
+    again = Template.from_json(found) if found else None
+    return again if again is not None and again.thread_id(url) is not None else learned
+
+
+def _learned_json(url: str, settings: dict[str, str], spider_args: dict[str, str]) -> str | None:
+    from crawler.ops.learn import learn_url
+
+    learned = learn_url(url, settings=settings, spider_args=spider_args)
+    return None if isinstance(learned, str) else learned.to_json()
 
 
 def index_of(template: Template, url: str) -> str:
