@@ -31,6 +31,7 @@ from urllib.parse import urljoin, urlsplit
 from parsel import Selector
 
 from crawler.learn.dom import parse
+from crawler.learn.paging import next_page_url
 from crawler.learn.repeats import learn_repeats, repeat_said
 from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
@@ -198,11 +199,12 @@ def _record(name: str, url: str, settings: dict[str, str], spider_args: dict[str
 
 def _thread_kept(learned: Template, url: str, settings: dict[str, str],
                  spider_args: dict[str, str]) -> Template:
-    """``learned``, or when it takes the thread given for no thread page (its own pages and
-    permalinks were all the learner saw: Askbot's ``?answer=6`` read as thread 6, the path's
-    question number as a board), the template learned from the site's root, where many
-    threads are linked, if that one takes it for a thread."""
-    if learned.thread_id(url) is not None:
+    """``learned``, or when it takes the thread given for no thread page, or its next page for
+    another thread (its own pages and permalinks were all the learner saw: Askbot's
+    ``?answer=6`` read as thread 6, the path's question number as a board; Beehive's
+    ``msg=3.11``, post 11 of thread 3, as thread 11), the template learned from the site's
+    root, where many threads are linked, if that one reads the thread as one."""
+    if _one_thread(learned, url):
         return learned
     root = urljoin(url, "/")
     print(f"{url} is no thread page to the template learned on its pages "
@@ -211,7 +213,26 @@ def _thread_kept(learned: Template, url: str, settings: dict[str, str],
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         found = pool.apply(_learned_json, (root, settings, spider_args))
     again = Template.from_json(found) if found else None
-    return again if again is not None and again.thread_id(url) is not None else learned
+    return again if again is not None and _one_thread(again, url) else learned
+
+
+def _one_thread(template: Template, url: str) -> bool:
+    """Whether ``template`` reads ``url`` as a thread page and its next page as the same
+    thread."""
+    from crawler import settings
+
+    tid = template.thread_id(url)
+    if tid is None:
+        return False
+    request = urllib.request.Request(url, headers={"User-Agent": settings.USER_AGENT})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            root = parse(response.read(), url)
+    except OSError:
+        return True  # not known: keep what was learned
+    nxt = next_page_url(template.paging, root, url,
+                        lambda link: template.thread_id(link) is not None)
+    return nxt is None or template.thread_id(nxt) == tid
 
 
 def _learned_json(url: str, settings: dict[str, str], spider_args: dict[str, str]) -> str | None:
