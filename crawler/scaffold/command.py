@@ -31,7 +31,6 @@ from urllib.parse import urljoin, urlsplit
 from parsel import Selector
 
 from crawler.learn.dom import parse
-from crawler.learn.paging import next_page_url
 from crawler.learn.repeats import learn_repeats, repeat_said
 from crawler.learn.template import Template
 from crawler.scaffold.assess import limits_and_doubts, robots_doubts
@@ -119,14 +118,16 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
         raise Failed(f"no template learned: {learned}")
     if refine_id_in_page_value(learned, url):
         print(f"thread ids: read by {learned.thread_url} (the number before the page's)")
-    learned = _thread_kept(learned, url, settings, spider_args)
-    _write_profile(name, url, learned, (), [], frozenset(), files)
-    with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
-        folder = Path(tmp)
-        print(f"crawling {urlsplit(url).netloc} with -a profile={name} (at most {pages} pages) ...")
-        starts = [url, index_of(learned, url)]
-        items = _record(name, ",".join(dict.fromkeys(starts)), settings, spider_args, pages, folder)
-        saved = records(folder / "pages")
+    if learned.thread_id(url) is None:  # see _from_root
+        print(f"{url} is no thread page to the template learned on its pages "
+              f"(threads: {learned.thread_url})")
+        learned = _from_root(url, settings, spider_args) or learned
+    items, saved = _capture(name, url, learned, settings, spider_args, pages, files)
+    if not any(i.get("item_type") == "post" for i in items):
+        print("the crawl with that profile read no post")
+        if again := _from_root(url, settings, spider_args):
+            learned = again
+            items, saved = _capture(name, url, learned, settings, spider_args, pages, files)
     if not any(_is_page(r) for r in saved):
         raise Failed("the crawl with the new profile saved no page (see the log above)")
     posts = [i for i in items if i.get("item_type") == "post"]
@@ -197,42 +198,33 @@ def _record(name: str, url: str, settings: dict[str, str], spider_args: dict[str
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
 
 
-def _thread_kept(learned: Template, url: str, settings: dict[str, str],
-                 spider_args: dict[str, str]) -> Template:
-    """``learned``, or when it takes the thread given for no thread page, or its next page for
-    another thread (its own pages and permalinks were all the learner saw: Askbot's
-    ``?answer=6`` read as thread 6, the path's question number as a board; Beehive's
-    ``msg=3.11``, post 11 of thread 3, as thread 11), the template learned from the site's
-    root, where many threads are linked, if that one reads the thread as one."""
-    if _one_thread(learned, url):
-        return learned
+def _capture(name: str, url: str, learned: Template, settings: dict[str, str],
+             spider_args: dict[str, str], pages: int,
+             files: dict[str, Path]) -> tuple[list[dict], list[dict]]:
+    """The items and the saved answers of a crawl with the profile of ``learned``."""
+    _write_profile(name, url, learned, (), [], frozenset(), files)
+    with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
+        folder = Path(tmp)
+        print(f"crawling {urlsplit(url).netloc} with -a profile={name} (at most {pages} pages) ...")
+        starts = [url, index_of(learned, url)]
+        items = _record(name, ",".join(dict.fromkeys(starts)), settings, spider_args, pages, folder)
+        return items, records(folder / "pages")
+
+
+def _from_root(url: str, settings: dict[str, str], spider_args: dict[str, str]
+               ) -> Template | None:
+    """The template learned from the site's root, where many threads are linked, if it reads
+    ``url`` as a thread page. For when the one learned on the thread's own pages and
+    permalinks, all the learner saw, misnames threads: Askbot's answer permalinks ``?answer=6``
+    read as thread 6 and the question's path number as a board; Beehive's ``msg=3.11``, post
+    11 of thread 3, as thread 11, and then no post read."""
     root = urljoin(url, "/")
-    print(f"{url} is no thread page to the template learned on its pages "
-          f"(threads: {learned.thread_url}); learning again from {root} ...")
+    print(f"learning again from {root} ...")
     # A crawl of its own: Twisted's reactor runs once per process.
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         found = pool.apply(_learned_json, (root, settings, spider_args))
     again = Template.from_json(found) if found else None
-    return again if again is not None and _one_thread(again, url) else learned
-
-
-def _one_thread(template: Template, url: str) -> bool:
-    """Whether ``template`` reads ``url`` as a thread page and its next page as the same
-    thread."""
-    from crawler import settings
-
-    tid = template.thread_id(url)
-    if tid is None:
-        return False
-    request = urllib.request.Request(url, headers={"User-Agent": settings.USER_AGENT})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            root = parse(response.read(), url)
-    except OSError:
-        return True  # not known: keep what was learned
-    nxt = next_page_url(template.paging, root, url,
-                        lambda link: template.thread_id(link) is not None)
-    return nxt is None or template.thread_id(nxt) == tid
+    return again if again is not None and again.thread_id(url) is not None else None
 
 
 def _learned_json(url: str, settings: dict[str, str], spider_args: dict[str, str]) -> str | None:
