@@ -81,7 +81,7 @@ def _author_node(row: etree._Element) -> tuple[etree._Element, str, str | None] 
     links = [a for a in author_links(row)
              if not any(x.tag == "blockquote" for x in a.iterancestors())]
     if links:
-        return links[0], ".", None
+        return _name_link(links), ".", None
     for node in row.iter():
         if not isinstance(node.tag, str) or node is row:
             continue
@@ -94,6 +94,21 @@ def _author_node(row: etree._Element) -> tuple[etree._Element, str, str | None] 
             if len(text) <= 80 and _BY.search(text):
                 return node, ".", _BY.pattern
     return None
+
+
+#: The text of an avatar link: the name's initial (a letter avatar) or a badge's number.
+_AVATAR_TEXT = re.compile(r"^(?:\w|\d[\d.,kK]*)$")
+
+
+def _name_link(links: list[etree._Element]) -> etree._Element:
+    """The first member link, or when its text is no name but an avatar's (an initial, a
+    reputation badge "1" over an image) the next link to the same member page: the name."""
+    first = links[0]
+    if not _AVATAR_TEXT.match(element_text(first)):
+        return first
+    href = first.get("href")
+    return next((a for a in links[1:] if a.get("href") == href
+                 and not _AVATAR_TEXT.match(element_text(a))), first)
 
 
 _NOT_A_NAME = re.compile(r"^(?:by|von|par|de|por|da|door|av|作者)\b|[»«|]", re.IGNORECASE)

@@ -23,7 +23,7 @@ from crawler.learn.paging import page_number
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
 
-__all__ = ["drop_repeat", "learn_repeats", "posts_before", "repeat_said"]
+__all__ = ["drop_repeat", "learn_repeats", "offset_posts", "posts_before", "repeat_said"]
 
 #: A quirk is the site's when at least this share of the later pages that could show it do.
 SHARE = 2 / 3
@@ -82,6 +82,15 @@ def posts_before(template: Template, number: int) -> int | None:
         return None
     later = template.later_page_posts or size
     return size + (number - 2) * later
+
+
+def offset_posts(template: Template, offset: int) -> int:
+    """Posts before a page whose URL skips ``offset`` posts: one more when the opening post
+    stands apart above a full page of replies (a full first page holds one post more than the
+    step, as a question above its answers does): the offset counts replies."""
+    if template.posts_per_page == template.paging.step + 1 and offset:
+        return offset + 1
+    return offset
 
 
 def _learn_sizes(template: Template, threads: Iterable[dict[int, list[dict[str, Any]]]]) -> None:

@@ -43,7 +43,7 @@ from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint, views_a_thread
 from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
 from crawler.learn.records import mine_records
-from crawler.learn.repeats import drop_repeat, posts_before
+from crawler.learn.repeats import drop_repeat, offset_posts, posts_before
 from crawler.learn.rows import learned_rows, thread_rows
 from crawler.learn.template import Template
 from crawler.learn.urls import clean_url
@@ -379,7 +379,7 @@ class LearnedForum:
         template = self.template
         assert template is not None
         if template.paging.is_offset:
-            return page_value(template.paging, url) - template.paging.base
+            return offset_posts(template, page_value(template.paging, url) - template.paging.base)
         if "offset" in cursor:
             return int(cursor["offset"])
         return posts_before(template, number)

@@ -11,9 +11,17 @@ any other rule.
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
-from crawler.learn.dom import element_text
+from crawler.learn.dom import (
+    element_text,
+    has_class_xpath,
+    stable_classes,
+    tag_test,
+    xpath_literal,
+)
 from crawler.learn.fields import _position_node, _rule, _with_row
 from crawler.learn.ids import pick_post_id, post_id_candidates
 from crawler.learn.template import FieldRule, PostRules
@@ -28,6 +36,7 @@ _BODY = ".//*[@itemprop='articleBody' or @itemprop='text']"
 _DATE = ".//*[@itemprop='datePublished' or @itemprop='dateCreated']"
 _AUTHOR_NAME = ".//*[@itemprop='author']//*[@itemprop='name']"
 _AUTHOR = ".//*[@itemprop='author']"
+_NESTED = f".//*[@itemscope][{_TYPE_TEST}]"
 
 
 def _value_of(nodes: list[etree._Element]) -> str:
@@ -38,9 +47,61 @@ def _value_of(nodes: list[etree._Element]) -> str:
     return "."
 
 
+def _own_block(item: etree._Element) -> etree._Element | None:
+    """The block of an item that holds other items (schema.org's ``Question`` around its
+    ``Answer`` items, as a Q&A page marks them up) that is its own post: the outermost element
+    holding its body and no other item, down through wrappers of one child (the box with the
+    post's id). ``None`` when the item holds no other item."""
+    if not item.xpath(_NESTED):
+        return None
+    body = next((b for b in item.xpath(_BODY) if not _in_nested(b, item)), None)
+    if body is None:
+        return None
+    node = body
+    while (parent := node.getparent()) is not None and parent is not item \
+            and not parent.xpath(_NESTED):
+        node = parent
+    while len(children := [c for c in node if isinstance(c.tag, str)]) == 1:
+        node = children[0]
+    return node if node.xpath(_BODY) else None
+
+
+def _in_nested(node: etree._Element, item: etree._Element) -> bool:
+    """Whether ``node`` belongs to another item inside ``item``."""
+    for ancestor in node.iterancestors():
+        if ancestor is item:
+            return False
+        if ancestor.get("itemscope") is not None and ancestor.xpath(f"self::*[{_TYPE_TEST}]"):
+            return True
+    return False
+
+
+def _narrowed(roots: list[etree._Element]) -> str:
+    """The record rule: :data:`RECORD`, items that hold other items read as their own block
+    when one name tells that block on every sample page that has one."""
+    blocks = [(root, block) for root in roots for item in root.xpath(RECORD)
+              if (block := _own_block(item)) is not None]
+    if not blocks:
+        return RECORD
+    for own in _names(blocks[0][1]):
+        inner = f"//*[@itemscope][{_TYPE_TEST}]//{own}"
+        if all(root.xpath(inner) == [b for r, b in blocks if r is root] for root, _ in blocks):
+            return f"{inner} | //*[@itemscope][{_TYPE_TEST}][not(.//{own})]"
+    return RECORD
+
+
+def _names(node: etree._Element) -> list[str]:
+    tag, classes = tag_test(node), stable_classes(node)
+    tests = [f"{tag}[{has_class_xpath(t)}]" for t in classes]
+    if node.get("id") and not re.search(r"\d", node.get("id") or ""):
+        tests.insert(0, f"{tag}[@id={xpath_literal(node.get('id') or '')}]")
+    return tests
+
+
 def microdata_rules(roots: list[etree._Element]) -> PostRules | None:
     """Rules from schema.org posting items, when the pages have several with a body each."""
-    per_page = [[[r] for r in root.xpath(RECORD)] for root in roots]
+    record = _narrowed(roots)
+    per_page = [[[r] for r in root.xpath(record)] for root in roots]
     records = [r for page in per_page for r in page]
     with_body = [r for r in records if r[0].xpath(_BODY)]
     if len(with_body) < 2 or len(with_body) < 0.8 * len(records):
@@ -59,7 +120,7 @@ def microdata_rules(roots: list[etree._Element]) -> PostRules | None:
             return None
         author = FieldRule(_AUTHOR, "@content" if all(a.get("content") for a in short) else ".")
     rules = PostRules(
-        record=RECORD,
+        record=record,
         author=author,
         author_id=_author_id_rule(with_body),
         date=FieldRule(_DATE, _value_of(dates)),

@@ -99,7 +99,11 @@ def _core_source() -> str:
     months, days = month_words(), day_words()
     return (
     r"(?:"
-    + r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?\w{1,3}(?:\)|）)?)?" + _TIME
+    # ISO first, with its offset, a space for the "T" too ("2024-03-04 10:00:00+00:00",
+    # a timeago title): the date-then-weekday branch would stop at "2024-03-04 10".
+    + r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|\s?[+-]\d{2}:?\d{2}(?!\d))?"
+    + r"|\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?(?:\s*(?:\(|（)?[^\W\d_]{1,3}(?:\)|）)?)?"
+    + _TIME
     + r"|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}" + _TIME
     + rf"|(?:\w{{3,9}},?\s+)?(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+"
       rf"(?:\d{{4}}|'\d{{2}})" + _TIME
@@ -108,7 +112,6 @@ def _core_source() -> str:
     + r"(?::\d{2})?" + _TIME
     + rf"|(?:{months})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?" + _TIME
     + rf"|(?:\w{{2,9}}\.?,?\s+)?\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{months})\.?" + _TIME
-    + r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"
     + r"|\d{10}(?:\d{3})?"
     + r"|(?:today|yesterday)" + _TIME
     + rf"|(?:{days})\s*,?\s*(?:\w{{1,5}}\s+)?\d{{1,2}}[:：]\d{{2}}(?:\s*uhr\b)?"
@@ -204,9 +207,13 @@ def date_candidates(record: etree._Element) -> list[DateCandidate]:
                 # A date the reader sees beats one in an invisible <meta> (it may be another date).
                 found.append(DateCandidate(node, f"@{attr}", value.strip(),
                                            1 if node.tag == "meta" else 0))
-        title = node.get("title")
-        if title and parse_date(title.strip()):
-            found.append(DateCandidate(node, "@title", title.strip(), 1))
+        title = (node.get("title") or "").strip()
+        if title and parse_date(title):
+            found.append(DateCandidate(node, "@title", title, 1))
+        elif 10 <= len(title) <= 60 and (value := find_date(title)) and parse_date(value):
+            # A date with more around it ("2024-03-04 10:00:00+00:00 +0000": a timeago
+            # plugin's title on an <abbr> or <span>, the text shown being "3 days ago").
+            found.append(DateCandidate(node, "@title", value, 1, FIND_DATE))
         if node is record or len(node) > 4:
             continue
         text = element_text(node)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import multiprocessing
 import re
 import shutil
 import subprocess
@@ -117,13 +118,16 @@ def run(name: str, url: str, settings: dict[str, str], spider_args: dict[str, st
         raise Failed(f"no template learned: {learned}")
     if refine_id_in_page_value(learned, url):
         print(f"thread ids: read by {learned.thread_url} (the number before the page's)")
-    _write_profile(name, url, learned, (), [], frozenset(), files)
-    with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
-        folder = Path(tmp)
-        print(f"crawling {urlsplit(url).netloc} with -a profile={name} (at most {pages} pages) ...")
-        starts = [url, index_of(learned, url)]
-        items = _record(name, ",".join(dict.fromkeys(starts)), settings, spider_args, pages, folder)
-        saved = records(folder / "pages")
+    if learned.thread_id(url) is None:  # see _from_root
+        print(f"{url} is no thread page to the template learned on its pages "
+              f"(threads: {learned.thread_url})")
+        learned = _from_root(url, settings, spider_args) or learned
+    items, saved = _capture(name, url, learned, settings, spider_args, pages, files)
+    if not any(i.get("item_type") == "post" for i in items):
+        print("the crawl with that profile read no post")
+        if again := _from_root(url, settings, spider_args):
+            learned = again
+            items, saved = _capture(name, url, learned, settings, spider_args, pages, files)
     if not any(_is_page(r) for r in saved):
         raise Failed("the crawl with the new profile saved no page (see the log above)")
     posts = [i for i in items if i.get("item_type") == "post"]
@@ -192,6 +196,42 @@ def _record(name: str, url: str, settings: dict[str, str], spider_args: dict[str
     if not out.exists():
         return []
     return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines() if line]
+
+
+def _capture(name: str, url: str, learned: Template, settings: dict[str, str],
+             spider_args: dict[str, str], pages: int,
+             files: dict[str, Path]) -> tuple[list[dict], list[dict]]:
+    """The items and the saved answers of a crawl with the profile of ``learned``."""
+    _write_profile(name, url, learned, (), [], frozenset(), files)
+    with tempfile.TemporaryDirectory(prefix="new-engine-") as tmp:
+        folder = Path(tmp)
+        print(f"crawling {urlsplit(url).netloc} with -a profile={name} (at most {pages} pages) ...")
+        starts = [url, index_of(learned, url)]
+        items = _record(name, ",".join(dict.fromkeys(starts)), settings, spider_args, pages, folder)
+        return items, records(folder / "pages")
+
+
+def _from_root(url: str, settings: dict[str, str], spider_args: dict[str, str]
+               ) -> Template | None:
+    """The template learned from the site's root, where many threads are linked, if it reads
+    ``url`` as a thread page. For when the one learned on the thread's own pages and
+    permalinks, all the learner saw, misnames threads: Askbot's answer permalinks ``?answer=6``
+    read as thread 6 and the question's path number as a board; Beehive's ``msg=3.11``, post
+    11 of thread 3, as thread 11, and then no post read."""
+    root = urljoin(url, "/")
+    print(f"learning again from {root} ...")
+    # A crawl of its own: Twisted's reactor runs once per process.
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        found = pool.apply(_learned_json, (root, settings, spider_args))
+    again = Template.from_json(found) if found else None
+    return again if again is not None and again.thread_id(url) is not None else None
+
+
+def _learned_json(url: str, settings: dict[str, str], spider_args: dict[str, str]) -> str | None:
+    from crawler.ops.learn import learn_url
+
+    learned = learn_url(url, settings=settings, spider_args=spider_args)
+    return None if isinstance(learned, str) else learned.to_json()
 
 
 def index_of(template: Template, url: str) -> str:
