@@ -131,6 +131,17 @@ def manifest_redis(dev, tmp_path):
     process.wait(10)
 
 
+@pytest.fixture
+def started():
+    """The pods a test starts: any still running at its end (a failed test) killed."""
+    pods: list[Pod] = []
+    yield pods
+    for pod in pods:
+        if pod.process.poll() is None:
+            pod.process.kill()
+            pod.wait(10)
+
+
 def _pings(client: redis.Redis) -> bool:
     try:
         return client.ping()
@@ -147,7 +158,7 @@ def addon_enables_ops() -> bool:
 
 
 def test_statefulset_scaled_2_4_1_loses_nothing_and_probes_tell_the_truth(
-        dev, manifest_redis, tmp_path):
+        dev, manifest_redis, started, tmp_path):
     port, password = manifest_redis
     crawler_set = find(dev, "StatefulSet", "crawler")
     grace = crawler_set["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
@@ -183,6 +194,7 @@ def test_statefulset_scaled_2_4_1_loses_nothing_and_probes_tell_the_truth(
         def scale_up(n: int) -> None:
             for i in range(len(pods), n):
                 pods[i] = Pod(dev, f"crawler-{i}", overrides, tmp_path)
+                started.append(pods[i])
             for pod in pods.values():
                 pod.port = pod.port or pod.health_port()
             wait_until(lambda: all(p.ready()[0] == 200 and p.ready()[1]["ring_members"] == n
