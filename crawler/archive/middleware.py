@@ -14,14 +14,16 @@ the download handler, are written).
 
 Each fetch's records are made and gzipped as it comes (its body is then let go), and
 written in batches (a full batch, every second, before each batch of acks, and at the
-close): one Redis round trip per batch stores the digests of the previous batch and reads
-those of this one (:class:`~crawler.archive.index.DigestIndex`), and a page whose payload
-digest is the one its URL had at its last full capture is written as a ``revisit`` (its
-response record made again, without the body).
+close). Its URL was looked up in the digest index as its request went out
+(:class:`~crawler.archive.index.DigestIndex`: the lookups of :data:`LOOKUP_WINDOW` in one
+round trip, read later), so a batch is written without waiting for Redis; a page whose
+payload digest is the one its URL had at its last full capture is written as a
+``revisit`` (its response record made again, without the body).
 
 Stats: ``warc/responses``, ``warc/revisits``, ``warc/not_modified``, ``warc/payload_bytes``
 (payload bytes stored in response records), ``warc/files``, ``warc/skipped/login``,
-``warc/skipped/not_content``.
+``warc/skipped/not_content``, ``warc/late_lookups`` (fetches whose lookup was not back at
+their flush: looked up then, the flush waiting for Redis).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import LoopingCall
 
 from crawler import config
-from crawler.archive.index import DigestIndex
+from crawler.archive.index import Ask, DigestIndex
 from crawler.archive.records import (
     Fetch,
     Prior,
@@ -78,6 +80,8 @@ PAGE_ITEMS = ("thread", "article")
 BATCH_FETCHES = 64
 BATCH_BYTES = 4 * 1024 * 1024
 FLUSH_INTERVAL = 1.0
+#: s: the lookups of the requests sent within it go to Redis together (one round trip)
+LOOKUP_WINDOW = 0.01
 
 
 class Captured(NamedTuple):
@@ -86,6 +90,7 @@ class Captured(NamedTuple):
     the flush before an ack barrier is short."""
 
     fetch: Fetch  # without its body
+    ask: Ask | None  # its URL's lookup in the digest index
     payload: int  # the body's length
     digest: str  # its payload digest
     response_id: str
@@ -111,13 +116,15 @@ class WarcMiddleware:
         self.max_size = max_size
         self.stats = crawler.stats
         self.logins = Logins.of(crawler)
-        self._sent: WeakKeyDictionary[Request, bool] = WeakKeyDictionary()
+        # requests sent to the download handler, with their URL's lookup
+        self._sent: WeakKeyDictionary[Request, Ask | None] = WeakKeyDictionary()
         self._pending: list[Captured] = []
         self._notes: list[tuple[str, str, dict[str, str]]] = []
         self._pending_bytes = 0
-        self._store: dict[str, str] = {}  # index entries not yet stored in Redis
         self._files: WarcFiles | None = None
         self._index: DigestIndex | None = None
+        self._index_opened = False
+        self._lookups: Any = None  # the delayed call that sends the lookups
         self._loop = LoopingCall(self._tick)
         self._flush_soon = False
         self._stopped = False
@@ -140,11 +147,31 @@ class WarcMiddleware:
     # -- capture ------------------------------------------------------------
 
     def process_request(self, request: Request, spider: Any = None) -> None:
-        self._sent[request] = True  # the last middleware before the download handler
+        # the last middleware before the download handler
+        archived = request.url.startswith(("http://", "https://")) \
+            and not request.meta.get("crawler_login")
+        index = self._digest_index() if archived else None
+        self._sent[request] = index.ask(self._uri(request)) if index is not None else None
+        if index is not None and self._lookups is None:
+            from twisted.internet import reactor  # noqa: PLC0415 - the installed one
+
+            self._lookups = reactor.callLater(LOOKUP_WINDOW, self._send_lookups)
+
+    def _send_lookups(self) -> None:
+        self._lookups = None
+        if self._index is not None:
+            self._index.send()
+
+    def _uri(self, request: Request) -> str:
+        uri = target_uri(request)
+        for secret in self.logins.secrets():  # a session id in a URL: masked
+            uri = uri.replace(secret.decode("latin-1"), "*" * len(secret))
+        return uri
 
     def process_response(self, request: Request, response: Response,
                          spider: Any = None) -> Response:
-        if self._sent.pop(request, None) is None or "cached" in response.flags:
+        ask = self._sent.pop(request, False)
+        if ask is False or "cached" in response.flags:
             return response
         if not request.url.startswith(("http://", "https://")):  # file:, data:, ftp: no HTTP
             return response
@@ -152,10 +179,9 @@ class WarcMiddleware:
             self.stats.inc_value("warc/skipped/login")
             return response
         ip = getattr(response, "ip_address", None)
-        body, uri = response.body, target_uri(request)
-        for secret in self.logins.secrets():  # a session id in a page or a URL: masked
+        body, uri = response.body, self._uri(request)
+        for secret in self.logins.secrets():  # a session id in a page: masked
             body = body.replace(secret, b"*" * len(secret))
-            uri = uri.replace(secret.decode("latin-1"), "*" * len(secret))
         fetch = Fetch(
             uri=uri, date=warc_date(time.time()),
             ip=str(ip) if ip is not None else None,
@@ -163,7 +189,7 @@ class WarcMiddleware:
             response_block=response_block(response), body=body,
             status=response.status, truncated="download_stopped" in response.flags,
             meta=request.meta)
-        self._pending.append(_capture(fetch))
+        self._pending.append(_capture(fetch, ask))
         self._pending_bytes += len(fetch.body)
         full = len(self._pending) >= BATCH_FETCHES or self._pending_bytes >= BATCH_BYTES
         if full and not self._flush_soon:
@@ -208,13 +234,14 @@ class WarcMiddleware:
     def spider_closed(self, spider: Any = None, reason: str = "") -> None:
         if self._loop.running:
             self._loop.stop()
+        if self._lookups is not None and self._lookups.active():
+            self._lookups.cancel()
         self.flush()
-        if self._store and self._index is not None \
-                and self._index.exchange(self._store, []) is not None:
-            self._store.clear()
-        if self._store:
-            logger.warning("WARC digest index: %d entries could not be stored; the next "
-                           "run archives those pages in full", len(self._store))
+        if (index := self._index) is not None:
+            index.exchange(index.store, [])
+            if index.store:
+                logger.warning("WARC digest index: %d entries could not be stored; the next "
+                               "run archives those pages in full", len(index.store))
         if self._files is not None:
             self._files.close()
             logger.info("WARC: %d file(s) in %s", len(self._files.closed), self.directory)
@@ -222,6 +249,8 @@ class WarcMiddleware:
     def _tick(self) -> None:
         try:
             self.flush()
+            if self._index is not None and self._index.store:  # no lookup took them along
+                self._index.send()
         except Exception:  # a bug must not stop the archive's clock: said, and tried again
             logger.exception("WARC: writing a batch failed")
 
@@ -265,19 +294,19 @@ class WarcMiddleware:
         if skipped := len(self._pending) - len(batch):  # a login wall, a denial page
             self.stats.inc_value("warc/skipped/not_content", skipped)
         self._pending, self._pending_bytes = [], 0
-        if not batch and not self._store and not self._notes:
+        if not batch and not self._notes:
             return
-        files, index = self._open()
-        priors = index.exchange(self._store, [c.fetch.uri for c in batch]) if index else None
-        if priors is not None:
-            self._store.clear()
+        files, index = self._open(), self._digest_index()
+        priors = index.priors([(c.fetch.uri, c.ask) for c in batch]) if index else None
+        if index is not None and index.late:
+            self.stats.set_value("warc/late_lookups", index.late)
         out = []
         captured: dict[str, str] = {}  # this batch's full captures: indexed once on disk
         not_modified = revisits = responses = payload = 0
         for capture, prior in zip(batch, priors or [None] * len(batch), strict=True):
             fetch, digest = capture.fetch, capture.digest
-            if text := captured.get(fetch.uri) or self._store.get(fetch.uri):
-                prior = Prior(*text.split(" ", 1), fetch.uri)  # this batch's or the last's
+            if text := captured.get(fetch.uri):
+                prior = Prior(*text.split(" ", 1), fetch.uri)  # this batch's
             members, revisit = capture.members(prior)
             out.append(members)
             if fetch.status == 304:
@@ -296,13 +325,16 @@ class WarcMiddleware:
         if files.error is not None:  # nothing claimed, nothing indexed: not in the file
             self._stop_if_failed()
             return
-        self._store.update(captured)  # a digest is indexed once its record is in the file
+        if index is not None:  # a digest is indexed once its record is in the file
+            index.store.update(captured)
+            index.forget(min((a.seq for a in self._sent.values()
+                              if a is not None and a.seq is not None), default=None))
         for name, count in (("warc/not_modified", not_modified), ("warc/revisits", revisits),
                             ("warc/responses", responses), ("warc/payload_bytes", payload)):
             if count:
                 self.stats.inc_value(name, count)
 
-    def _open(self) -> tuple[WarcFiles, DigestIndex | None]:
+    def _open(self) -> WarcFiles:
         if self._files is None:
             crawl = crawl_id(self.crawler)
             name = node_name(self.crawler)
@@ -320,6 +352,11 @@ class WarcMiddleware:
             }
             self._files = WarcFiles(self.directory, crawl, str(name), self.max_size, info,
                                     on_open=lambda: self.stats.inc_value("warc/files"))
+        return self._files
+
+    def _digest_index(self) -> DigestIndex | None:
+        if not self._index_opened:
+            self._index_opened = True
             try:
                 cluster = Cluster.of(self.crawler)
                 if cluster is not None:
@@ -327,15 +364,14 @@ class WarcMiddleware:
             except Exception:  # noqa: BLE001 - no Redis: full responses, never a lost page
                 logger.warning("WARC: no digest index (Redis unavailable); no revisit records",
                                exc_info=True)
-        return self._files, self._index
+        return self._index
 
 
-
-def _capture(fetch: Fetch) -> Captured:
+def _capture(fetch: Fetch, ask: Ask | None) -> Captured:
     """*fetch* with its records made: the response in full (a 304 is always a revisit:
-    made at the flush), and its request; its body let go."""
+    made at the flush), and its request; its body let go. *ask*: its URL's lookup."""
     digest, response_id = fetch.digest, new_id()
     response = None if fetch.status == 304 else member(response_record(fetch, digest,
                                                                        response_id))
-    return Captured(replace(fetch, body=b""), len(fetch.body), digest, response_id, response,
-                    member(request_record(fetch, response_id)))
+    return Captured(replace(fetch, body=b""), ask, len(fetch.body), digest, response_id,
+                    response, member(request_record(fetch, response_id)))

@@ -57,16 +57,9 @@ class RedisLink:
         """Send *commands* in one write and return at once: the replies are read by
         :meth:`Sent.replies`, when :meth:`Sent.ready` says they came, so that the node
         works while Redis runs them. Raises what redis-py raises on a failed send."""
-        pool = self.client.connection_pool
-        connection = pool.get_connection()
-        try:
-            connection.send_packed_command(connection.pack_commands(commands))
-        except BaseException:
-            connection.disconnect()
-            pool.release(connection)
-            raise
+        sent = start(self.client, commands)
         self.round_trips += 1
-        return Sent(pool, connection, len(commands))
+        return sent
 
     def evalsha(self, target, name: str, keys: Sequence[str], args: Sequence) -> object:
         return target.execute_command("EVALSHA", self.scripts[name], len(keys), *keys, *args)
@@ -96,6 +89,20 @@ class RedisLink:
             return
         self._best_rtt = min(self._best_rtt, rtt)
         self.clock_offset_ms = round(sec * 1000 + usec / 1000 - (sent + now) / 2 * 1000)
+
+
+def start(client: Redis, commands: list[tuple]) -> Sent:
+    """Send *commands* on a connection of *client*'s pool in one write, and return at once
+    (see :meth:`RedisLink.start`)."""
+    pool = client.connection_pool
+    connection = pool.get_connection()
+    try:
+        connection.send_packed_command(connection.pack_commands(commands))
+    except BaseException:
+        connection.disconnect()
+        pool.release(connection)
+        raise
+    return Sent(pool, connection, len(commands))
 
 
 class Sent:

@@ -63,7 +63,8 @@ def test_host_batches_use_the_in_flight_limit_and_never_pass_it(redis_server, no
 
 
 def test_a_killed_node_loses_nothing(redis_server, nodes):
-    with SiteServer(hosts=12, pages_per_host=40, latency=0.05, seed=12) as site:
+    # 24 pages a host: three host batches each, so a kill finds batches leased and unacked
+    with SiteServer(hosts=12, pages_per_host=24, latency=0.05, seed=12) as site:
         settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
         cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(3)]
         assert site.wait_fetched(len(site.expected_urls()) // 3, timeout=120)
@@ -105,7 +106,7 @@ def test_a_joining_node_takes_its_share(redis_server, nodes):
 def test_a_leaving_node_hands_off_at_once(redis_server, nodes):
     # slow responses, so SIGTERM finds requests in flight: the node must hand off
     # its hosts and unstarted work at once, then finish what it started
-    with SiteServer(hosts=12, pages_per_host=20, latency=0.6, seed=14) as site:
+    with SiteServer(hosts=12, pages_per_host=12, latency=0.6, seed=14) as site:
         settings = cluster_settings(redis_server, DOWNLOAD_DELAY=0.05)
         cluster = [nodes(f"crawler-{i}", site.base_urls, **settings) for i in range(2)]
         # the leaving node owns most hosts, so that it surely has requests in flight
