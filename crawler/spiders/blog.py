@@ -12,10 +12,16 @@ list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.com
 every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``,
 ``/comments/`` where they have a page of their own);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
+Comments a theme shows without dates come from the post's own comment feed; numeric comment
+dates that read either way (``06/01/2024``) wait for a page of the site to tell day from month
+(:mod:`crawler.blogs.day_month`).
 
 A page whose post shows no date is dated by its feed entry, else (once every feed is read) by
-the day an index page shows beside its link; a post whose page names no author takes the author
-of its entry in a feed read before it.
+the day an index page shows beside its link; a post whose page names no author or shows only
+its day waits for the site's feeds (asked first), and takes its entry's author and instant. A
+list of posts reached as a post's link (``/blog/`` linked from a home page) is an index page. A
+feed a sitemap names is read as a feed. When the crawl goes idle, whatever still waits for a
+feed that never came (or for the order of day and month) goes as it is.
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
 ``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
@@ -32,17 +38,19 @@ from urllib.parse import urljoin, urlsplit
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response, TextResponse
 from scrapy.robotstxt import ProtegoRobotParser, RobotParser
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from crawler.blogs.comment_pages import shown_page
-from crawler.blogs.feeds import feed_entries, feed_links, whole_body
+from crawler.blogs.comment_pages import comments_feed, shown_page
+from crawler.blogs.day_month import SiteDayMonth
+from crawler.blogs.feeds import comment_entries, day_instant, feed_entries, feed_links, whole_body
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
 from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
-from crawler.items import Article, Comment
+from crawler.items import Article
 from crawler.learn import when
 from crawler.profiles._utils import join_text, to_int
 from crawler.spiders.arguments import one_site
@@ -83,6 +91,13 @@ class BlogSpider(scrapy.Spider):
         #: The date index pages show beside each post link; the site's feeds, True once read.
         self.listed_dates: dict[str, str] = {}
         self.feeds: dict[str, bool] = {}
+        #: Posts whose page shows no author or only the day, until a feed names them or every
+        #: feed is read (or the crawl goes idle: a feed that never came).
+        self.waiting: dict[str, tuple[dict[str, Any], str]] = {}
+        #: Comments whose numeric dates wait for a page of the site to tell day from month.
+        self.day_month = SiteDayMonth()
+        #: The idle crawl's last step (:func:`_when_idle`) is asked for and not yet run.
+        self.letting_go = False
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -96,6 +111,7 @@ class BlogSpider(scrapy.Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> BlogSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
+        crawler.signals.connect(_when_idle, signal=signals.spider_idle)
         return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
@@ -120,17 +136,17 @@ class BlogSpider(scrapy.Spider):
             self.crawler.engine.crawl(sitemap)
 
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
-        text = ""
-        if response.status == 200:
-            text = (response.text if isinstance(response, TextResponse)
-                    else response.body.decode("utf-8", "replace"))
+        text = response.body if response.status == 200 else b""
         yield from _sitemaps(self, list(sitemap_urls_from_robots(text, base_url=response.url)),
                              response.url)
 
     def no_sitemap(self, failure: Any) -> None:
         logger.debug("No sitemap at %(url)s", {"url": failure.request.url})
 
-    def parse_sitemap(self, response: Response) -> Iterator[scrapy.Request]:
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        if isinstance(response, TextResponse) and _is_feed(response):
+            yield from self.parse_feed(response)  # a sitemap index may name the site's feed
+            return
         try:
             sitemap = Sitemap(response.body)
         except Exception:
@@ -148,6 +164,8 @@ class BlogSpider(scrapy.Spider):
     def parse_feed(self, response: Response) -> Iterator[Any]:
         entries = feed_entries(response.body, response.url)
         self.feed_articles.update(entries)
+        for url in entries.keys() & self.waiting.keys():
+            yield from self._finish(*self.waiting.pop(url))
         for url in entries.keys() & self.unrecognised.keys():
             unread = self.unrecognised.pop(url)
             yield from self._feed_article(url, response, unread.comments,
@@ -164,18 +182,21 @@ class BlogSpider(scrapy.Spider):
         yield from self._feeds_read()
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
+        """An index page; also a URL seeded into the running crawl (``python -m crawler
+        seed``), which has no callback: an article, or a listing whose articles are followed."""
         yield from self.parse_page(response, listing=True)
 
-    def parse(self, response: Response) -> Iterator[Any]:
-        """A URL seeded into the running crawl (``python -m crawler seed``) has no callback:
-        an article, or a listing whose articles are followed."""
-        yield from self.parse_page(response, listing=True)
+    parse = parse_listing
 
     # -- pages ---------------------------------------------------------------------------------
     def parse_page(self, response: Response, listing: bool) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
             return
+        if _is_feed(response):  # a feed a sitemap listed: its request from a page is a duplicate
+            yield from self.parse_feed(response)
+            return
         page = BlogPage(response)
+        yield from self.day_month.learn(response)
         if page.is_article():
             yield from self._article(page, response)
             return
@@ -196,20 +217,25 @@ class BlogSpider(scrapy.Spider):
             self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response),
                                              None if listing else page.body_only())
             yield from self._feeds_read()
-        if not listing:
+        # a list of posts a link led to (the blog's list at /blog/ linked from a home page): its
+        # posts (its headings' links) and its pager are followed, not its other links nor its
+        # feeds (a category page a sitemap listed: its posts come from elsewhere too)
+        promoted = not listing and page.lists_posts()
+        if not (listing or promoted):
             return
-        for feed in page.feeds():
+        for feed in [] if promoted else page.feeds():
             self.feeds.setdefault(canonical(feed), False)
+            # first: feeds date and name the posts whose pages show only a day or no author
             yield scrapy.Request(feed, callback=self.parse_feed, errback=self.feed_failed,
-                                 meta=LISTING)
+                                 meta=LISTING, priority=1)
         for url, date in page.dated_links().items():
             self.listed_dates.setdefault(url, date)
-        for url in page.article_links():
+        for url in page.article_links(titles_only=promoted):
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
         # rel=next is a hint (some themes point it at a category): the pager is followed too.
         nxt = page.next_page()
-        for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links()):
+        for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links(promoted)):
             yield scrapy.Request(index, callback=self.parse_listing, meta=LISTING)
 
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
@@ -230,11 +256,14 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(rest[0], callback=self.parse_article_page,
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield from self._finish(article, crawled_at)
-        for comment in comments:
-            yield Comment(crawled_at=crawled_at, **comment)
+            yield from self._finish(article, crawled_at, wait=True)
+        yield from self.day_month.comments(comments, crawled_at)
         pages = page.comment_pages(fields["url"])
         yield from self._comment_pages(pages, fields["url"], shown_page(list(pages.values())))
+        feed = None if comments else comments_feed(response.text, response.url)
+        if feed:  # comments shown without dates: the post's feed of them has them whole
+            yield scrapy.Request(feed, callback=self.parse_comment_page,
+                                 cb_kwargs={"article_url": fields["url"], "shown": 0})
 
     def parse_article_page(
         self, response: Response, article: dict[str, Any], rest: list[str]
@@ -248,13 +277,15 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(rest[0], callback=self.parse_article_page,
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield from self._finish(article, fetch_time(response))
+            yield from self._finish(article, fetch_time(response), wait=True)
 
     def _feeds_read(self) -> Iterator[Any]:
         """Undated posts no feed holds, once every feed is read: dated by an index page (the
         day it shows), with their page's title, byline, body and comments."""
         if not all(self.feeds.values()):
             return
+        for url in list(self.waiting):
+            yield from self._finish(*self.waiting.pop(url))
         for url in [u for u, unread in self.unrecognised.items()
                     if unread.post and u in self.listed_dates]:
             comments, post, crawled_at, _ = self.unrecognised.pop(url)
@@ -262,8 +293,8 @@ class BlogSpider(scrapy.Spider):
             self.crawler.stats.inc_value("blog/articles_dated_by_index")
             yield from self._finish({"platform": "generic", **post,
                                      "published_raw": self.listed_dates[url]}, crawled_at)
-            for comment in comments:
-                yield Comment(crawled_at=crawled_at, **dict(comment, article_url=post["url"]))
+            yield from self.day_month.comments(
+                [dict(c, article_url=post["url"]) for c in comments], crawled_at)
 
     def _feed_article(self, url: str, response: Response, comments: list[dict[str, Any]],
                       page_post: dict[str, Any] | None) -> Iterator[Any]:
@@ -275,32 +306,50 @@ class BlogSpider(scrapy.Spider):
         fields["body_html"] = whole_body(fields["body_html"], (page_post or {}).get("body_html"))
         crawled_at = fetch_time(response)
         yield from self._finish({"platform": "generic", **fields}, crawled_at)
-        for comment in comments:
-            yield Comment(crawled_at=crawled_at, **dict(comment, article_url=fields["url"]))
+        yield from self.day_month.comments(
+            [dict(c, article_url=fields["url"]) for c in comments], crawled_at)
 
-    def _finish(self, article: dict[str, Any], crawled_at: str) -> Iterator[Article]:
-        """The article; one whose page names no author (themes that show none) takes the
-        author of its entry in a feed read before it (the listing asks for its feeds before its
-        posts). It never waits for one: a feed a sitemap listed, or one seen in an earlier
-        run, is not fetched again."""
-        if not article.get("author"):
-            entry = self.feed_articles.get(canonical(article["url"])) or {}
-            article = {**article, "author": entry.get("author")}
+    def _finish(self, article: dict[str, Any], crawled_at: str,
+                wait: bool = False) -> Iterator[Article]:
+        """The article; one whose page names no author or shows only the day takes the author
+        and the instant of its entry in the site's feeds. *wait*: a post page's article waits
+        for them while a feed is unread (:func:`_when_idle` lets it go when one never comes)."""
+        url = canonical(article["url"])
+        entry = self.feed_articles.get(url) or {}
+        needs = not article.get("author") or not when.has_clock(article.get("published_raw") or "")
+        if wait and needs and not entry and not all(self.feeds.values()):
+            self.waiting[url] = (article, crawled_at)
+            return
+        article = {**article, "author": article.get("author") or entry.get("author"),
+                   "published_raw": day_instant(article.get("published_raw"),
+                                                entry.get("published_raw"))}
         self.crawler.stats.inc_value("blog/articles")
         yield Article(site=self.site, crawled_at=crawled_at, **article)
 
+    def feeds_given_up(self, response: Response) -> Iterator[Any]:
+        """The crawl went idle with feeds unread (:func:`_when_idle`): posts stop waiting."""
+        self.letting_go = False
+        self.feeds = dict.fromkeys(self.feeds, True)
+        yield from self._feeds_read()
+        yield from self.day_month.release()
+
     def parse_comment_page(self, response: Response, article_url: str,
                            shown: int) -> Iterator[Any]:
-        """Another page of a post's comments (``/comment-page-2/``, ``&comments=2``); *shown*:
-        the page the post's own URL shows (read with the post)."""
+        """Another page of a post's comments (``/comment-page-2/``, ``&comments=2``), or the
+        post's own feed of them (a theme that shows no comment dates); *shown*: the page the
+        post's own URL shows (read with the post)."""
         if not isinstance(response, TextResponse):
             return
         crawled_at = fetch_time(response)
+        if _is_feed(response):  # the post's own feed of its comments
+            yield from self.day_month.comments(
+                comment_entries(response.body, response.url, article_url), crawled_at)
+            return
         page = BlogPage(response)
         comments = (WordPress.comments_from_html(response, article_url)
                     or page.comments(article_url))
-        for comment in comments:
-            yield Comment(crawled_at=crawled_at, **comment)
+        yield from self.day_month.learn(response)
+        yield from self.day_month.comments(comments, crawled_at)
         yield from self._comment_pages(page.comment_pages(article_url), article_url, shown)
 
     def _comment_pages(self, pages: dict[str, int], article_url: str,
@@ -314,7 +363,26 @@ class BlogSpider(scrapy.Spider):
 
 
 def _sitemaps(spider: BlogSpider, named: list[str], robots: str) -> Iterator[scrapy.Request]:
-    """The sitemaps robots.txt names, else ``/sitemap.xml``."""
+    """The sitemaps robots.txt names, else ``/sitemap.xml``: a guess, asked once (a server
+    error there is not retried: the site's pages lead to its posts all the same)."""
+    guess = {} if named else {"max_retry_times": 0}
     for url in named or [urljoin(robots, "/sitemap.xml")]:
         yield scrapy.Request(url, callback=spider.parse_sitemap, errback=spider.no_sitemap,
-                             meta=LISTING)
+                             meta={**LISTING, **guess})
+
+
+def _is_feed(response: TextResponse) -> bool:
+    return bool(response.xpath("/rss | /*[local-name()='feed'] | /*[local-name()='RDF']"))
+
+
+def _when_idle(spider: BlogSpider) -> None:
+    """Nothing left to fetch while posts wait for a feed that never came (a duplicate of a
+    page, a feed not fetched again on a revisit): a last step lets them go."""
+    if not isinstance(spider, BlogSpider) or spider.letting_go:
+        return  # asked once: a node whose step another node took does not ask again
+    if spider.waiting or spider.day_month.held or (
+            any(u.post for u in spider.unrecognised.values()) and not all(spider.feeds.values())):
+        spider.letting_go = True
+        spider.crawler.engine.crawl(scrapy.Request("data:,", callback=spider.feeds_given_up,
+                                                   dont_filter=True))
+        raise DontCloseSpider

@@ -77,8 +77,8 @@ def _created(raw: str | None) -> Any:
 
 def _same_date(value: str | None, want: str) -> bool:
     """The same instant, or the same day where the engine keeps only the day."""
-    if len(want) == 10:
-        return bool(value) and str(value)[:10] == want
+    if len(want) == 10:  # the day, shown as the page shows it ("Jan. 5, 2024")
+        return bool(value) and (normalize_date(value, base=datetime.now(UTC)) or "")[:10] == want
     return _created(value) == SCORER.instant(want)
 
 
