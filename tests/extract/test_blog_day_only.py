@@ -8,6 +8,8 @@ engine's own truth (tests/fixtures/blogs_unmodelled/README.md).
 * Puput's entry shows only its day ("Jan. 5, 2024"); its RSS feed, linked only in the page's
   sidebar, has the instant: the article takes it whichever of page and feed comes first, and
   keeps the day when the feed never comes.
+* A real crawl of one Dotclear page whose comments' numeric dates read either way: they wait
+  for a page that tells day from month, and come out when the crawl ends.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from scrapy.utils.test import get_crawler
 
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.demo.fixture_server import ORIGIN, FixtureServer, route_key
 from crawler.items import Article, Comment
 from crawler.learn import when
 from crawler.spiders.blog import BlogSpider
+from tests.helpers.crawl import run_crawl
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "blogs_unmodelled"
 LEKTOR, PUPUT = FIXTURES / "lektor-3.3.14", FIXTURES / "puput-2.2.0"
@@ -127,3 +131,24 @@ def test_the_post_among_teasers_of_itself_and_others() -> None:
     assert (page.article()["title"], page.article()["author"]) == (
         spec["article"]["title"], spec["article"]["author"])
     assert not BlogPage(_html(PUPUT, "index.html")).is_article()
+
+
+def test_comments_waiting_for_the_site_s_date_order_come_out_when_the_crawl_ends(
+        tmp_path: Path) -> None:
+    # a real crawl of one Dotclear page (Ductile2026, lang="en") whose comments say 06/01/2024:
+    # no page of the site tells day from month, the comments wait, the idle crawl lets them go
+    site = FIXTURES.parent / "blogs_themes" / "dotclear-ductile2026-en"
+    spec = json.loads((site / "expected.json").read_text())["post-01.html"]
+    lab = "http://127.0.0.1:18205"
+    path = spec["url"][len(lab):]
+    (tmp_path / "post.html").write_bytes(
+        (site / "post-01.html").read_bytes().replace(lab.encode(), ORIGIN))
+    routes = {route_key(path): {"file": "post.html", "content_type": "text/html; charset=utf-8"}}
+    (tmp_path / "routes.json").write_text(json.dumps(
+        {"date": "Fri, 29 Nov 2026 12:00:00 GMT", "start": path, "routes": routes}))
+    with FixtureServer(tmp_path) as server:
+        result = run_crawl("blog", server.base_url + path, tmp_path / "out.jl")
+    comments = [i for i in result.items if i["item_type"] == "comment"]
+    assert sorted(c["author"] for c in comments) == sorted(c["author"] for c in spec["comments"])
+    assert [i["title"] for i in result.items if i["item_type"] == "article"] == [
+        "Post 01: Crawling notes 爬虫笔记"]
