@@ -61,15 +61,20 @@ def lone_post(root: etree._Element) -> dict[str, Any] | None:
     # Documentation layouts put the date and the author in a sidebar beside the article.
     # Undated: a static page, or a post only its feed dates (is_article says no; the feed path
     # still takes its body where the feed carries an excerpt).
-    raw = (time_shown(article) or text_date(article) or _only_time(root)
-           or _only_text_date(root, article))
+    # A date only inside a line of words ("written by NAME on 2024-01-05"): that line is the
+    # byline, not the text.
+    shown = time_shown(article) or text_date(article)
+    line = None if shown else _byline_line(article)
+    text = element_text(line) if line is not None else ""
+    raw = shown or find_date(text) or _only_time(root) or _only_text_date(root, article)
+    body = text_block(article if line is None else _without(article, [line]))
     return {
         "title": _heading_text(heading[0]),
-        "author": post_author(root, article),
+        "author": post_author(root, article) or (dated_byline(text) if text else None),
         "published": raw,
         "tags": linked_terms(article, "tag"),
         "categories": linked_terms(article, "category"),
-        "body_html": post_body(text_block(article), drop=("header", "footer", "h1", "nav")),
+        "body_html": post_body(body, drop=("header", "footer", "h1", "nav")),
     }
 
 
@@ -105,6 +110,13 @@ def _titled_block(root: etree._Element) -> dict[str, Any] | None:
         if dates:
             return _block_post(root, block, heading, dates[0])
     return None
+
+
+def _byline_line(article: etree._Element) -> etree._Element | None:
+    """The one line of *article* (comments left out) whose words hold a date."""
+    lines = [n for n in _date_lines(article) if not n.xpath(
+        "ancestor-or-self::*[contains(@class, 'comment') or contains(@id, 'comment')]")]
+    return lines[0] if len(lines) == 1 else None
 
 
 def _date_lines(scope: etree._Element) -> list[etree._Element]:

@@ -152,3 +152,32 @@ def test_comments_waiting_for_the_site_s_date_order_come_out_when_the_crawl_ends
     assert sorted(c["author"] for c in comments) == sorted(c["author"] for c in spec["comments"])
     assert [i["title"] for i in result.items if i["item_type"] == "article"] == [
         "Post 01: Crawling notes 爬虫笔记"]
+
+
+def test_a_byline_of_words_inside_an_article_dates_and_names_the_post() -> None:
+    # Lektor's plain byline line inside an <article> (themes with no <time>): the line holding
+    # the only date is the byline, not the text
+    when.prepare()
+    html = """<html><head><title>Notes - Site</title></head><body><header><h1>Site</h1></header>
+      <article><h2>Notes</h2><p class="meta">Posted by Alice Martin on January 5, 2024</p>
+      <p>First paragraph of the notes.</p><p>Second paragraph.</p></article></body></html>"""
+    page = BlogPage(HtmlResponse("http://h/notes/", body=html.encode(), encoding="utf-8"))
+    assert page.is_article()
+    got = page.article()
+    assert (got["title"], got["author"], got["published_raw"]) == (
+        "Notes", "Alice Martin", "January 5, 2024")
+    assert "Posted by" not in got["body_html"] and "Second paragraph." in got["body_html"]
+
+
+def test_a_feed_a_sitemap_index_names_is_read_as_a_feed() -> None:
+    # Nikola's sitemapindex.xml names its RSS feeds beside its sitemaps (the protocol allows it)
+    site = FIXTURES / "nikola-8.3.3"
+    spider = _spider("http://127.0.0.1:18203/")
+    index = XmlResponse("http://127.0.0.1:18203/sitemapindex.xml",
+                        body=(site / "sitemapindex.xml").read_bytes())
+    named = [r for r in spider.parse_sitemap(index) if isinstance(r, Request)]
+    assert "http://127.0.0.1:18203/rss.xml" in [r.url for r in named]
+    feed = XmlResponse("http://127.0.0.1:18203/rss.xml", body=(site / "rss.xml").read_bytes())
+    list(spider.parse_sitemap(feed))
+    assert spider.feeds == {"http://127.0.0.1:18203/rss.xml": True}
+    assert len(spider.feed_articles) == (site / "rss.xml").read_text().count("<item>")
