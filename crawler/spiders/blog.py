@@ -20,8 +20,9 @@ A page whose post shows no date is dated by its feed entry, else (once every fee
 the day an index page shows beside its link; a post whose page names no author or shows only
 its day waits for the site's feeds (asked first), and takes its entry's author and instant. A
 list of posts reached as a post's link (``/blog/`` linked from a home page) is an index page. A
-feed a sitemap names is read as a feed. When the crawl goes idle, whatever still waits for a
-feed that never came (or for the order of day and month) goes as it is.
+feed a sitemap names is read as a feed. What waits (for the feeds, for the order of day and
+month) waits inside its page's callback, at most ``CRAWLER_BLOG_WAIT`` seconds, then goes as it
+is (:mod:`crawler.blogs.waits`: the page is not acked before its items are out).
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
 ``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
@@ -32,13 +33,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DontCloseSpider
 from scrapy.http import Response, TextResponse
 from scrapy.robotstxt import ProtegoRobotParser, RobotParser
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
@@ -48,6 +48,7 @@ from crawler.blogs.day_month import SiteDayMonth
 from crawler.blogs.feeds import comment_entries, day_instant, feed_entries, feed_links, whole_body
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.blogs.waits import Later, Waits
 from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
 from crawler.items import Article
@@ -59,20 +60,11 @@ from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, 
 logger = logging.getLogger(__name__)
 
 
-class _Unread(NamedTuple):
-    """A page that declared no article: its comment blocks, its undated post, when fetched,
-    and its main text (the body where a feed entry dates the page and names its author)."""
-
-    comments: list[dict[str, Any]]
-    post: dict[str, Any] | None
-    crawled_at: str
-    body: str | None
-
-
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class BlogSpider(scrapy.Spider):
     name = "blog"
-    custom_settings: ClassVar[dict[str, Any]] = dict(SPIDER_SETTINGS)
+    custom_settings: ClassVar[dict[str, Any]] = {
+        **SPIDER_SETTINGS, "SPIDER_MIDDLEWARES": {"crawler.blogs.waits.WaitingItems": 1200}}
     default_charset = None
 
     def __init__(self, start_url: str | None = None, timezone: str | None = None, **kwargs: Any):
@@ -83,21 +75,15 @@ class BlogSpider(scrapy.Spider):
         self.site = urlsplit(start_url).netloc
         self.allowed_domains = [site_domain(start_url)]
         self.site_timezone = timezone
-        #: Feed entries with whole posts, by canonical link, and pages that declared no article.
+        #: Feed entries with whole posts, by canonical link.
         self.feed_articles: dict[str, dict[str, Any]] = {}
-        #: Pages that declare no article, with their comment blocks and undated post, until a
-        #: feed names them or (every feed read) an index page dated them.
-        self.unrecognised: dict[str, _Unread] = {}
         #: The date index pages show beside each post link; the site's feeds, True once read.
         self.listed_dates: dict[str, str] = {}
         self.feeds: dict[str, bool] = {}
-        #: Posts whose page shows no author or only the day, until a feed names them or every
-        #: feed is read (or the crawl goes idle: a feed that never came).
-        self.waiting: dict[str, tuple[dict[str, Any], str]] = {}
-        #: Comments whose numeric dates wait for a page of the site to tell day from month.
+        #: The order of day and month in the site's numeric dates, once a page tells it.
         self.day_month = SiteDayMonth()
-        #: The idle crawl's last step (:func:`_when_idle`) is asked for and not yet run.
-        self.letting_go = False
+        #: The callbacks whose items wait (:mod:`crawler.blogs.waits`).
+        self.waits = Waits()
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -111,7 +97,6 @@ class BlogSpider(scrapy.Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> BlogSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.robots_parsed, signal=signals.robots_parsed)
-        crawler.signals.connect(_when_idle, signal=signals.spider_idle)
         return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
@@ -162,24 +147,16 @@ class BlogSpider(scrapy.Spider):
                                      meta=row_meta(url, entry.get("lastmod")))
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
-        entries = feed_entries(response.body, response.url)
-        self.feed_articles.update(entries)
-        for url in entries.keys() & self.waiting.keys():
-            yield from self._finish(*self.waiting.pop(url))
-        for url in entries.keys() & self.unrecognised.keys():
-            unread = self.unrecognised.pop(url)
-            yield from self._feed_article(url, response, unread.comments,
-                                          unread.post or {"body_html": unread.body})
+        self.feed_articles.update(feed_entries(response.body, response.url))
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
                                  meta=row_meta(url, said))
         self.feeds[canonical(response.url)] = True
-        yield from self._feeds_read()
 
-    def feed_failed(self, failure: Any) -> Iterator[Any]:
+    def feed_failed(self, failure: Any) -> None:
         self.feeds[canonical(failure.request.url)] = True
-        yield from self._feeds_read()
+        self.waits.changed()  # (an errback's end is not seen by spider middlewares)
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         """An index page; also a URL seeded into the running crawl (``python -m crawler
@@ -196,13 +173,13 @@ class BlogSpider(scrapy.Spider):
             yield from self.parse_feed(response)
             return
         page = BlogPage(response)
-        yield from self.day_month.learn(response)
+        self.day_month.learn(response)
         if page.is_article():
             yield from self._article(page, response)
             return
         url = canonical(response.url)
         if url in self.feed_articles:
-            yield from self._feed_article(url, response, page.comments(url),
+            yield from self._feed_article(url, fetch_time(response), page.comments(url),
                                           page.undated_article()
                                           or {"body_html": page.body_only()})
             pages = page.comment_pages(url)
@@ -214,9 +191,8 @@ class BlogSpider(scrapy.Spider):
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
             # feed parsed later may still hold this page as a whole entry, an index page may
             # date its post (also one a wrong rel=next led to, as if it were an index page).
-            self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response),
-                                             None if listing else page.body_only())
-            yield from self._feeds_read()
+            yield self._unrecognised(url, page.comments(url), post, fetch_time(response),
+                                     None if listing else page.body_only())
         # a list of posts a link led to (the blog's list at /blog/ linked from a home page): its
         # posts (its headings' links) and its pager are followed, not its other links nor its
         # feeds (a category page a sitemap listed: its posts come from elsewhere too)
@@ -279,24 +255,30 @@ class BlogSpider(scrapy.Spider):
         else:
             yield from self._finish(article, fetch_time(response), wait=True)
 
-    def _feeds_read(self) -> Iterator[Any]:
-        """Undated posts no feed holds, once every feed is read: dated by an index page (the
-        day it shows), with their page's title, byline, body and comments."""
-        if not all(self.feeds.values()):
-            return
-        for url in list(self.waiting):
-            yield from self._finish(*self.waiting.pop(url))
-        for url in [u for u, unread in self.unrecognised.items()
-                    if unread.post and u in self.listed_dates]:
-            comments, post, crawled_at, _ = self.unrecognised.pop(url)
-            assert post is not None
-            self.crawler.stats.inc_value("blog/articles_dated_by_index")
-            yield from self._finish({"platform": "generic", **post,
-                                     "published_raw": self.listed_dates[url]}, crawled_at)
-            yield from self.day_month.comments(
-                [dict(c, article_url=post["url"]) for c in comments], crawled_at)
+    def _unrecognised(self, url: str, comments: list[dict[str, Any]],
+                      post: dict[str, Any] | None, crawled_at: str, body: str | None) -> Later:
+        """A page that declared no article (its comment blocks, its undated post, its main
+        text): an article once a feed names it, else, every feed read, if an index page read
+        by then dated its post (the day it shows), with its page's title, byline, body and
+        comments. It waits for no index page: its lease holds its host's next pages back."""
 
-    def _feed_article(self, url: str, response: Response, comments: list[dict[str, Any]],
+        def ready() -> bool:
+            return url in self.feed_articles or all(self.feeds.values())
+
+        def items() -> Iterator[Any]:
+            if url in self.feed_articles:
+                yield from self._feed_article(url, crawled_at, comments,
+                                              post or {"body_html": body})
+            elif post and url in self.listed_dates:
+                self.crawler.stats.inc_value("blog/articles_dated_by_index")
+                yield from self._finish({"platform": "generic", **post,
+                                         "published_raw": self.listed_dates[url]}, crawled_at)
+                yield from self.day_month.comments(
+                    [dict(c, article_url=post["url"]) for c in comments], crawled_at)
+
+        return Later(ready, items)
+
+    def _feed_article(self, url: str, crawled_at: str, comments: list[dict[str, Any]],
                       page_post: dict[str, Any] | None) -> Iterator[Any]:
         """An article whose page declares none, from its feed entry (its content, or the page's
         undated post where the feed's content is an excerpt of it), with the comment blocks of
@@ -304,34 +286,27 @@ class BlogSpider(scrapy.Spider):
         self.crawler.stats.inc_value("blog/articles_from_feed")
         fields = self.feed_articles.pop(url)
         fields["body_html"] = whole_body(fields["body_html"], (page_post or {}).get("body_html"))
-        crawled_at = fetch_time(response)
         yield from self._finish({"platform": "generic", **fields}, crawled_at)
         yield from self.day_month.comments(
             [dict(c, article_url=fields["url"]) for c in comments], crawled_at)
 
     def _finish(self, article: dict[str, Any], crawled_at: str,
-                wait: bool = False) -> Iterator[Article]:
+                wait: bool = False) -> Iterator[Article | Later]:
         """The article; one whose page names no author or shows only the day takes the author
         and the instant of its entry in the site's feeds. *wait*: a post page's article waits
-        for them while a feed is unread (:func:`_when_idle` lets it go when one never comes)."""
+        for them while a feed is unread (at most ``CRAWLER_BLOG_WAIT`` seconds)."""
         url = canonical(article["url"])
         entry = self.feed_articles.get(url) or {}
         needs = not article.get("author") or not when.has_clock(article.get("published_raw") or "")
         if wait and needs and not entry and not all(self.feeds.values()):
-            self.waiting[url] = (article, crawled_at)
+            yield Later(lambda: url in self.feed_articles or all(self.feeds.values()),
+                        lambda: self._finish(article, crawled_at))
             return
         article = {**article, "author": article.get("author") or entry.get("author"),
                    "published_raw": day_instant(article.get("published_raw"),
                                                 entry.get("published_raw"))}
         self.crawler.stats.inc_value("blog/articles")
         yield Article(site=self.site, crawled_at=crawled_at, **article)
-
-    def feeds_given_up(self, response: Response) -> Iterator[Any]:
-        """The crawl went idle with feeds unread (:func:`_when_idle`): posts stop waiting."""
-        self.letting_go = False
-        self.feeds = dict.fromkeys(self.feeds, True)
-        yield from self._feeds_read()
-        yield from self.day_month.release()
 
     def parse_comment_page(self, response: Response, article_url: str,
                            shown: int) -> Iterator[Any]:
@@ -348,7 +323,7 @@ class BlogSpider(scrapy.Spider):
         page = BlogPage(response)
         comments = (WordPress.comments_from_html(response, article_url)
                     or page.comments(article_url))
-        yield from self.day_month.learn(response)
+        self.day_month.learn(response)
         yield from self.day_month.comments(comments, crawled_at)
         yield from self._comment_pages(page.comment_pages(article_url), article_url, shown)
 
@@ -373,16 +348,3 @@ def _sitemaps(spider: BlogSpider, named: list[str], robots: str) -> Iterator[scr
 
 def _is_feed(response: TextResponse) -> bool:
     return bool(response.xpath("/rss | /*[local-name()='feed'] | /*[local-name()='RDF']"))
-
-
-def _when_idle(spider: BlogSpider) -> None:
-    """Nothing left to fetch while posts wait for a feed that never came (a duplicate of a
-    page, a feed not fetched again on a revisit): a last step lets them go."""
-    if not isinstance(spider, BlogSpider) or spider.letting_go:
-        return  # asked once: a node whose step another node took does not ask again
-    if spider.waiting or spider.day_month.held or (
-            any(u.post for u in spider.unrecognised.values()) and not all(spider.feeds.values())):
-        spider.letting_go = True
-        spider.crawler.engine.crawl(scrapy.Request("data:,", callback=spider.feeds_given_up,
-                                                   dont_filter=True))
-        raise DontCloseSpider

@@ -25,10 +25,12 @@ from scrapy.utils.test import get_crawler
 
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.blogs.waits import Later
 from crawler.demo.fixture_server import ORIGIN, FixtureServer, route_key
 from crawler.items import Article, Comment
 from crawler.learn import when
 from crawler.spiders.blog import BlogSpider
+from tests.helpers.blog_waits import run_steps
 from tests.helpers.crawl import run_crawl
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "blogs_unmodelled"
@@ -63,8 +65,8 @@ def test_a_list_of_posts_a_link_led_to_is_an_index_page() -> None:
     assert {canonical(u) for u in want["posts"] + want["pager"]} <= followed
 
 
-def _puput_items(steps: list[tuple[Any, tuple[Any, ...]]]) -> list[Any]:
-    return [i for call, args in steps for i in call(*args) if isinstance(i, (Article, Comment))]
+def _puput_items(steps: list[tuple[Any, tuple[Any, ...]]], ended: bool = False) -> list[Any]:
+    return [i for i in run_steps(steps, ended) if isinstance(i, (Article, Comment))]
 
 
 @pytest.mark.parametrize("feed_first", [True, False])
@@ -91,14 +93,14 @@ def test_a_post_waiting_for_a_feed_that_never_comes_keeps_its_day() -> None:
     spec = _spec(PUPUT)["post.html"]
     spider = _spider(_spec(PUPUT)["index.html"]["url"])
     list(spider.parse_listing(_html(PUPUT, "index.html")))
-    items = _puput_items([(spider.parse_page, (_html(PUPUT, "post.html"), False))])
-    assert not [a for a in items if isinstance(a, Article)]  # it waits for the feed
-    assert list(spider.waiting) == [canonical(spec["url"])]
-    idle = TextResponse("data:,", body=b"")
-    articles = [a for a in spider.feeds_given_up(idle) if isinstance(a, Article)]
+    first = list(spider.parse_page(_html(PUPUT, "post.html"), False))
+    # it waits for the feed, inside its page's callback (crawler.blogs.waits)
+    assert [type(i) for i in first if isinstance(i, (Article, Later))] == [Later]
+    assert not [a for a in _puput_items([(lambda: first, ())]) if isinstance(a, Article)]
+    articles = [a for a in _puput_items([(lambda: first, ())], ended=True)
+                if isinstance(a, Article)]  # the wait ended (CRAWLER_BLOG_WAIT)
     assert [(a.url, a.published_raw) for a in articles] == [(canonical(spec["url"]),
                                                              "Jan. 5, 2024")]
-    assert spider.waiting == {}
 
 
 def test_a_feed_fetched_as_a_page_is_read_as_a_feed() -> None:
@@ -133,10 +135,11 @@ def test_the_post_among_teasers_of_itself_and_others() -> None:
     assert not BlogPage(_html(PUPUT, "index.html")).is_article()
 
 
-def test_comments_waiting_for_the_site_s_date_order_come_out_when_the_crawl_ends(
+def test_comments_waiting_for_the_site_s_date_order_come_out_when_the_wait_ends(
         tmp_path: Path) -> None:
     # a real crawl of one Dotclear page (Ductile2026, lang="en") whose comments say 06/01/2024:
-    # no page of the site tells day from month, the comments wait, the idle crawl lets them go
+    # no page of the site tells day from month, the comments wait in their page's callback
+    # until CRAWLER_BLOG_WAIT ends
     site = FIXTURES.parent / "blogs_themes" / "dotclear-ductile2026-en"
     spec = json.loads((site / "expected.json").read_text())["post-01.html"]
     lab = "http://127.0.0.1:18205"
@@ -147,7 +150,8 @@ def test_comments_waiting_for_the_site_s_date_order_come_out_when_the_crawl_ends
     (tmp_path / "routes.json").write_text(json.dumps(
         {"date": "Fri, 29 Nov 2026 12:00:00 GMT", "start": path, "routes": routes}))
     with FixtureServer(tmp_path) as server:
-        result = run_crawl("blog", server.base_url + path, tmp_path / "out.jl")
+        result = run_crawl("blog", server.base_url + path, tmp_path / "out.jl",
+                           settings={"CRAWLER_BLOG_WAIT": "1"})
     comments = [i for i in result.items if i["item_type"] == "comment"]
     assert sorted(c["author"] for c in comments) == sorted(c["author"] for c in spec["comments"])
     assert [i["title"] for i in result.items if i["item_type"] == "article"] == [

@@ -18,16 +18,18 @@ from pathlib import Path
 
 import pytest
 from scrapy import Request
-from scrapy.http import HtmlResponse, TextResponse, XmlResponse
+from scrapy.http import HtmlResponse, XmlResponse
 from scrapy.utils.test import get_crawler
 
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.blogs.waits import Later
 from crawler.dates import normalize_date
 from crawler.items import Article, Comment
 from crawler.learn import when
 from crawler.spiders.blog import BlogSpider
 from tests.extract.realsites import load_scorer
+from tests.helpers.blog_waits import run_steps
 
 SCORER = load_scorer()
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "blogs_themes"
@@ -69,16 +71,16 @@ def test_a_post_page_naming_no_author_takes_its_feed_entry_s() -> None:
         (canonical(spec["url"]), spec["title"], spec["author"])]
 
 
-def test_a_post_page_naming_no_author_waits_for_its_feed_until_the_crawl_is_idle() -> None:
-    # a feed may never be read (an earlier run fetched it): the post waits for it until
-    # nothing is left to fetch, then goes without an author
+def test_a_post_page_naming_no_author_waits_for_its_feed_until_the_wait_ends() -> None:
+    # a feed may never be read (an earlier run fetched it): the post waits for it, inside its
+    # page's callback, until CRAWLER_BLOG_WAIT ends, then goes without an author
     spec = _spec("chyrp-lite-sparrow")
     when.prepare()
     spider, _ = _chyrp_spider()
     page = _response("chyrp-lite-sparrow", "post.html", spec["url"])
-    assert [i for i in spider.parse_page(page, False) if isinstance(i, Article)] == []
-    idle = TextResponse("data:,", body=b"")
-    items = [i for i in spider.feeds_given_up(idle) if isinstance(i, Article)]
+    first = list(spider.parse_page(page, False))
+    assert [type(i) for i in first if isinstance(i, (Article, Later))] == [Later]
+    items = [i for i in run_steps([(lambda: first, ())], ended=True) if isinstance(i, Article)]
     assert [(a.url, a.title, a.author) for a in items] == [
         (canonical(spec["url"]), spec["title"], None)]
 
@@ -112,17 +114,17 @@ def test_numeric_comment_dates_take_the_order_another_page_of_the_site_shows(
     spider = BlogSpider.from_crawler(get_crawler(BlogSpider),
                                      start_url="http://127.0.0.1:18205/index.php/")
     names = ["post-01.html", "post-03.html"]
-    got = []
+    steps = []
     for name in names if ambiguous_first else names[::-1]:
-        page = _response(site, name, spec[name]["url"])
-        comments = [c for c in spider.parse_page(page, False) if isinstance(c, Comment)]
+        out = list(spider.parse_page(_response(site, name, spec[name]["url"]), False))
         if ambiguous_first and name == "post-01.html":
-            assert comments == []  # they wait for a page that tells day from month
-        got += comments
+            # they wait for a page that tells day from month
+            assert [type(i) for i in out if isinstance(i, (Comment, Later))] == [Later]
+        steps.append((lambda out=out: out, ()))
+    got = [c for c in run_steps(steps) if isinstance(c, Comment)]  # no wait ended
     assert sorted((c.author, SCORER.instant(normalize_date(c.created_raw, base=NOW)))
                   for c in got) == sorted(
         (c["author"], SCORER.instant(c["created"])) for n in names for c in spec[n]["comments"])
-    assert spider.day_month.held == []
 
 
 def test_comments_shown_without_dates_are_read_from_the_post_s_comment_feed() -> None:
