@@ -7,7 +7,9 @@ inside the page's callback, until the Later is :meth:`~Later.ready` (re-checked 
 another callback ends, or :meth:`Waits.changed`) or ``CRAWLER_BLOG_WAIT`` seconds passed, and
 yields its items. The page's lease is settled only then (crawler/node/middleware.py), so a node
 killed meanwhile leaves the page leased and the resumed crawl reads it again: no item of an
-acked page is ever only in memory.
+acked page is ever only in memory. A page's unsettled lease also holds back the next batch of
+its host (:mod:`crawler.node.leases`): what it waits for must come from pages read before or
+with it (the feeds are asked for first), else it waits the whole ``CRAWLER_BLOG_WAIT``.
 """
 
 from __future__ import annotations
