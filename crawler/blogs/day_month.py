@@ -49,7 +49,11 @@ class SiteDayMonth:
                 yield self._comment(comment, crawled_at)
         if waiting:
             yield Later(lambda: self.order is not None,
-                        lambda: [self._comment(c, crawled_at) for c in waiting])
+                        lambda: [self._comment(c, crawled_at) for c in waiting], self._untold)
+
+    def _untold(self) -> None:
+        """The site did not tell within the wait: numeric dates stay as shown from now on."""
+        self.order = "shown"
 
     def _comment(self, comment: dict[str, Any], crawled_at: str) -> Comment:
         """The comment, its numeric date in the site's order (as shown while it is unknown)."""

@@ -30,11 +30,13 @@ __all__ = ["Later", "Waits", "WaitingItems"]
 
 class Later:
     """Items the page's callback gives once *ready* says so, or the wait ends (*items* reads
-    what is known then)."""
+    what is known then; *gave_up* first, so that no page waits for the same thing again)."""
 
-    def __init__(self, ready: Callable[[], bool], items: Callable[[], Iterable[Any]]) -> None:
+    def __init__(self, ready: Callable[[], bool], items: Callable[[], Iterable[Any]],
+                 gave_up: Callable[[], None]) -> None:
         self.ready = ready
         self.items = items
+        self.gave_up = gave_up
 
 
 class Waits:
@@ -89,6 +91,8 @@ class WaitingItems:
         while later:
             each = later.pop(0)
             await waits.until(each.ready, self.seconds)
+            if not each.ready():
+                each.gave_up()
             for item in each.items():
                 if isinstance(item, Later):  # known then, it waits for something else
                     later.append(item)

@@ -276,7 +276,7 @@ class BlogSpider(scrapy.Spider):
                 yield from self.day_month.comments(
                     [dict(c, article_url=post["url"]) for c in comments], crawled_at)
 
-        return Later(ready, items)
+        return Later(ready, items, self._feeds_given_up)
 
     def _feed_article(self, url: str, crawled_at: str, comments: list[dict[str, Any]],
                       page_post: dict[str, Any] | None) -> Iterator[Any]:
@@ -300,13 +300,18 @@ class BlogSpider(scrapy.Spider):
         needs = not article.get("author") or not when.has_clock(article.get("published_raw") or "")
         if wait and needs and not entry and not all(self.feeds.values()):
             yield Later(lambda: url in self.feed_articles or all(self.feeds.values()),
-                        lambda: self._finish(article, crawled_at))
+                        lambda: self._finish(article, crawled_at), self._feeds_given_up)
             return
         article = {**article, "author": article.get("author") or entry.get("author"),
                    "published_raw": day_instant(article.get("published_raw"),
                                                 entry.get("published_raw"))}
         self.crawler.stats.inc_value("blog/articles")
         yield Article(site=self.site, crawled_at=crawled_at, **article)
+
+    def _feeds_given_up(self) -> None:
+        """A wait for the feeds ended without them (a feed another node read, or a duplicate
+        request): no page waits for them again (each wait holds back its host)."""
+        self.feeds = dict.fromkeys(self.feeds, True)
 
     def parse_comment_page(self, response: Response, article_url: str,
                            shown: int) -> Iterator[Any]:

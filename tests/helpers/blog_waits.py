@@ -23,6 +23,8 @@ def run_steps(steps: list[Step], ended: bool = False) -> list[Any]:
         waiting = _give_ready(waiting, out)
     while ended and waiting:
         later = waiting.pop(0)
+        if not later.ready():
+            later.gave_up()
         for output in later.items():
             (waiting if isinstance(output, Later) else out).append(output)
     return out
