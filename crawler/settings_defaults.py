@@ -257,6 +257,11 @@ TABLE: tuple[Setting, ...] = (
       "`denied`: no request (a redirect included) reaches a page that takes credits. A priced "
       "attachment is never bought (its purchase form is a page: `denied`)."),
     # Members-only boards
+    S("CRAWLER_BLOG_WAIT", "float", 30.0, "`crawler.blogs.waits`",
+      "The `blog` spider: longest wait (s) of a post for the site's feeds (its page shows only "
+      "its day or no author) and of a comment for the site's order of day and month "
+      "(`06/01/2024`), inside its page's callback: the page stays leased meanwhile, so a kill "
+      "loses nothing. Then they go with what is known.", low=0, high=3600),
     S("CRAWLER_LOGIN", "str", None, "`crawler.login`",
       "Credentials per site, a JSON object `{\"bbs.example.org\": {\"username\": \"alice\", "
       "\"password\": \"...\"}}` (the site is `host[:port]`, as the items' `site`). `None`: the "

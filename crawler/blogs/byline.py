@@ -16,8 +16,9 @@ import re
 from lxml import etree
 
 from crawler.learn.dom import element_text
+from crawler.learn.when import find_date
 
-__all__ = ["author_name", "find_byline", "post_author"]
+__all__ = ["author_name", "dated_byline", "find_byline", "post_author"]
 
 #: Words that introduce a name, in the languages blogs are written in.
 _PREFIX = re.compile(
@@ -141,3 +142,14 @@ def _named_in(node: etree._Element) -> str | None:
 
 def _in_comments(node: etree._Element) -> bool:
     return bool(node.xpath("ancestor::*[contains(@class, 'comment') or contains(@id, 'comment')]"))
+
+
+def dated_byline(line: str) -> str | None:
+    """The name in a post's date line that introduces it with a byline's words ("written by
+    Carol Zhang on 2024-03-22", "Par Jean, 5 janvier 2024"); None for a line without them (a
+    category, a place: "Posted in Notes on …")."""
+    date = find_date(line)
+    text = " ".join(line.replace(date, " ").split()) if date else line
+    if not _PREFIX.match(text):
+        return None
+    return author_name(text)

@@ -9,6 +9,7 @@ own pager (a post split over pages): it counts only in a link inside the comment
 such link is returned, older and newer pages alike: engines that show the newest comments first
 link only backwards. :func:`shown_page` tells which page the post's own URL shows (the one its
 pager does not link), so that its other address (``/comment-page-1/``) is not read twice.
+:func:`comments_feed` is the post's own feed of comments, for themes that show no comment dates.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from crawler.blogs.urls import canonical
 from crawler.learn.dom import parse
 
-__all__ = ["comment_pages", "post_of", "shown_page"]
+__all__ = ["comment_pages", "comments_feed", "post_of", "shown_page"]
 
 _PAGE_TAIL = re.compile(r"/(?:comments?|cpage)[-_/]?(?:page[-_/]?)?(\d*)/?$", re.IGNORECASE)
 _PAGE_PARAM = re.compile(r"(?:c|comments?[-_]?)page|comments?", re.IGNORECASE)
@@ -43,6 +44,23 @@ def comment_pages(text: str, url: str, article_url: str) -> dict[str, int]:
         if marker and key == post and (marker != "page" or link.xpath(_IN_COMMENTS)):
             found[href] = number
     return found
+
+
+def comments_feed(text: str, url: str) -> str | None:
+    """The post's own feed of its comments (a ``<link rel=alternate>`` feed under the post's URL:
+    ``/post/feed/``, ``?action=view&url=post&feed``) where the page shows comment blocks but
+    no comment this reader could date (themes that leave the date to the feed)."""
+    root = parse(text, url)
+    if not root.xpath("//*[contains(concat(' ', normalize-space(@class), ' '), ' comment ') or "
+                      "starts-with(@id, 'comment-') or starts-with(@id, 'comment_')]"
+                      "[normalize-space()]"):
+        return None
+    for href in root.xpath("//link[@rel='alternate'][contains(@type, 'rss') or "
+                           "contains(@type, 'atom')]/@href"):
+        feed = urljoin(url, href)
+        if feed != url and feed.startswith(url):
+            return feed
+    return None
 
 
 def shown_page(numbers: list[int]) -> int:

@@ -190,8 +190,9 @@ def _author(block: etree._Element, date: etree._Element, body: etree._Element | 
 
 
 def _date_line_author(block: etree._Element, date: etree._Element) -> str | None:
-    # a date of its own (<time>, "<small>2 years, 10 months ago</small>"): its line is around it
-    alone = date.tag == "time" or (len(date) == 0 and len(element_text(date)) <= 40)
+    # a date of its own (<time>, "<small>2 years, 10 months ago</small>"): its line is around
+    # it; a plain text holding more words is the line ("Jan. 6, 2024, 9:37 a.m. - Dave Reader")
+    alone = date.tag == "time" or (len(date) == 0 and not _words_beside(date))
     holder = date.getparent() if alone else date
     if holder is not None and holder.tag == "li" and _date_only(holder, date):
         holder = holder.getparent()  # the list of icons and values: name, date
@@ -205,6 +206,14 @@ def _date_line_author(block: etree._Element, date: etree._Element) -> str | None
     if not alone:  # a text date: the line less the date ("De Erin Li - 06/01/2024")
         line = line.replace(find_date(line) or "", " ")
     return author_name(line)
+
+
+def _words_beside(date: etree._Element) -> bool:
+    """The text of *date* holds words besides its date (or its age: "2 years, 10 months ago")."""
+    text = element_text(date)
+    shown = date_of(date) or ""
+    rest = text.replace(shown, " ") if shown in text else text
+    return any(c.isalpha() for c in rest.replace(find_date(rest) or " ", " "))
 
 
 def _heading_author(block: etree._Element, body: etree._Element | None) -> str | None:

@@ -41,16 +41,26 @@ def post_body(node: etree._Element, drop: tuple[str, ...] = ("footer", "header")
         label = (junk.get("class") or "") + " " + (ident if _WHOLE_ID.fullmatch(ident) else "")
         if junk.tag in drop or _META.search(label) or _discussion(junk, label):
             drop_keeping_tail(junk)
+    _drop_trailing_links(node)
     markup = inner_html(node)
     return markup or None
+
+
+def _drop_trailing_links(node: etree._Element) -> None:
+    """Layout blocks after the text that hold nothing but links (a "Return" button, a pager):
+    navigation, not the post's words."""
+    while len(node) and node[-1].tag in ("div", "nav") and _has_text(node[-1]) and not "".join(
+            t for t in node[-1].xpath(".//text()[not(ancestor::a)]")).strip():
+        drop_keeping_tail(node[-1])
 
 
 def text_block(post: etree._Element) -> etree._Element:
     """The element of *post* that holds its paragraphs: the byline blocks, date lines and
     related links some themes put beside the text inside the post (a ``<dl>`` of author and
     date, a meta line) stay out. The post itself when its paragraphs are not together."""
-    paragraphs = post.xpath(".//p[not(ancestor::header or ancestor::footer or ancestor::nav "
-                            "or ancestor::aside)]")
+    paragraphs = [p for p in post.xpath(".//p[not(ancestor::header or ancestor::footer or "
+                                        "ancestor::nav or ancestor::aside)]")
+                  if not _in_discussion(p, post)]
     if len(paragraphs) < 2:
         return post
     holders = [set(p.iterancestors()) for p in paragraphs]
@@ -60,6 +70,17 @@ def text_block(post: etree._Element) -> etree._Element:
         if all(node in held for held in holders[1:]):
             return node
     return post
+
+
+def _in_discussion(node: etree._Element, post: etree._Element) -> bool:
+    """*node* is in a comment or a form inside *post* (a comment list inside ``<article>``)."""
+    for parent in node.iterancestors():
+        if parent is post:
+            return False
+        label = f"{parent.get('class') or ''} {parent.get('id') or ''}".lower()
+        if parent.tag == "form" or "comment" in label:
+            return True
+    return False
 
 
 def _form_block(form: etree._Element, top: etree._Element) -> etree._Element:

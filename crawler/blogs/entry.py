@@ -10,8 +10,10 @@ schema.org, or a lone ``<article>``.
    one ``.entry-content``, ``.published`` (``abbr[title]``, ``time[datetime]``), ``.vcard.author
    .fn``, ``rel=tag`` / ``/tag/`` links;
 3. **schema.org** ``BlogPosting``/``Article`` in JSON-LD or microdata (``articleBody``);
-4. a single **``<article>``** with a heading, its date in it or the page's only date (sidebars
-   of documentation layouts); undated, it is no article by itself (its feed may date it).
+4. no vocabulary (:mod:`crawler.blogs.lone`): a lone **``<article>``** (among teasers of other
+   posts), a ``<main>``, or the block around the heading the page's ``<title>`` holds, with its
+   date in it or the page's only date (sidebars of documentation layouts); undated, it is no
+   article by itself (its feed may date it).
 
 Two or more entries on a page make it a listing (:attr:`Entry.listing`), not an article. The body
 is the declared content element less the metadata some themes put inside it (Pelican's
@@ -21,7 +23,6 @@ pipelines normalize dates.
 
 from __future__ import annotations
 
-import copy
 import logging
 import re
 from dataclasses import dataclass, field
@@ -32,10 +33,11 @@ from lxml import etree, html
 from w3lib.url import canonicalize_url
 
 from crawler import jsonld
-from crawler.blogs.byline import author_name, find_byline, post_author
-from crawler.blogs.content import clean_html, drop_keeping_tail, post_body, text_block
+from crawler.blogs.byline import author_name, find_byline
+from crawler.blogs.content import clean_html, post_body
+from crawler.blogs.lone import linked_terms, lone_post, text_date, time_shown
 from crawler.learn.dom import element_text, has_class_xpath
-from crawler.learn.when import has_clock, parse_date
+from crawler.learn.when import has_clock
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +131,7 @@ def _terms(root: etree._Element, names: list[str]) -> dict[str, list[str]]:
     WordPress marks category links ``rel="category tag"``): split them by ``rel``."""
     scope = (root.xpath(f"//*[{has_class_xpath('h-entry')} or "
                         f"{has_class_xpath('hentry')}]") or [root])[0]
-    categories = (_links(scope, "category")
+    categories = (linked_terms(scope, "category")
                   if scope.xpath(".//a[contains(@rel, 'category')]") else [])
     rel_tags = scope.xpath(".//a[contains(concat(' ', normalize-space(@rel), ' '), ' tag ')]"
                            "[not(contains(concat(' ', normalize-space(@rel), ' '), ' category '))]")
@@ -191,8 +193,8 @@ def _hatom(root: etree._Element, data: dict[str, Any]) -> Entry | None:
         author=element_text(author[0]) if author else None,
         published=published,
         updated=_class_date(scope, "updated"),
-        tags=_links(scope, "tag"),
-        categories=_links(scope, "category"),
+        tags=linked_terms(scope, "tag"),
+        categories=linked_terms(scope, "category"),
         body_html=post_body(contents[0]),
     )
 
@@ -203,13 +205,6 @@ def _class_date(scope: etree._Element, token: str) -> str | None:
             if value and _DATE_TEXT.search(value):
                 return value.strip()
     return None
-
-
-def _links(scope: etree._Element, kind: str) -> list[str]:
-    """Tag or category names: ``rel=tag`` links, else links into ``/tag/`` (``/category/``)."""
-    rel = scope.xpath(f".//a[contains(concat(' ', normalize-space(@rel), ' '), ' {kind} ')]")
-    links = rel or scope.xpath(f".//a[contains(@href, '/{kind}/') or contains(@href, '/{kind}s/')]")
-    return list(dict.fromkeys(t for t in (element_text(a) for a in links) if t))
 
 
 def _common_ancestor(a: etree._Element, b: etree._Element) -> etree._Element:
@@ -261,7 +256,7 @@ def _shown_date(root: etree._Element) -> str | None:
               if n.get("itemtype", "").rstrip("/").rsplit("/", 1)[-1] in ARTICLE_TYPES]
     if not scopes:
         return None
-    day = _time(scopes[0]) or _text_date(scopes[0])
+    day = time_shown(scopes[0]) or text_date(scopes[0])
     if not day or has_clock(day):
         return day
     texts = scopes[0].xpath(".//text()[not(ancestor::*[@itemprop='articleBody'])]")
@@ -293,102 +288,7 @@ def _microdata_articles(items: list[Any]) -> list[dict[str, Any]]:
     return found
 
 
-# -- a lone <article> ----------------------------------------------------------------------------
+# -- no vocabulary -------------------------------------------------------------------------------
 def _article(root: etree._Element, data: dict[str, Any]) -> Entry | None:
-    # a comment list in an <article> of its own ("commentary") is not a second post
-    articles = root.xpath("//article[not(ancestor::article)]"
-                          "[not(ancestor-or-self::*[contains(@class, 'comment')])]")
-    if len(articles) > 1:
-        return Entry("article", listing=True)
-    article = articles[0] if articles else _main_post(root)
-    if article is None:
-        return None
-    if _lists_posts(article, root.base_url or ""):
-        return Entry("article", listing=True)
-    heading = article.xpath(".//h1 | .//h2")
-    if not heading:
-        return None
-    # Documentation layouts put the date and the author in a sidebar beside the article.
-    # Undated: a static page, or a post only its feed dates (is_article says no; the feed path
-    # still takes its body where the feed carries an excerpt).
-    raw = (_time(article) or _text_date(article) or _only_time(root)
-           or _only_text_date(root, article))
-    return Entry(
-        "article",
-        title=_heading_text(heading[0]),
-        author=post_author(root, article),
-        published=raw,
-        tags=_links(article, "tag"),
-        categories=_links(article, "category"),
-        body_html=post_body(text_block(article), drop=("header", "footer", "h1", "nav")),
-    )
-
-
-def _lists_posts(scope: etree._Element, url: str) -> bool:
-    """Two or more dates each beside a link to another page, or two or more headings linking to
-    other pages: a list of posts (an archive or category page in one ``<article>`` or
-    ``<main>``), not a post."""
-    here = canonicalize_url(url)
-    titles = scope.xpath(".//h2//a/@href | .//h3//a/@href")
-    if sum(canonicalize_url(urljoin(url, h)) != here for h in titles if h.strip("#")) >= 2:
-        return True  # two or more post titles linking to their posts
-    listed = 0
-    for date in scope.xpath(".//time[not(ancestor::*[contains(@class, 'comment') or "
-                            "contains(@id, 'comment')])]"):
-        parent = date.getparent()
-        links = parent.xpath(".//a/@href") if parent is not None and parent.tag != "a" else []
-        listed += any(canonicalize_url(urljoin(url, h)) != here for h in links if h.strip("#"))
-    return listed >= 2
-
-
-def _main_post(root: etree._Element) -> etree._Element | None:
-    """Without ``<article>``: the page's ``<main>`` when it holds one post, one ``<h1>`` and at
-    most one date (a listing shows several; documentation layouts show it in a sidebar)."""
-    mains = root.xpath("//main | //*[@role='main']")
-    if len(mains) != 1 or len(mains[0].xpath(".//h1")) != 1 or len(mains[0].xpath(".//time")) > 1:
-        return None
-    return mains[0]
-
-
-def _time(scope: etree._Element) -> str | None:
-    date = scope.xpath(".//time")
-    return (date[0].get("datetime") or element_text(date[0])) if date else None
-
-
-def _only_time(root: etree._Element) -> str | None:
-    """The page's date when it shows exactly one (a post page's sidebar)."""
-    dates = root.xpath("//time[@datetime][not(ancestor::*[contains(@class, 'comment')])]")
-    return dates[0].get("datetime") if len(dates) == 1 else None
-
-
-def _only_text_date(root: etree._Element, article: etree._Element) -> str | None:
-    """The one date shown as text beside the post (a documentation layout's sidebar), outside
-    the page's header and footer; none when the page shows several (lists of posts)."""
-    dates = []
-    for node in root.iter():
-        if not isinstance(node.tag, str) or len(node) > 3 or node is article:
-            continue
-        if node.xpath("ancestor::header | ancestor::footer | ancestor::script | ancestor::style"):
-            continue
-        text = element_text(node)
-        if 6 <= len(text) <= 40 and parse_date(text):
-            dates = [d for d in dates if d[0] not in node.iterancestors()] + [(node, text)]
-    return dates[0][1] if len(dates) == 1 else None
-
-
-def _heading_text(heading: etree._Element) -> str:
-    """The heading less its own permalink anchor (Sphinx's and MkDocs' "¶", "#")."""
-    clone = copy.deepcopy(heading)
-    for anchor in clone.xpath(".//a[starts-with(@href, '#')]"):
-        if len(element_text(anchor)) <= 2:
-            drop_keeping_tail(anchor)
-    return element_text(clone) or element_text(heading)
-
-
-def _text_date(scope: etree._Element) -> str | None:
-    for node in scope.iter():
-        if isinstance(node.tag, str) and len(node) <= 3:
-            text = element_text(node)
-            if 6 <= len(text) <= 40 and parse_date(text):
-                return text
-    return None
+    found = lone_post(root)
+    return Entry("article", **found) if found is not None else None

@@ -19,8 +19,9 @@ from w3lib.html import remove_tags, replace_entities
 
 from crawler.blogs.byline import author_name
 from crawler.blogs.urls import canonical
+from crawler.learn.when import has_clock, parse_date
 
-__all__ = ["feed_entries", "feed_links", "whole_body"]
+__all__ = ["comment_entries", "day_instant", "feed_entries", "feed_links", "whole_body"]
 
 
 def feed_links(response: Any) -> Iterator[tuple[str, str]]:
@@ -65,6 +66,28 @@ def feed_entries(body: bytes, base_url: str) -> dict[str, dict[str, Any]]:
     return found
 
 
+def comment_entries(body: bytes, base_url: str, article_url: str) -> list[dict[str, Any]]:
+    """Comment records of a post's own comment feed (its entries: author, instant, text), for
+    themes that show comments without their dates; the id is the anchor its link names on the
+    post's page (``#comment_1``), else the entry's id."""
+    found = []
+    for entry in feedparser.parse(body, response_headers={"content-location": base_url}).entries:
+        contents = [c.get("value") for c in entry.get("content") or [] if c.get("value")]
+        parsed = entry.get("published_parsed") or entry.get("updated_parsed")
+        link = entry.get("link") or ""
+        if canonical(link.split("#", 1)[0]) != canonical(article_url):
+            continue  # a comment of another post
+        found.append({
+            "article_url": article_url,
+            "comment_id": link.split("#", 1)[1] if "#" in link else entry.get("id") or link,
+            "author": author_name(entry.get("author")),
+            "created_raw": strftime("%Y-%m-%dT%H:%M:%S+00:00", parsed) if parsed else None,
+            "body_html": (contents or [entry.get("summary") or ""])[0] or None,
+            "parent_id": None,
+        })
+    return [c for c in found if c["body_html"]]
+
+
 def whole_body(feed_html: str | None, page_html: str | None) -> str | None:
     """The page's post body where the feed entry's content is an excerpt of it (the same text,
     shorter) or has none, else the feed's."""
@@ -78,3 +101,13 @@ def whole_body(feed_html: str | None, page_html: str | None) -> str | None:
 
 def _plain(markup: str | None) -> str:
     return " ".join(replace_entities(remove_tags(markup or "")).split())
+
+
+def day_instant(shown: str | None, instant: str | None) -> str | None:
+    """*instant* (a feed entry's, a page's metadata) where the post shows only its day
+    (``Jan. 5, 2024``, ``<time>05 January 2024</time>``) and *instant* falls on that day;
+    else what the post shows."""
+    if (shown and not has_clock(shown) and instant and has_clock(instant)
+            and (parse_date(shown) or "")[:10] == instant[:10]):
+        return instant
+    return shown or instant

@@ -23,8 +23,10 @@ from crawler.blogs.byline import author_name
 from crawler.blogs.comment_pages import comment_pages, post_of
 from crawler.blogs.comments import comment_blocks
 from crawler.blogs.entry import Entry, find_entry
+from crawler.blogs.feeds import day_instant
+from crawler.blogs.lone import lists_posts
 from crawler.blogs.urls import canonical, path_in_query, where_in
-from crawler.learn.when import find_date, has_clock, parse_date
+from crawler.learn.when import find_date
 from crawler.profiles._utils import first_css, join_text
 
 logger = logging.getLogger(__name__)
@@ -68,6 +70,9 @@ _NEXT_WORDS = re.compile(
 )
 
 
+#: A feed's own address, for themes that link it only in the page.
+_FEED_LINK = re.compile(r"/(?:feed|rss|atom)/?$|\.(?:rss|atom)$|/(?:feed|rss|atom|index)\.xml$",
+                        re.IGNORECASE)
 _FEED = re.compile(r"/feed/?$|\.(?:xml|rss|atom|rdf)$|/(?:wp-)?(?:login|admin)", re.IGNORECASE)
 
 
@@ -84,9 +89,13 @@ class BlogPage:
         hrefs = self.response.css(
             'link[rel="alternate"][type="application/rss+xml"]::attr(href), '
             'link[rel="alternate"][type="application/atom+xml"]::attr(href)'
-        ).getall()
+        ).getall() or [
+            # a theme that names its feed only in the page ("<a href=/feed/ title=RSS>")
+            h for h in self.response.css("a[href]::attr(href)").getall()
+            if _FEED_LINK.search(urlsplit(h).path)]
         # Comment feeds list comments, not articles.
-        return [self.response.urljoin(h) for h in hrefs if "comment" not in h.lower()]
+        return list(dict.fromkeys(self.response.urljoin(h) for h in hrefs
+                                  if "comment" not in h.lower()))
 
     def next_page(self) -> str | None:
         href = first_css(
@@ -106,18 +115,17 @@ class BlogPage:
                     break
         return self.response.urljoin(href) if href else None
 
-    def article_links(self) -> list[str]:
-        """Same-site links that look like article permalinks (not tags, pages, feeds…)."""
+    def article_links(self, titles_only: bool = False) -> list[str]:
+        """Same-site links that look like article permalinks (not tags, pages, feeds…);
+        *titles_only*: those of the page's headings (the posts a list of posts shows)."""
         host = urlsplit(self.response.url).netloc
         here = canonical(self.response.url)
         nxt = self.next_page()
         skip = {canonical(nxt)} if nxt else set()
         links = []
-        for href in (
-            self.response.css("main a[href], article a[href], #content a[href], body a[href]")
-            .xpath("@href")
-            .getall()
-        ):
+        where = ("h1 a[href], h2 a[href], h3 a[href]" if titles_only
+                 else "main a[href], article a[href], #content a[href], body a[href]")
+        for href in self.response.css(where).xpath("@href").getall():
             # a link to a post's comments page ("4 comments") leads to the post
             url = post_of(canonical(self.response.urljoin(href)))
             parts = urlsplit(url)
@@ -150,10 +158,10 @@ class BlogPage:
                 found[url] = date
         return found
 
-    def index_links(self) -> list[str]:
-        """Same-site index pages: the pager's pages, else (a site without a pager) its
-        categories, tags and archives; together they reach every post even where ``rel=next``
-        leads elsewhere."""
+    def index_links(self, pager_only: bool = False) -> list[str]:
+        """Same-site index pages: the pager's pages, else (a site without a pager, unless
+        *pager_only*) its categories, tags and archives; together they reach every post even
+        where ``rel=next`` leads elsewhere."""
         host = urlsplit(self.response.url).netloc
         pagers, others = [], []
         for href in self.response.css("a[href]::attr(href)").getall():
@@ -163,7 +171,7 @@ class BlogPage:
             if parts.netloc != host or not _INDEX_PAGE.search(where) or _FEED.search(where):
                 continue
             (pagers if _PAGER.search(where) else others).append(url)
-        return list(dict.fromkeys(pagers or others))
+        return list(dict.fromkeys(pagers or ([] if pager_only else others)))
 
     # -- article -------------------------------------------------------------------------------
     def platform(self) -> str:
@@ -176,6 +184,17 @@ class BlogPage:
         if self._entry is _UNSET:
             self._entry = find_entry(self.response.text, self.response.url)
         return self._entry  # type: ignore[return-value]
+
+    def lists_posts(self) -> bool:
+        """The page is a list of posts (:func:`crawler.blogs.lone.lists_posts`): reached as a
+        post's link (a blog's list at ``/blog/`` linked from a home page), it is an index page;
+        not a category, tag or archive page (a sitemap's: the site's own lists reach its posts)."""
+        if _INDEX_PAGE.search(where_in(self.response.url)):
+            return False
+        entry = self.entry()
+        if entry is not None:
+            return entry.listing
+        return lists_posts(self.response.selector.root, self.response.url)
 
     def is_article(self) -> bool:
         if self.response.css(_meta("published_time")):
@@ -220,8 +239,9 @@ class BlogPage:
                 and declared.get("published_raw")
             ):
                 metadata = self._article_from_metadata(with_body=False)
-                return _named({**metadata, **declared,
-                               "published_raw": _timed(declared, metadata)})
+                # the metadata's instant where the post shows only its day
+                return _named({**metadata, **declared, "published_raw": day_instant(
+                    declared["published_raw"], metadata.get("published_raw"))})
         return _named(self._article_from_metadata(with_body=True))
 
     def _article_from_metadata(self, with_body: bool) -> dict[str, Any]:
@@ -326,16 +346,6 @@ def _digest(comment: dict[str, Any]) -> str:
 def _meta(name: str, then: str = "") -> str:
     """Open Graph's ``article:`` properties, also where a theme writes them as ``name=``."""
     return f'meta[property="article:{name}"]{then}, meta[name="article:{name}"]{then}'
-
-
-def _timed(declared: dict[str, Any], metadata: dict[str, Any]) -> str:
-    """The post's date as it shows it, or the metadata's where the post shows only the day
-    (``<time>05 January 2024</time>``) and the metadata has its time too."""
-    shown, meta = declared["published_raw"], metadata.get("published_raw")
-    if (not has_clock(shown) and meta and has_clock(meta)
-            and (parse_date(shown) or "")[:10] == meta[:10]):
-        return meta
-    return shown
 
 
 def _without_site_name(title: str | None, heading: str | None) -> str | None:

@@ -12,10 +12,17 @@ list, h-entry comments, else one record per dated block (:mod:`crawler.blogs.com
 every page of them (:mod:`crawler.blogs.comment_pages`: ``/comment-page-2/``, ``&comments=2``,
 ``/comments/`` where they have a page of their own);
 JavaScript comment widgets (Disqus, Waline, giscus) are not in the HTML and are not collected.
+Comments a theme shows without dates come from the post's own comment feed; numeric comment
+dates that read either way (``06/01/2024``) wait for a page of the site to tell day from month
+(:mod:`crawler.blogs.day_month`).
 
 A page whose post shows no date is dated by its feed entry, else (once every feed is read) by
-the day an index page shows beside its link; a post whose page names no author takes the author
-of its entry in a feed read before it.
+the day an index page shows beside its link; a post whose page names no author or shows only
+its day waits for the site's feeds (asked first), and takes its entry's author and instant. A
+list of posts reached as a post's link (``/blog/`` linked from a home page) is an index page. A
+feed a sitemap names is read as a feed. What waits (for the feeds, for the order of day and
+month) waits inside its page's callback, at most ``CRAWLER_BLOG_WAIT`` seconds, then goes as it
+is (:mod:`crawler.blogs.waits`: the page is not acked before its items are out).
 
 Stats: ``blog/discovered/<feed|sitemap|listing>``, ``blog/articles``, ``blog/not_article``,
 ``blog/articles_from_feed``, ``blog/articles_dated_by_index``.
@@ -26,7 +33,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit
 
 import scrapy
@@ -36,13 +43,15 @@ from scrapy.http import Response, TextResponse
 from scrapy.robotstxt import ProtegoRobotParser, RobotParser
 from scrapy.utils.sitemap import Sitemap, sitemap_urls_from_robots
 
-from crawler.blogs.comment_pages import shown_page
-from crawler.blogs.feeds import feed_entries, feed_links, whole_body
+from crawler.blogs.comment_pages import comments_feed, shown_page
+from crawler.blogs.day_month import SiteDayMonth
+from crawler.blogs.feeds import comment_entries, day_instant, feed_entries, feed_links, whole_body
 from crawler.blogs.generic import BlogPage
 from crawler.blogs.urls import canonical
+from crawler.blogs.waits import Later, Waits
 from crawler.blogs.wordpress import WordPress
 from crawler.incremental import LISTING, row_meta
-from crawler.items import Article, Comment
+from crawler.items import Article
 from crawler.learn import when
 from crawler.profiles._utils import join_text, to_int
 from crawler.spiders.arguments import one_site
@@ -51,20 +60,11 @@ from crawler.spiders.common import SPIDER_SETTINGS, check_timezone, fetch_time, 
 logger = logging.getLogger(__name__)
 
 
-class _Unread(NamedTuple):
-    """A page that declared no article: its comment blocks, its undated post, when fetched,
-    and its main text (the body where a feed entry dates the page and names its author)."""
-
-    comments: list[dict[str, Any]]
-    post: dict[str, Any] | None
-    crawled_at: str
-    body: str | None
-
-
 @one_site  # -a start_urls=URL (start_url: an alias), crawler/spiders/arguments.py
 class BlogSpider(scrapy.Spider):
     name = "blog"
-    custom_settings: ClassVar[dict[str, Any]] = dict(SPIDER_SETTINGS)
+    custom_settings: ClassVar[dict[str, Any]] = {
+        **SPIDER_SETTINGS, "SPIDER_MIDDLEWARES": {"crawler.blogs.waits.WaitingItems": 1200}}
     default_charset = None
 
     def __init__(self, start_url: str | None = None, timezone: str | None = None, **kwargs: Any):
@@ -75,14 +75,15 @@ class BlogSpider(scrapy.Spider):
         self.site = urlsplit(start_url).netloc
         self.allowed_domains = [site_domain(start_url)]
         self.site_timezone = timezone
-        #: Feed entries with whole posts, by canonical link, and pages that declared no article.
+        #: Feed entries with whole posts, by canonical link.
         self.feed_articles: dict[str, dict[str, Any]] = {}
-        #: Pages that declare no article, with their comment blocks and undated post, until a
-        #: feed names them or (every feed read) an index page dated them.
-        self.unrecognised: dict[str, _Unread] = {}
         #: The date index pages show beside each post link; the site's feeds, True once read.
         self.listed_dates: dict[str, str] = {}
         self.feeds: dict[str, bool] = {}
+        #: The order of day and month in the site's numeric dates, once a page tells it.
+        self.day_month = SiteDayMonth()
+        #: The callbacks whose items wait (:mod:`crawler.blogs.waits`).
+        self.waits = Waits()
         when.prepare()  # pages without machine-readable dates are read for display dates
 
     @staticmethod
@@ -120,17 +121,17 @@ class BlogSpider(scrapy.Spider):
             self.crawler.engine.crawl(sitemap)
 
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
-        text = ""
-        if response.status == 200:
-            text = (response.text if isinstance(response, TextResponse)
-                    else response.body.decode("utf-8", "replace"))
+        text = response.body if response.status == 200 else b""
         yield from _sitemaps(self, list(sitemap_urls_from_robots(text, base_url=response.url)),
                              response.url)
 
     def no_sitemap(self, failure: Any) -> None:
         logger.debug("No sitemap at %(url)s", {"url": failure.request.url})
 
-    def parse_sitemap(self, response: Response) -> Iterator[scrapy.Request]:
+    def parse_sitemap(self, response: Response) -> Iterator[Any]:
+        if isinstance(response, TextResponse) and _is_feed(response):
+            yield from self.parse_feed(response)  # a sitemap index may name the site's feed
+            return
         try:
             sitemap = Sitemap(response.body)
         except Exception:
@@ -146,42 +147,39 @@ class BlogSpider(scrapy.Spider):
                                      meta=row_meta(url, entry.get("lastmod")))
 
     def parse_feed(self, response: Response) -> Iterator[Any]:
-        entries = feed_entries(response.body, response.url)
-        self.feed_articles.update(entries)
-        for url in entries.keys() & self.unrecognised.keys():
-            unread = self.unrecognised.pop(url)
-            yield from self._feed_article(url, response, unread.comments,
-                                          unread.post or {"body_html": unread.body})
+        self.feed_articles.update(feed_entries(response.body, response.url))
         for url, said in feed_links(response):
             self.crawler.stats.inc_value("blog/discovered/feed")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False},
                                  meta=row_meta(url, said))
         self.feeds[canonical(response.url)] = True
-        yield from self._feeds_read()
 
-    def feed_failed(self, failure: Any) -> Iterator[Any]:
+    def feed_failed(self, failure: Any) -> None:
         self.feeds[canonical(failure.request.url)] = True
-        yield from self._feeds_read()
+        self.waits.changed()  # (an errback's end is not seen by spider middlewares)
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
+        """An index page; also a URL seeded into the running crawl (``python -m crawler
+        seed``), which has no callback: an article, or a listing whose articles are followed."""
         yield from self.parse_page(response, listing=True)
 
-    def parse(self, response: Response) -> Iterator[Any]:
-        """A URL seeded into the running crawl (``python -m crawler seed``) has no callback:
-        an article, or a listing whose articles are followed."""
-        yield from self.parse_page(response, listing=True)
+    parse = parse_listing
 
     # -- pages ---------------------------------------------------------------------------------
     def parse_page(self, response: Response, listing: bool) -> Iterator[Any]:
         if not isinstance(response, TextResponse):
             return
+        if _is_feed(response):  # a feed a sitemap listed: its request from a page is a duplicate
+            yield from self.parse_feed(response)
+            return
         page = BlogPage(response)
+        self.day_month.learn(response)
         if page.is_article():
             yield from self._article(page, response)
             return
         url = canonical(response.url)
         if url in self.feed_articles:
-            yield from self._feed_article(url, response, page.comments(url),
+            yield from self._feed_article(url, fetch_time(response), page.comments(url),
                                           page.undated_article()
                                           or {"body_html": page.body_only()})
             pages = page.comment_pages(url)
@@ -193,23 +191,27 @@ class BlogSpider(scrapy.Spider):
             # Tag and category pages from sitemaps: their articles come from elsewhere too. A
             # feed parsed later may still hold this page as a whole entry, an index page may
             # date its post (also one a wrong rel=next led to, as if it were an index page).
-            self.unrecognised[url] = _Unread(page.comments(url), post, fetch_time(response),
-                                             None if listing else page.body_only())
-            yield from self._feeds_read()
-        if not listing:
+            yield self._unrecognised(url, page.comments(url), post, fetch_time(response),
+                                     None if listing else page.body_only())
+        # a list of posts a link led to (the blog's list at /blog/ linked from a home page): its
+        # posts (its headings' links) and its pager are followed, not its other links nor its
+        # feeds (a category page a sitemap listed: its posts come from elsewhere too)
+        promoted = not listing and page.lists_posts()
+        if not (listing or promoted):
             return
-        for feed in page.feeds():
+        for feed in [] if promoted else page.feeds():
             self.feeds.setdefault(canonical(feed), False)
+            # first: feeds date and name the posts whose pages show only a day or no author
             yield scrapy.Request(feed, callback=self.parse_feed, errback=self.feed_failed,
-                                 meta=LISTING)
+                                 meta=LISTING, priority=1)
         for url, date in page.dated_links().items():
             self.listed_dates.setdefault(url, date)
-        for url in page.article_links():
+        for url in page.article_links(titles_only=promoted):
             self.crawler.stats.inc_value("blog/discovered/listing")
             yield scrapy.Request(url, callback=self.parse_page, cb_kwargs={"listing": False})
         # rel=next is a hint (some themes point it at a category): the pager is followed too.
         nxt = page.next_page()
-        for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links()):
+        for index in dict.fromkeys(([nxt] if nxt else []) + page.index_links(promoted)):
             yield scrapy.Request(index, callback=self.parse_listing, meta=LISTING)
 
     def _article(self, page: BlogPage, response: TextResponse) -> Iterator[Any]:
@@ -230,11 +232,14 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(rest[0], callback=self.parse_article_page,
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield from self._finish(article, crawled_at)
-        for comment in comments:
-            yield Comment(crawled_at=crawled_at, **comment)
+            yield from self._finish(article, crawled_at, wait=True)
+        yield from self.day_month.comments(comments, crawled_at)
         pages = page.comment_pages(fields["url"])
         yield from self._comment_pages(pages, fields["url"], shown_page(list(pages.values())))
+        feed = None if comments else comments_feed(response.text, response.url)
+        if feed:  # comments shown without dates: the post's feed of them has them whole
+            yield scrapy.Request(feed, callback=self.parse_comment_page,
+                                 cb_kwargs={"article_url": fields["url"], "shown": 0})
 
     def parse_article_page(
         self, response: Response, article: dict[str, Any], rest: list[str]
@@ -248,24 +253,32 @@ class BlogSpider(scrapy.Spider):
             yield scrapy.Request(rest[0], callback=self.parse_article_page,
                                  cb_kwargs={"article": article, "rest": rest[1:]})
         else:
-            yield from self._finish(article, fetch_time(response))
+            yield from self._finish(article, fetch_time(response), wait=True)
 
-    def _feeds_read(self) -> Iterator[Any]:
-        """Undated posts no feed holds, once every feed is read: dated by an index page (the
-        day it shows), with their page's title, byline, body and comments."""
-        if not all(self.feeds.values()):
-            return
-        for url in [u for u, unread in self.unrecognised.items()
-                    if unread.post and u in self.listed_dates]:
-            comments, post, crawled_at, _ = self.unrecognised.pop(url)
-            assert post is not None
-            self.crawler.stats.inc_value("blog/articles_dated_by_index")
-            yield from self._finish({"platform": "generic", **post,
-                                     "published_raw": self.listed_dates[url]}, crawled_at)
-            for comment in comments:
-                yield Comment(crawled_at=crawled_at, **dict(comment, article_url=post["url"]))
+    def _unrecognised(self, url: str, comments: list[dict[str, Any]],
+                      post: dict[str, Any] | None, crawled_at: str, body: str | None) -> Later:
+        """A page that declared no article (its comment blocks, its undated post, its main
+        text): an article once a feed names it, else, every feed read, if an index page read
+        by then dated its post (the day it shows), with its page's title, byline, body and
+        comments. It waits for no index page: its lease holds its host's next pages back."""
 
-    def _feed_article(self, url: str, response: Response, comments: list[dict[str, Any]],
+        def ready() -> bool:
+            return url in self.feed_articles or all(self.feeds.values())
+
+        def items() -> Iterator[Any]:
+            if url in self.feed_articles:
+                yield from self._feed_article(url, crawled_at, comments,
+                                              post or {"body_html": body})
+            elif post and url in self.listed_dates:
+                self.crawler.stats.inc_value("blog/articles_dated_by_index")
+                yield from self._finish({"platform": "generic", **post,
+                                         "published_raw": self.listed_dates[url]}, crawled_at)
+                yield from self.day_month.comments(
+                    [dict(c, article_url=post["url"]) for c in comments], crawled_at)
+
+        return Later(ready, items, self._feeds_given_up)
+
+    def _feed_article(self, url: str, crawled_at: str, comments: list[dict[str, Any]],
                       page_post: dict[str, Any] | None) -> Iterator[Any]:
         """An article whose page declares none, from its feed entry (its content, or the page's
         undated post where the feed's content is an excerpt of it), with the comment blocks of
@@ -273,34 +286,50 @@ class BlogSpider(scrapy.Spider):
         self.crawler.stats.inc_value("blog/articles_from_feed")
         fields = self.feed_articles.pop(url)
         fields["body_html"] = whole_body(fields["body_html"], (page_post or {}).get("body_html"))
-        crawled_at = fetch_time(response)
         yield from self._finish({"platform": "generic", **fields}, crawled_at)
-        for comment in comments:
-            yield Comment(crawled_at=crawled_at, **dict(comment, article_url=fields["url"]))
+        yield from self.day_month.comments(
+            [dict(c, article_url=fields["url"]) for c in comments], crawled_at)
 
-    def _finish(self, article: dict[str, Any], crawled_at: str) -> Iterator[Article]:
-        """The article; one whose page names no author (themes that show none) takes the
-        author of its entry in a feed read before it (the listing asks for its feeds before its
-        posts). It never waits for one: a feed a sitemap listed, or one seen in an earlier
-        run, is not fetched again."""
-        if not article.get("author"):
-            entry = self.feed_articles.get(canonical(article["url"])) or {}
-            article = {**article, "author": entry.get("author")}
+    def _finish(self, article: dict[str, Any], crawled_at: str,
+                wait: bool = False) -> Iterator[Article | Later]:
+        """The article; one whose page names no author or shows only the day takes the author
+        and the instant of its entry in the site's feeds. *wait*: a post page's article waits
+        for them while a feed is unread (at most ``CRAWLER_BLOG_WAIT`` seconds)."""
+        url = canonical(article["url"])
+        entry = self.feed_articles.get(url) or {}
+        needs = not article.get("author") or not when.has_clock(article.get("published_raw") or "")
+        if wait and needs and not entry and not all(self.feeds.values()):
+            yield Later(lambda: url in self.feed_articles or all(self.feeds.values()),
+                        lambda: self._finish(article, crawled_at), self._feeds_given_up)
+            return
+        article = {**article, "author": article.get("author") or entry.get("author"),
+                   "published_raw": day_instant(article.get("published_raw"),
+                                                entry.get("published_raw"))}
         self.crawler.stats.inc_value("blog/articles")
         yield Article(site=self.site, crawled_at=crawled_at, **article)
 
+    def _feeds_given_up(self) -> None:
+        """A wait for the feeds ended without them (a feed another node read, or a duplicate
+        request): no page waits for them again (each wait holds back its host)."""
+        self.feeds = dict.fromkeys(self.feeds, True)
+
     def parse_comment_page(self, response: Response, article_url: str,
                            shown: int) -> Iterator[Any]:
-        """Another page of a post's comments (``/comment-page-2/``, ``&comments=2``); *shown*:
-        the page the post's own URL shows (read with the post)."""
+        """Another page of a post's comments (``/comment-page-2/``, ``&comments=2``), or the
+        post's own feed of them (a theme that shows no comment dates); *shown*: the page the
+        post's own URL shows (read with the post)."""
         if not isinstance(response, TextResponse):
             return
         crawled_at = fetch_time(response)
+        if _is_feed(response):  # the post's own feed of its comments
+            yield from self.day_month.comments(
+                comment_entries(response.body, response.url, article_url), crawled_at)
+            return
         page = BlogPage(response)
         comments = (WordPress.comments_from_html(response, article_url)
                     or page.comments(article_url))
-        for comment in comments:
-            yield Comment(crawled_at=crawled_at, **comment)
+        self.day_month.learn(response)
+        yield from self.day_month.comments(comments, crawled_at)
         yield from self._comment_pages(page.comment_pages(article_url), article_url, shown)
 
     def _comment_pages(self, pages: dict[str, int], article_url: str,
@@ -314,7 +343,13 @@ class BlogSpider(scrapy.Spider):
 
 
 def _sitemaps(spider: BlogSpider, named: list[str], robots: str) -> Iterator[scrapy.Request]:
-    """The sitemaps robots.txt names, else ``/sitemap.xml``."""
+    """The sitemaps robots.txt names, else ``/sitemap.xml``: a guess, asked once (a server
+    error there is not retried: the site's pages lead to its posts all the same)."""
+    guess = {} if named else {"max_retry_times": 0}
     for url in named or [urljoin(robots, "/sitemap.xml")]:
         yield scrapy.Request(url, callback=spider.parse_sitemap, errback=spider.no_sitemap,
-                             meta=LISTING)
+                             meta={**LISTING, **guess})
+
+
+def _is_feed(response: TextResponse) -> bool:
+    return bool(response.xpath("/rss | /*[local-name()='feed'] | /*[local-name()='RDF']"))
