@@ -31,6 +31,7 @@ from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
 from crawler.learn.floor import page_rules
 from crawler.learn.opener import with_opener
+from crawler.learn.page_ids import learn_page_id
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import (
     Sample,
@@ -172,6 +173,7 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     if template.breadcrumbs is None and template.board_url:  # no trail: a board badge
         template.breadcrumbs = board_link([(p.root, p.url) for p in _one_per_thread(
             template, chosen)], lambda href: template.board_id(href) is not None)
+    template.thread_id_in_page = learn_page_id(template, [(p.url, p.root) for p in chosen])
     learn_repeats(template, [(p.url, p.root) for p in chosen])  # and posts per page
     template.learned_from = [p.url for p in chosen[:8]]
     return template
