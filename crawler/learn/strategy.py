@@ -41,7 +41,8 @@ from crawler.learn.floor import floor_posts
 from crawler.learn.forms import Asked, shortest_first, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint, views_a_thread
-from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
+from crawler.learn.page_ids import page_thread_id
+from crawler.learn.paging import page_number, page_value, refine_paging, shows_more_pages
 from crawler.learn.records import mine_records
 from crawler.learn.repeats import drop_repeat, posts_before
 from crawler.learn.rows import learned_rows, thread_rows
@@ -100,6 +101,7 @@ class LearnedForum:
         self.linked: dict[str, str] = {}
         self.failure: NotLearned | None = None
         self.misses = 0
+        self.passed = 0  # pages kept while learning that held nothing new (not counted)
         #: A thread said it goes on with no next page found: warned once per site.
         self.warned_no_next = False
         #: Thread id -> its thread-list row, from the listings seen while learning.
@@ -131,19 +133,24 @@ class LearnedForum:
         without waiting for more; a site that still gives no template is not a forum."""
         if self.template is not None or self.failure is not None or not self.pages:
             return Output()
-        self.patience = 0
-        self.max_pages = len(self.pages)
+        self.patience = self.passed = self.max_pages = 0  # learn from the pages seen: now
         self.read_kept = False
         page = self.pages.pop()
         return self._learning(page)
 
     def _learning(self, page: Page) -> Output:
-        self.pages.append(page)
-        if mine_records(page.root):
-            shape = url_shape(page.url)
-            self.candidates[shape] = self.candidates.get(shape, 0) + 1
+        records = mine_records(page.root)
         links = without_views(list(follow_links(page.root, page.url)))  # not /last, /unread
         out = Output(follow=[(u, "page", {}) for u in links if self.asked.page(u)])
+        if self.pages and not records and links and all(u in self.linked for u in links) \
+                and self.passed < 3 * self.max_pages:
+            # An empty archive (a month without posts amid the month links) is not counted:
+            # the pages that hold posts may lie beyond many of them.
+            self.passed += 1
+        self.pages.append(page)
+        if records:
+            shape = url_shape(page.url)
+            self.candidates[shape] = self.candidates.get(shape, 0) + 1
         best = max(self.candidates.values(), default=0)
         for link in links:
             if link not in self.linked:
@@ -152,7 +159,8 @@ class LearnedForum:
         # One post page among many (a frameset's menus come first): a second one linked
         # already tells the template more than one page can (a counter from an id, a suffix).
         enough = best >= 2 or (best == 1 and not self._awaited())
-        if best >= 3 or (enough and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
+        spent = len(self.pages) - self.passed >= self.max_pages
+        if best >= 3 or (enough and len(self.pages) >= 15) or spent:
             result = learn_site(self.pages, self.host)
             if isinstance(result, Template) and result.paging.regex is None \
                     and len(self.pages) < self.patience:
@@ -172,7 +180,7 @@ class LearnedForum:
                 out.rows = self._learned_rows(result, out.refetch)
                 out.extend(read_kept(self, out))
                 self.pages = []
-            elif len(self.pages) >= self.max_pages:
+            elif spent:
                 self.failure = result
                 self.pages = []
         return out
@@ -277,7 +285,9 @@ class LearnedForum:
         assert template is not None
         tid = template.thread_id(url) or ""
         if template.paging.regex is None:
-            self._refine_paging(root, url)
+            if refine_paging(template, root, url):
+                logger.info("Learned the thread pagination of %(host)s from %(url)s",
+                            {"host": self.host, "url": url})
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
         posts = read_posts(template, root, url) or floor_posts(root, url)  # another layout: alone
@@ -303,6 +313,9 @@ class LearnedForum:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
             row = {**self.rows.get(tid, {}), **cursor}
             out.threads.append(thread_record(template, root, url, tid, read, row))
+        if written := page_thread_id(template.thread_id_in_page, root):  # a slug URL's number
+            for record in [*out.posts, *out.threads]:
+                record["thread_id"] = written
         nxt = next_thread_page(template, root, url, tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here
@@ -359,20 +372,6 @@ class LearnedForum:
             if template.board_id(href) is not None:
                 follow.append((clean_url(href), "board", {}))
         return follow
-
-    def _refine_paging(self, root: Any, url: str) -> None:
-        """The samples had no numbered pager: learn it from the first thread page that has one."""
-        template = self.template
-        assert template is not None
-        paging = learn_paging([(root, url)])
-        if paging.regex is None:
-            return
-        paging.next_xpath = paging.next_xpath or template.paging.next_xpath
-        template.paging = paging
-        if template.thread_params and paging.param:
-            template.thread_params = sorted({*template.thread_params, paging.param})
-        logger.info("Learned the thread pagination of %(host)s from %(url)s",
-                    {"host": self.host, "url": url})
 
     def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int | None:
         """Posts before this page: from an offset URL, the cursor, or page size times pages."""
