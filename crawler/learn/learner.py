@@ -31,7 +31,7 @@ from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
 from crawler.learn.floor import page_rules
 from crawler.learn.opener import with_opener
-from crawler.learn.page_ids import learn_page_id
+from crawler.learn.page_ids import learn_board_id, learn_page_id
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import (
     Sample,
@@ -323,7 +323,19 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
     paging = learn_paging([(p.root, p.url) for p in shape_pages])
     fixed = fixed_params(urls, exclude={paging.param or ""})
     board_slot = _page_slot(paging, urls)
-    regex = id_regex_for(urls[0], board_slot, "bid", fixed, id_position(urls, board_slot))
+    regex = id_regex_for(urls[0], board_slot, "bid", fixed, id_position(urls, board_slot)) \
+        or _board_slug_regex(urls[0], template)
     if regex and len(shape_pages) >= 1:
         template.board_url = regex
         template.board_paging = paging
+        template.board_id_in_page = learn_board_id(template, [(p.url, p.root) for p in boards])
+
+
+def _board_slug_regex(url: str, template: Template) -> str | None:
+    """Board pages named by a slug alone (``/forums/forum/general-discussion/``): the slug after
+    a route, never a page's sole segment (``/web-scraping`` beside ``/tags``), nor a path
+    that holds the site's threads."""
+    regex = slug_regex_for(url, "bid")
+    if regex is None or regex.startswith("^/(?P<bid>") or template.thread_id(url) is not None:
+        return None
+    return regex
