@@ -102,6 +102,7 @@ class LearnedForum:
         self.failure: NotLearned | None = None
         self.misses = 0
         self.passed = 0  # pages kept while learning that held nothing new (not counted)
+        self.board_ids: dict[str, str] = {}  # a board's slug -> the number its page writes
         #: A thread said it goes on with no next page found: warned once per site.
         self.warned_no_next = False
         #: Thread id -> its thread-list row, from the listings seen while learning.
@@ -178,6 +179,8 @@ class LearnedForum:
                         out.refetch.append(canonical)
                 out.refetch = shortest_first(list(dict.fromkeys(out.refetch)), result.thread_id)
                 out.rows = self._learned_rows(result, out.refetch)
+                for kept in self.pages:
+                    self._board_number(kept.url, kept.root)
                 out.extend(read_kept(self, out))
                 self.pages = []
             elif spent:
@@ -226,8 +229,10 @@ class LearnedForum:
                     or not self.frontier.first_time(template.thread_id(url), url)):
                 # A later page reached by a link, not by the walk from its first page, or a
                 # first page read already under another URL form (one thread): kept for the
-                # walk, which reads it when it comes here. Nor is its next page a thread.
-                self.kept.park(clean_url(url), root)
+                # walk, which reads it when it comes here. Nor is its next page a thread. A page
+                # without posts is no later page of a thread: nothing to park, nor to fetch again.
+                if template.posts.data or root.xpath(template.posts.record):
+                    self.kept.park(clean_url(url), root)
                 tid = template.thread_id(url)
                 nxt = next_thread_page(template, root, url, tid)
                 ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
@@ -243,7 +248,15 @@ class LearnedForum:
                                    "learning again", {"host": self.host})
                     self.template, self.candidates, self.misses = None, {}, 0
             return out
+        self._board_number(url, root)
         return Output(follow=self._links(url, root, listing=True))
+
+    def _board_number(self, url: str, root: Any) -> None:
+        template = self.template
+        assert template is not None
+        if (bid := template.board_id(url)) and (n := page_thread_id(template.board_id_in_page,
+                                                                    root)):
+            self.board_ids[bid] = n
 
     def _links(self, url: str, root: Any,
                listing: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
@@ -316,6 +329,8 @@ class LearnedForum:
         if written := page_thread_id(template.thread_id_in_page, root):  # a slug URL's number
             for record in [*out.posts, *out.threads]:
                 record["thread_id"] = written
+        for thread in out.threads:  # a board named by a slug: the number its page writes
+            thread["board"].id = self.board_ids.get(thread["board"].id or "", thread["board"].id)
         nxt = next_thread_page(template, root, url, tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here
