@@ -284,6 +284,10 @@ class Frontier:
             self.posts.setdefault(digest, owner)
         return owner, seen
 
+    def read_before(self, keys: list[str]) -> bool:
+        """Whether every post of ``keys`` (their digests) was read already."""
+        return bool(keys) and all(_digest(key) in self.posts for key in keys)
+
     def first_time(self, thread_id: str | None, url: str) -> bool:
         """Whether thread ``thread_id`` was not read yet under another URL than ``url`` (now
         it is read under ``url``)."""
