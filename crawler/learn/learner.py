@@ -169,10 +169,11 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)],
                                  others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
-    _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
-    if template.breadcrumbs is None and template.board_url:  # no trail: a board badge
-        template.breadcrumbs = board_link([(p.root, p.url) for p in _one_per_thread(
-            template, chosen)], lambda href: template.board_id(href) is not None)
+    listings = _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
+    if template.breadcrumbs is None and listings:  # no trail: a board badge, or a meta line's
+        template.breadcrumbs = board_link(  # link to a page that lists threads
+            [(p.root, p.url) for p in _one_per_thread(template, chosen)],
+            lambda href: template.board_id(href) is not None or clean_url(href) in listings)
     template.thread_id_in_page = learn_page_id(template, [(p.url, p.root) for p in chosen])
     learn_repeats(template, [(p.url, p.root) for p in chosen])  # and posts per page
     template.learned_from = [p.url for p in chosen[:8]]
@@ -306,7 +307,9 @@ def _one_per_thread(template: Template, pages: list[Page]) -> list[Page]:
     return list(seen.values())
 
 
-def _learn_boards(template: Template, others: list[Page]) -> None:
+def _learn_boards(template: Template, others: list[Page]) -> set[str]:
+    """The board URL pattern and paging, from ``others`` that link two threads or more (the
+    listings: their URLs are returned)."""
     boards = []
     for page in others:
         links = {template.thread_id(link) for link, _ in page_links(page.root, page.url)}
@@ -314,7 +317,7 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
         if len(links) >= 2:
             boards.append(page)
     if not boards:
-        return
+        return set()
     by_shape: dict[str, list[Page]] = defaultdict(list)
     for page in boards:
         by_shape[url_shape(page.url)].append(page)
@@ -329,6 +332,7 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
         template.board_url = regex
         template.board_paging = paging
         template.board_id_in_page = learn_board_id(template, [(p.url, p.root) for p in boards])
+    return {clean_url(p.url) for p in boards}
 
 
 def _board_slug_regex(url: str, template: Template) -> str | None:
