@@ -15,7 +15,7 @@ from crawler.learn.links import is_denied
 from crawler.learn.paging import next_page_url, page_value
 from crawler.learn.rows import ROW_FIELDS
 from crawler.learn.template import Template
-from crawler.learn.thread import listing_heading
+from crawler.learn.thread import listing_heading, title_board
 from crawler.learn.urls import clean_url
 from crawler.learn.when import date_order, to_ymd
 
@@ -48,6 +48,8 @@ def thread_record(template: Template, root: Any, url: str, tid: str,
     crumbs = _named_board(template, [(name, href) for name, href in info["crumbs"]
                                      if template.thread_id(href) is None and not is_denied(href)],
                           row.get("listed_on"))
+    if not crumbs and (named := title_board(root, info["title"])):
+        crumbs = [(named, "")]  # no trail, no badge, no listing: "Topic - Board - Site"
     board_id = board_of(template, crumbs)
     opener = posts[0] if posts and posts[0]["position"] == 1 else None
     board = Board(id=board_id, name=crumbs[-1][0] if crumbs else None,

@@ -31,6 +31,7 @@ from crawler.learn.dom import is_inside
 from crawler.learn.embedded import learn_data_rule, read_data_posts
 from crawler.learn.floor import page_rules
 from crawler.learn.opener import with_opener
+from crawler.learn.page_ids import learn_board_id, learn_page_id
 from crawler.learn.paging import learn_paging, page_links, page_number
 from crawler.learn.posts import (
     Sample,
@@ -168,10 +169,12 @@ def learn_site(pages: list[Page], host: str | None = None) -> Template | NotLear
     template.title = learn_title([(p.root, p.url) for p in _one_per_thread(template, chosen)],
                                  others)
     template.breadcrumbs = learn_breadcrumbs([(p.root, p.url) for p in chosen])
-    _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
-    if template.breadcrumbs is None and template.board_url:  # no trail: a board badge
-        template.breadcrumbs = board_link([(p.root, p.url) for p in _one_per_thread(
-            template, chosen)], lambda href: template.board_id(href) is not None)
+    listings = _learn_boards(template, [p for p in pages if template.thread_id(p.url) is None])
+    if template.breadcrumbs is None and listings:  # no trail: a board badge, or a meta line's
+        template.breadcrumbs = board_link(  # link to a page that lists threads
+            [(p.root, p.url) for p in _one_per_thread(template, chosen)],
+            lambda href: template.board_id(href) is not None or clean_url(href) in listings)
+    template.thread_id_in_page = learn_page_id(template, [(p.url, p.root) for p in chosen])
     learn_repeats(template, [(p.url, p.root) for p in chosen])  # and posts per page
     template.learned_from = [p.url for p in chosen[:8]]
     return template
@@ -304,7 +307,9 @@ def _one_per_thread(template: Template, pages: list[Page]) -> list[Page]:
     return list(seen.values())
 
 
-def _learn_boards(template: Template, others: list[Page]) -> None:
+def _learn_boards(template: Template, others: list[Page]) -> set[str]:
+    """The board URL pattern and paging, from ``others`` that link two threads or more (the
+    listings: their URLs are returned)."""
     boards = []
     for page in others:
         links = {template.thread_id(link) for link, _ in page_links(page.root, page.url)}
@@ -312,7 +317,7 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
         if len(links) >= 2:
             boards.append(page)
     if not boards:
-        return
+        return set()
     by_shape: dict[str, list[Page]] = defaultdict(list)
     for page in boards:
         by_shape[url_shape(page.url)].append(page)
@@ -321,7 +326,20 @@ def _learn_boards(template: Template, others: list[Page]) -> None:
     paging = learn_paging([(p.root, p.url) for p in shape_pages])
     fixed = fixed_params(urls, exclude={paging.param or ""})
     board_slot = _page_slot(paging, urls)
-    regex = id_regex_for(urls[0], board_slot, "bid", fixed, id_position(urls, board_slot))
+    regex = id_regex_for(urls[0], board_slot, "bid", fixed, id_position(urls, board_slot)) \
+        or _board_slug_regex(urls[0], template)
     if regex and len(shape_pages) >= 1:
         template.board_url = regex
         template.board_paging = paging
+        template.board_id_in_page = learn_board_id(template, [(p.url, p.root) for p in boards])
+    return {clean_url(p.url) for p in boards}
+
+
+def _board_slug_regex(url: str, template: Template) -> str | None:
+    """Board pages named by a slug alone (``/forums/forum/general-discussion/``): the slug after
+    a route, never a page's sole segment (``/web-scraping`` beside ``/tags``), nor a path
+    that holds the site's threads."""
+    regex = slug_regex_for(url, "bid")
+    if regex is None or regex.startswith("^/(?P<bid>") or template.thread_id(url) is not None:
+        return None
+    return regex

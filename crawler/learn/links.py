@@ -8,7 +8,11 @@ there), and actions a reader does not need, told by the URL's structure:
   (``newreply.php``, ``posting.php``) that is an action verb: reply, new, create, quote, edit,
   delete, report, login, register, search, print, mark-read, subscribe, like, vote, ...;
 * a query key that names an action or a view (``action=``, ``do=``, ``mode=``) and member,
-  search, feed and permalink keys (:data:`_DENY`).
+  search, feed and permalink keys (:data:`_DENY`);
+* a post's permalink by its anchor: the number of the link's fragment is a value of its query
+  (``?show=114#a114``, ``?answer=4#post-id-4``): it shows a thread's page again;
+* a view of the page itself: its path (not a script's) with more query items whose values are
+  words (``/unanswered?by=votes``, ``/thread/X/?noscript``): the same list or posts again.
 
 Session parameters are dropped (:func:`~crawler.learn.urls.clean_url`).
 """
@@ -20,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from functools import lru_cache
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import SplitResult, urljoin, urlsplit
 
 from lxml import etree
 
@@ -31,11 +35,13 @@ __all__ = ["Frontier", "follow_links", "id_hint", "is_action", "is_denied", "vie
 _DENY = re.compile(
     r"log(?:in|on|out|off)|/pm(?:\.php)?(?:[/?]|$)|"  # private messages
     r"register|signup|sign_up|lostpw|password|search|memberlist|member\.php|profile|/users?/|"
-    r"/u/|/members?/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
+    r"/u/|/members?/|/badges?/|uid=|[?&;]u=|space|misc\.php|help|faq|rules|calendar|stats|who(?:is)?online|online\.php|"
     r"action=(?!forum)|do=|mode=|goto=|findpost|findcomment|showpost|lastpost|newpost|[?&;]pid=|replytocom|"
     r"newtopic|newthread|newreply|posting\.php|post\.php|reply|edit|delete|report|print|archive|mobile=|"
     r"rss|feed|syndication|\.xml|ucp\.php|mcp\.php|/post/\d|/posts/\d|authorid=|ordertype=|[?&;]sort\w*=|order=|"
-    r"\.(?:css|js|png|jpe?g|gif|svg|ico|zip|pdf|webp|mp4|rar|7z)(?:$|\?)|/api/|/assets/|/static/|/uploads?/",
+    r"/(?:sort|order)(?:by)?:|"  # a list's sort order as a path parameter (``/sort:votes-desc/``)
+    r"\.(?:css|js|png|jpe?g|gif|svg|ico|zip|pdf|webp|mp4|rar|7z|gz|tgz|bz2|xz|tar|mbox)(?:$|\?)|"
+    r"/api/|/assets/|/static/|/uploads?/",
     re.IGNORECASE,
 )
 #: Verbs of actions a reader never needs, as whole words of a route (not of a title).
@@ -47,7 +53,8 @@ _VERBS = frozenset(
     "follow unfollow ignore block move merge split lock unlock pin unpin close moderate moderation "
     "approve hide print share email send login logout logon logoff signin signout signup register "
     "join password "
-    "reset activate search markread mark preview upload attach download history find "
+    "reset activate search markread mark preview upload attach download export history revisions "
+    "find ask "
     "jump goto lastpost newpost newreply newtopic newthread notifications".split()
 )
 #: Words that, beside a verb, still name a route and not a title (``new-topic``, ``post-reply``).
@@ -142,9 +149,40 @@ def _hrefs(root: etree._Element) -> Iterator[tuple[etree._Element, str]]:
         yield element, (element.get("href" if element.tag == "a" else "src") or "").strip()
 
 
+def _anchored_permalink(parts: SplitResult) -> bool:
+    """Whether the link's fragment names the number one of its query values holds: a post's
+    permalink (``?show=114#a114``), which shows a thread's page again."""
+    number = re.search(r"\d+", parts.fragment)
+    return number is not None and any(
+        value == number.group() for _, _, value in (
+            i.partition("=") for i in re.split(r"[&;]", parts.query)))
+
+
+def _views_page(parts: SplitResult, page: SplitResult) -> bool:
+    """Whether the link is a view of the page itself: the same path (not a script, whose query
+    is its route), the page's query items and more, whose values are words or nothing
+    (``?by=votes``, ``?noscript``): the same list or posts, sorted or shown otherwise."""
+    if parts.path != page.path or "." in parts.path.rsplit("/", 1)[-1]:
+        return False
+    mine = {i for i in re.split(r"[&;]", page.query) if i}
+    items = {i for i in re.split(r"[&;]", parts.query) if i}
+    extra = items - mine
+    # A value with a number is another page (``?page=2``), and so is a route (``?forum-1.htm``).
+    return bool(extra) and mine <= items and not any(
+        re.search(r"\d", i.partition("=")[2] if "=" in i else i) for i in extra)
+
+
+def _skipped(parts: SplitResult, page: SplitResult) -> bool:
+    """A link no reader follows: denied (:func:`_denied`), a post's permalink by its anchor,
+    or a view of the page itself."""
+    return _denied(parts.path, parts.query) or _anchored_permalink(parts) \
+        or _views_page(parts, page)
+
+
 def follow_links(root: etree._Element, url: str) -> list[str]:
     host = urlsplit(url).netloc
     here = clean_url(url)
+    page = urlsplit(url)
     found: dict[str, None] = {}
     forms = form_targets(root, url)
     for a, href in _hrefs(root):
@@ -154,7 +192,7 @@ def follow_links(root: etree._Element, url: str) -> list[str]:
         parts = urlsplit(absolute)
         if parts.netloc != host or parts.scheme not in ("http", "https"):
             continue
-        if _denied(parts.path, parts.query):
+        if _skipped(parts, page):
             continue
         cleaned = clean_url(absolute)
         if cleaned != here and cleaned not in forms:
@@ -199,6 +237,7 @@ def _hint_pattern(hints: tuple[str, ...]) -> re.Pattern[str]:
 def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list[str]:
     """:func:`follow_links` for the links whose href holds one of ``hints``."""
     host = urlsplit(url).netloc
+    page = urlsplit(url)
     found: dict[str, None] = {}
     pattern = _hint_pattern(hints)
     seen: set[str] = set()
@@ -210,7 +249,7 @@ def hinted_links(root: etree._Element, url: str, hints: tuple[str, ...]) -> list
         seen.add(href)
         absolute = urljoin(url, href)
         parts = urlsplit(absolute)
-        if parts.netloc == host and not _denied(parts.path, parts.query):
+        if parts.netloc == host and not _skipped(parts, page):
             if (cleaned := clean_url(absolute)) not in forms:
                 found.setdefault(cleaned, None)
     return list(found)
@@ -244,6 +283,10 @@ class Frontier:
         for digest in digests.values():
             self.posts.setdefault(digest, owner)
         return owner, seen
+
+    def read_before(self, keys: list[str]) -> bool:
+        """Whether every post of ``keys`` (their digests) was read already."""
+        return bool(keys) and all(_digest(key) in self.posts for key in keys)
 
     def first_time(self, thread_id: str | None, url: str) -> bool:
         """Whether thread ``thread_id`` was not read yet under another URL than ``url`` (now

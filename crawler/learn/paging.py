@@ -17,11 +17,11 @@ from urllib.parse import urljoin, urlsplit
 from lxml import etree
 
 from crawler.learn.dom import element_text, has_class_xpath
-from crawler.learn.template import Paging
+from crawler.learn.template import Paging, Template
 from crawler.learn.urls import page_regex_for, slots
 
 __all__ = ["learn_paging", "next_page_url", "page_links", "page_number", "page_value",
-           "shows_more_pages"]
+           "refine_paging", "shows_more_pages"]
 
 _NEXT_TEXT = re.compile(
     r"^(?:(?:next|older)(?: page| posts| replies)?\s*[›»→>]?|[›»→>]|>>"
@@ -292,3 +292,16 @@ def next_page_url(
 def _path_query(url: str) -> str:
     parts = urlsplit(url)
     return parts.path + ("?" + parts.query if parts.query else "")
+
+
+def refine_paging(template: Template, root: etree._Element, url: str) -> bool:
+    """The samples had no numbered pager: learn it from the first thread page that has one
+    (whether one was found)."""
+    paging = learn_paging([(root, url)])
+    if paging.regex is None:
+        return False
+    paging.next_xpath = paging.next_xpath or template.paging.next_xpath
+    template.paging = paging
+    if template.thread_params and paging.param:
+        template.thread_params = sorted({*template.thread_params, paging.param})
+    return True

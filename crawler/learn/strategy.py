@@ -41,7 +41,8 @@ from crawler.learn.floor import floor_posts
 from crawler.learn.forms import Asked, shortest_first, shortest_per_thread, without_views
 from crawler.learn.learner import NotLearned, Page, learn_site, url_shape
 from crawler.learn.links import Frontier, follow_links, hinted_links, id_hint, views_a_thread
-from crawler.learn.paging import learn_paging, page_number, page_value, shows_more_pages
+from crawler.learn.page_ids import page_thread_id
+from crawler.learn.paging import page_number, page_value, refine_paging, shows_more_pages
 from crawler.learn.records import mine_records
 from crawler.learn.repeats import drop_repeat, offset_posts, posts_before
 from crawler.learn.rows import learned_rows, thread_rows
@@ -100,6 +101,8 @@ class LearnedForum:
         self.linked: dict[str, str] = {}
         self.failure: NotLearned | None = None
         self.misses = 0
+        self.passed = 0  # pages kept while learning that held nothing new (not counted)
+        self.board_ids: dict[str, str] = {}  # a board's slug -> the number its page writes
         #: A thread said it goes on with no next page found: warned once per site.
         self.warned_no_next = False
         #: Thread id -> its thread-list row, from the listings seen while learning.
@@ -131,19 +134,24 @@ class LearnedForum:
         without waiting for more; a site that still gives no template is not a forum."""
         if self.template is not None or self.failure is not None or not self.pages:
             return Output()
-        self.patience = 0
-        self.max_pages = len(self.pages)
+        self.patience = self.passed = self.max_pages = 0  # learn from the pages seen: now
         self.read_kept = False
         page = self.pages.pop()
         return self._learning(page)
 
     def _learning(self, page: Page) -> Output:
-        self.pages.append(page)
-        if mine_records(page.root):
-            shape = url_shape(page.url)
-            self.candidates[shape] = self.candidates.get(shape, 0) + 1
+        records = mine_records(page.root)
         links = without_views(list(follow_links(page.root, page.url)))  # not /last, /unread
         out = Output(follow=[(u, "page", {}) for u in links if self.asked.page(u)])
+        if self.pages and not records and links and all(u in self.linked for u in links) \
+                and self.passed < 3 * self.max_pages:
+            # An empty archive (a month without posts amid the month links) is not counted:
+            # the pages that hold posts may lie beyond many of them.
+            self.passed += 1
+        self.pages.append(page)
+        if records:
+            shape = url_shape(page.url)
+            self.candidates[shape] = self.candidates.get(shape, 0) + 1
         best = max(self.candidates.values(), default=0)
         for link in links:
             if link not in self.linked:
@@ -152,7 +160,8 @@ class LearnedForum:
         # One post page among many (a frameset's menus come first): a second one linked
         # already tells the template more than one page can (a counter from an id, a suffix).
         enough = best >= 2 or (best == 1 and not self._awaited())
-        if best >= 3 or (enough and len(self.pages) >= 15) or len(self.pages) >= self.max_pages:
+        spent = len(self.pages) - self.passed >= self.max_pages
+        if best >= 3 or (enough and len(self.pages) >= 15) or spent:
             result = learn_site(self.pages, self.host)
             if isinstance(result, Template) and result.paging.regex is None \
                     and len(self.pages) < self.patience:
@@ -170,9 +179,11 @@ class LearnedForum:
                         out.refetch.append(canonical)
                 out.refetch = shortest_first(list(dict.fromkeys(out.refetch)), result.thread_id)
                 out.rows = self._learned_rows(result, out.refetch)
+                for kept in self.pages:
+                    self._board_number(kept.url, kept.root)
                 out.extend(read_kept(self, out))
                 self.pages = []
-            elif len(self.pages) >= self.max_pages:
+            elif spent:
                 self.failure = result
                 self.pages = []
         return out
@@ -218,8 +229,10 @@ class LearnedForum:
                     or not self.frontier.first_time(template.thread_id(url), url)):
                 # A later page reached by a link, not by the walk from its first page, or a
                 # first page read already under another URL form (one thread): kept for the
-                # walk, which reads it when it comes here. Nor is its next page a thread.
-                self.kept.park(clean_url(url), root)
+                # walk, which reads it when it comes here. Nor is its next page a thread. A page
+                # without posts is no later page of a thread: nothing to park, nor to fetch again.
+                if template.posts.data or root.xpath(template.posts.record):
+                    self.kept.park(clean_url(url), root)
                 tid = template.thread_id(url)
                 nxt = next_thread_page(template, root, url, tid)
                 ahead = clean_url(template.canonical_thread_url(nxt) or nxt) if nxt else None
@@ -235,7 +248,15 @@ class LearnedForum:
                                    "learning again", {"host": self.host})
                     self.template, self.candidates, self.misses = None, {}, 0
             return out
+        self._board_number(url, root)
         return Output(follow=self._links(url, root, listing=True))
+
+    def _board_number(self, url: str, root: Any) -> None:
+        template = self.template
+        assert template is not None
+        if (bid := template.board_id(url)) and (n := page_thread_id(template.board_id_in_page,
+                                                                    root)):
+            self.board_ids[bid] = n
 
     def _links(self, url: str, root: Any,
                listing: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
@@ -277,7 +298,9 @@ class LearnedForum:
         assert template is not None
         tid = template.thread_id(url) or ""
         if template.paging.regex is None:
-            self._refine_paging(root, url)
+            if refine_paging(template, root, url):
+                logger.info("Learned the thread pagination of %(host)s from %(url)s",
+                            {"host": self.host, "url": url})
         number = int(cursor.get("page") or page_number(template.paging, url))
         offset = self._offset(url, number, cursor)
         posts = read_posts(template, root, url) or floor_posts(root, url)  # another layout: alone
@@ -303,6 +326,11 @@ class LearnedForum:
             # No posts on a thread URL: an error page ("no permission"), not a thread.
             row = {**self.rows.get(tid, {}), **cursor}
             out.threads.append(thread_record(template, root, url, tid, read, row))
+        if written := page_thread_id(template.thread_id_in_page, root):  # a slug URL's number
+            for record in [*out.posts, *out.threads]:
+                record["thread_id"] = written
+        for thread in out.threads:  # a board named by a slug: the number its page writes
+            thread["board"].id = self.board_ids.get(thread["board"].id or "", thread["board"].id)
         nxt = next_thread_page(template, root, url, tid)
         nxt = template.canonical_thread_url(nxt) if nxt else None
         walk_id = str(cursor.get("walk_id") or secrets.token_hex(4))  # a walk starts here
@@ -359,20 +387,6 @@ class LearnedForum:
             if template.board_id(href) is not None:
                 follow.append((clean_url(href), "board", {}))
         return follow
-
-    def _refine_paging(self, root: Any, url: str) -> None:
-        """The samples had no numbered pager: learn it from the first thread page that has one."""
-        template = self.template
-        assert template is not None
-        paging = learn_paging([(root, url)])
-        if paging.regex is None:
-            return
-        paging.next_xpath = paging.next_xpath or template.paging.next_xpath
-        template.paging = paging
-        if template.thread_params and paging.param:
-            template.thread_params = sorted({*template.thread_params, paging.param})
-        logger.info("Learned the thread pagination of %(host)s from %(url)s",
-                    {"host": self.host, "url": url})
 
     def _offset(self, url: str, number: int, cursor: dict[str, Any]) -> int | None:
         """Posts before this page: from an offset URL, the cursor, or page size times pages."""

@@ -136,6 +136,11 @@ class Template:
     thread_params: list[str] = field(default_factory=list)
     #: Regex with a group ``bid``: board (thread list) pages.
     board_url: str | None = None
+    #: Where thread pages write the thread's id when their URLs name it by a slug: ``xpath``
+    #: of attribute values and ``regex`` with one group (:mod:`crawler.learn.page_ids`).
+    thread_id_in_page: dict[str, str] | None = None
+    #: The same for board pages named by a slug (their number, written on the board's page).
+    board_id_in_page: dict[str, str] | None = None
     title: TitleRule = field(default_factory=TitleRule)
     #: Absolute XPath of the breadcrumb links, root first.
     breadcrumbs: str | None = None
@@ -175,6 +180,8 @@ class Template:
             posts=PostRules.from_dict(data["posts"]),
             thread_url=data["thread_url"],
             board_url=data.get("board_url"),
+            thread_id_in_page=data.get("thread_id_in_page"),
+            board_id_in_page=data.get("board_id_in_page"),
             thread_params=list(data.get("thread_params") or []),
             title=TitleRule(**data.get("title") or {}),
             breadcrumbs=data.get("breadcrumbs"),

@@ -25,7 +25,7 @@ from crawler.learn.dom import element_text, has_class_xpath, stable_classes, tag
 from crawler.learn.template import TitleRule
 
 __all__ = ["board_link", "heading_title", "learn_breadcrumbs", "learn_title", "listing_heading",
-           "url_thread_regex"]
+           "title_board", "url_thread_regex"]
 
 _SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
 _PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$",
@@ -69,6 +69,16 @@ def heading_title(root: etree._Element) -> str | None:
         if len(own) >= 2 and title.startswith(own) and len(text) > len(best or ""):
             best = text
     return best
+
+
+def title_board(root: etree._Element, title: str | None) -> str | None:
+    """The board a thread page's ``<title>`` names between the thread's title and the site's
+    name ("Topic - Board - Site", as HyperKitty and wpForo write it): for a page that names
+    its board nowhere else."""
+    parts = _SEPARATORS.split(_PAGE_SUFFIX.sub("", _title_text(root)))
+    if not title or len(parts) < 3 or _loose(parts[0]) != _loose(title):
+        return None
+    return parts[1].strip() or None
 
 
 def listing_heading(root: etree._Element) -> tuple[str, str] | None:

@@ -15,6 +15,7 @@ import hashlib
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
+from crawler.learn.apply import read_posts
 from crawler.learn.emit import is_first_page, next_thread_page
 from crawler.learn.urls import clean_url
 
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from crawler.learn.strategy import LearnedForum, Output
     from crawler.learn.template import Template
 
-__all__ = ["Walks", "later_pages", "read_kept", "short_digest", "trail"]
+__all__ = ["Walks", "covered", "later_pages", "read_kept", "short_digest", "trail"]
 
 #: Walks whose pages a node keeps (:meth:`Walks.ahead`): about 11 bytes a page.
 _WALKS_KEPT = 2_000
@@ -98,6 +99,13 @@ def read_kept(forum: LearnedForum, out: Output) -> Output:
             read.extend(forum._thread_page(url, root, row))
     out.refetch, out.rows = [], {}
     return read
+
+
+def covered(forum: LearnedForum, url: str, root: Any) -> bool:
+    """Whether a parked later page holds only posts read already: its thread's walk went
+    through other URL forms of its pages (``msg=9.21`` beside a list's link to ``msg=9.27``)."""
+    assert forum.template is not None
+    return forum.frontier.read_before([p["digest"] for p in read_posts(forum.template, root, url)])
 
 
 def later_pages(template: Template, pages: list[Page]) -> set[str]:

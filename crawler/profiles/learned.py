@@ -27,6 +27,7 @@ from scrapy.exceptions import CloseSpider, DontCloseSpider
 
 from crawler.learn.paging import page_number
 from crawler.learn.urls import clean_url
+from crawler.learn.walks import covered
 from crawler.profiles.base import ForumProfile, PageCursor, PageKind
 from crawler.profiles.learned_store import MemoryTemplateStore, store_for
 from crawler.profiles.records import (
@@ -191,12 +192,14 @@ def _stalled_walks(crawler: Crawler, spider: Spider, learner: LearnedForum) -> l
     """Walks still waiting for a page when the crawl went idle: their request was a duplicate
     of one whose page never came to this node (another node fetched it before taking the
     host over, or it failed). Fetched again for them: the walk goes on, nothing is lost.
-    So are later pages parked for a walk that never came (it was on a node that left)."""
+    So are later pages parked for a walk that never came (it was on a node that left), unless
+    their posts were all read already (the walk went through other URL forms of them)."""
     template, waiting = learner.template, learner.kept.waiting
     for url in list(learner.kept.parked) if template is not None else []:
         if page_number(template.paging, url) > 1:  # its number tells its posts' positions
-            del learner.kept.parked[url]
-            waiting.setdefault(url, {"page": page_number(template.paging, url)})
+            root = learner.kept.parked.pop(url)
+            if not covered(learner, url, root):  # else its walk read them under other URLs
+                waiting.setdefault(url, {"page": page_number(template.paging, url)})
     requests = []
     while waiting:
         url, state = waiting.popitem(last=False)

@@ -6,15 +6,15 @@ is read like any engine: detected by host, or by the engine's markup when the cl
 profiles), then every page is read with the template's rules (no learning). Subclasses set
 :attr:`TemplateProfile.hosts` or the fingerprints, :attr:`TemplateProfile.TEMPLATE` (the
 template's JSON form as a dict) and ``detect_order``; :attr:`TemplateProfile.thread_id_in_page`
-when the thread URLs carry no id and the pages write it (``crawler/scaffold/page_ids.py``).
+when the thread URLs carry no id and the pages write it (:mod:`crawler.learn.page_ids`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
+from crawler.learn.page_ids import page_thread_id
 from crawler.learn.template import Template
 from crawler.profiles.base import PageCursor, PageKind
 from crawler.profiles.learned import Learned, page_result
@@ -23,7 +23,7 @@ from crawler.profiles.records import PageResult, ThreadRef
 if TYPE_CHECKING:
     from scrapy.http import Response, TextResponse
 
-__all__ = ["TemplateProfile"]
+__all__ = ["TemplateProfile", "page_thread_id"]
 
 
 class TemplateProfile(Learned, register=False):
@@ -63,13 +63,3 @@ class TemplateProfile(Learned, register=False):
                 if record is not None and record.thread_id == own:
                     record.thread_id = tid
         return result
-
-
-def page_thread_id(rule: dict[str, str], root: Any) -> str | None:
-    """The thread id ``rule`` reads on a page (a response, a parsel selector, an lxml root):
-    the first attribute value it matches, without leading zeros."""
-    for value in root.xpath(rule["xpath"]):
-        found = re.search(rule["regex"], str(value))
-        if found:
-            return str(int(found.group(1)))
-    return None

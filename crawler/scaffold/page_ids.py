@@ -1,78 +1,18 @@
-"""A thread's id written in its pages' markup, for URLs that name the thread by no id.
-
-A slug URL whose only number is the title's (``/topic/thread-01-how-to/``: zero-padded, or
-no number at all) gives no id the forum's database knows. The page itself often writes it: a
-class of the page (``postid-7``), the id of the element listing the posts (``topic-7-replies``),
-a data attribute (``data-topicid="5"``). The rule is the first attribute slot (an element's
-``id``, one ``class`` token, or a ``data-*`` attribute, with its number taken out) that holds
-one number on every captured thread page, the same on all pages of a thread and different
-from one thread to the next.
-"""
+"""A thread's id written in its pages' markup, for URLs that name the thread by no id: the rule
+is learned by :mod:`crawler.learn.page_ids` (the learned reader learns it too); here from the
+captured pages' text."""
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
-
-from lxml import etree
-
 from crawler.learn.dom import parse
-from crawler.learn.slug_ids import id_like
+from crawler.learn.page_ids import learn_page_id
 from crawler.learn.template import Template
 
 __all__ = ["learn_page_thread_id"]
-
-#: An attribute value (or class token) with one number: a prefix, the number, a suffix.
-_ONE_NUMBER = re.compile(r"([A-Za-z_-]*)(\d+)([A-Za-z_-]*)")
-_SLOT = tuple[str, str, str, str]  # tag, attribute, prefix, suffix
 
 
 def learn_page_thread_id(template: Template, pages: list[tuple[str, str]]
                          ) -> dict[str, str] | None:
     """The rule (``xpath`` of attribute values, ``regex`` with one group) reading the thread
     id from a thread page, when some captured thread's URL gives none; ``None`` otherwise."""
-    threads: dict[str, list[dict[_SLOT, set[str]]]] = defaultdict(list)
-    for url, text in pages:
-        root = parse(text, url)
-        tid = template.thread_id(url)
-        if tid is None or not root.xpath(template.posts.record):
-            continue
-        canonical = template.canonical_thread_url(url) or url
-        threads[template.thread_id(canonical) or canonical].append(_slots(root))
-    if len(threads) < 2 or all(t.isdigit() and id_like(t) for t in threads):
-        return None
-    order = [slot for page in next(iter(threads.values())) for slot in page]
-    for slot in dict.fromkeys(order):
-        values = [_one(page.get(slot)) for group in threads.values() for page in group]
-        per_thread = [{_one(page.get(slot)) for page in group} for group in threads.values()]
-        if None in values or any(len(v) != 1 for v in per_thread):
-            continue
-        if len({next(iter(v)) for v in per_thread}) == len(threads):
-            return _rule(slot)
-    return None
-
-
-def _slots(root: etree._Element) -> dict[_SLOT, set[str]]:
-    found: dict[_SLOT, set[str]] = defaultdict(set)
-    for node in root.iter():
-        if not isinstance(node.tag, str):
-            continue
-        for attr, value in node.attrib.items():
-            if attr not in ("id", "class") and not attr.startswith("data-"):
-                continue
-            for token in value.split() if attr == "class" else [value.strip()]:
-                if match := _ONE_NUMBER.fullmatch(token):
-                    prefix, number, suffix = match.groups()
-                    found[(node.tag, attr, prefix, suffix)].add(str(int(number)))
-    return found
-
-
-def _one(values: set[str] | None) -> str | None:
-    return next(iter(values)) if values and len(values) == 1 else None
-
-
-def _rule(slot: _SLOT) -> dict[str, str]:
-    tag, attr, prefix, suffix = slot
-    edge = (r"(?:^|\s)", r"(?:\s|$)") if attr == "class" else ("^", "$")
-    return {"xpath": f"//{tag}/@{attr}",
-            "regex": f"{edge[0]}{re.escape(prefix)}0*(\\d+){re.escape(suffix)}{edge[1]}"}
+    return learn_page_id(template, [(url, parse(text, url)) for url, text in pages])

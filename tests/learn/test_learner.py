@@ -394,3 +394,21 @@ def test_a_trail_printed_above_and_below_the_posts_is_one_trail() -> None:
     once = parse(f"<html><body>{trail}<div class='post'>a post</div></body></html>",
                  "http://h/topic/7")
     assert read_thread(template, once)["crumbs"] == read_thread(template, root)["crumbs"]
+
+
+def test_a_parked_later_page_whose_posts_were_read_is_not_fetched_again() -> None:
+    """A list links a thread's later page under another URL form than its walk takes (Beehive:
+    ``msg=9.27`` beside the walk's ``msg=9.21``): parked, and left at idle when every post on
+    it was read already; a parked page with posts nobody read is fetched again for its walk."""
+    from crawler.learn.walks import covered
+
+    template = learn_site(_div_site())
+    assert isinstance(template, Template)
+    strategy = LearnedForum("forum.test", template)
+    page_two = pages.div_posts(1, 2)
+    assert not covered(strategy, f"{BASE}/thread.php?page=2&t=1", parse(page_two))
+    first = strategy.page(f"{BASE}/thread.php?t=1", pages.div_posts(1, 1))
+    nxt = [f for f in first.follow if f[1] == "thread" and f[2].get("page") == 2]
+    strategy.page(nxt[0][0], page_two, "thread", nxt[0][2])
+    assert covered(strategy, f"{BASE}/thread.php?page=2&t=1&from=list", parse(page_two))
+    assert not covered(strategy, f"{BASE}/thread.php?page=2&t=2", parse(pages.div_posts(2, 2)))
