@@ -1,6 +1,6 @@
 """Thread identity of slug URLs with percent-escapes (crawler/learn/template.py).
 
-Pages captured from real engines (``tests/fixtures/plugin_forums``): the crawl asks a page
+Pages captured from real engines (``tests/fixtures/real-unprofiled``): the crawl asks a page
 under upper-case escapes (``%E7``, as URL canonicalization writes them) and the page links
 its own thread, and its next page, in lower case (``%e7``). Both name one thread."""
 
@@ -18,21 +18,19 @@ from crawler.learn.template import Paging, PostRules, Template
 from crawler.learn.urls import clean_url, id_position, id_regex_for, path_query
 from crawler.learn.walks import later_pages
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-PAGES = FIXTURES / "real-unprofiled"
-PLUGIN_PAGES = FIXTURES / "plugin_forums"  # shared with tests/extract/test_plugin_forums.py
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "real-unprofiled"
 
 CASES = [
     # bbPress: /forums/topic/<slug>/, pages /page/N/ after the slug.
-    ("bbpress-thread-11.html",
-     "http://127.0.0.1:18117/forums/topic/thread-02-encoding-problems-%e7%bc%96%e7%a0%81"
+    ("bbpress-2.6-topic.html",
+     "http://127.0.0.1:18117/forums/topic/thread-10-encoding-problems-%e7%bc%96%e7%a0%81"
      "%e9%97%ae%e9%a2%98/",
      r"^/forums/topic/(?P<tid>[^/?#&;.]+)(?:[/?#;&]|$)",
      Paging(kind="path", regex=r"/page/(\d+)(?:[/?#]|$)")),
     # wpForo: /community/<board slug>/<thread slug>/, only a rel=next link learned.
-    ("wpforo-thread-2.html",
-     "http://127.0.0.1:18118/community/web-scraping-%e7%88%ac%e8%99%ab%e6%8a%80%e6%9c%af"
-     "/thread-02-encoding-problems-%e7%bc%96%e7%a0%81%e9%97%ae%e9%a2%98/",
+    ("wpforo-2-topic.html",
+     "http://127.0.0.1:18118/community/general-discussion-%e7%bb%bc%e5%90%88%e8%ae%a8%e8%ae"
+     "%ba/thread-10-encoding-problems-%e7%bc%96%e7%a0%81%e9%97%ae%e9%a2%98/",
      r"^/community/[^/?#&;]+/(?P<tid>[^/?#&;.]+)(?:[/?#;&]|$)",
      Paging(kind="next", next_xpath="//a[@rel='next']")),
 ]
@@ -47,7 +45,7 @@ def test_a_thread_linked_in_the_other_escape_case_is_the_same_thread(
     assert asked != url and asked.lower() == url.lower()
     tid = template.thread_id(asked)
     assert tid is not None and tid == template.thread_id(url)
-    root = parse((PLUGIN_PAGES / page).read_text(encoding="utf-8"), asked)
+    root = parse((PAGES / page).read_text(encoding="utf-8"), asked)
     nxt = next_thread_page(template, root, asked, tid)
     assert nxt is not None and "/2/" in nxt  # page 2 of this thread, linked in lower case
     assert template.thread_id(nxt) == tid
