@@ -64,13 +64,15 @@ def heading_title(root: etree._Element, site: list[str] | None = None) -> str | 
     ``site``: ``<title>``'s parts every thread shares (never the thread's title)."""
     title = _loose(_title_text(root))
     shared = {_loose(part) for part in site or []}
+    # The site's name: what a link to the site's root shows (a logo, the trail's first crumb).
+    shared |= {_loose(element_text(a)) for a in root.iter("a") if _links_home(a, _ROOTS)}
     for fits in (str.startswith, str.endswith):
         best = None
         for node in _heading_parts(root):
             text = element_text(node)
             own = _loose(text)
             if (len(own) >= 2 and fits(title, own) and len(text) > len(best or "")
-                    and not any(own in part for part in shared) and not _links_home(node, _ROOTS)):
+                    and not any(own in part for part in shared) and not _links_home(node)):
                 best = text
         if best:
             return best
@@ -112,7 +114,8 @@ def _links_home(node: etree._Element, roots: tuple[str, ...] = ("",)) -> bool:
     if len(links) != 1 or element_text(links[0]) != element_text(node):
         return False
     href = urlsplit(links[0].get("href") or "")
-    return bool(href.path) and href.path.rstrip("/") in roots and not href.query
+    return (bool(href.path) and not href.query
+            and href.path.strip("/") in {root.strip("/") for root in roots})
 
 
 def _title_text(root: etree._Element) -> str:
