@@ -2,8 +2,9 @@
 
 Title: the page element (``<h1>`` first, then ``<h2>``/``<h3>``, ``itemprop=headline|name``,
 elements classed or id'd ``title``/``subject``) whose text is part of ``<title>`` and changes
-from thread to thread (a site-name ``<h1>`` does not). Without one, ``<title>`` minus the parts
-all threads share (site and board names) and minus "page N".
+from thread to thread (a site-name ``<h1>`` does not). Without one, the heading (or a part of
+it: its link, beside "(Page 2 of 3)") that ``<title>`` begins or ends with, never the site's
+name; else ``<title>`` minus the parts all threads share (site and board names) and "page N".
 
 Breadcrumbs: schema.org ``BreadcrumbList`` or an element named like a breadcrumb trail
 (``breadcrumb``, ``crumbs``, ``navigation``, ``nav``…) holding two or more short links, the
