@@ -19,7 +19,7 @@ from crawler.learn.embedded import read_data_posts
 from crawler.learn.files import record_attachments
 from crawler.learn.generalize import eval_first
 from crawler.learn.template import FieldRule, Template
-from crawler.learn.thread import heading_title
+from crawler.learn.thread import drop_page_mark, heading_title
 from crawler.learn.urls import id_position, slots
 from crawler.learn.when import FIND_DATE, find_date
 
@@ -176,7 +176,8 @@ def read_thread(template: Template, root: etree._Element) -> dict[str, Any]:
         title = element_text(node) if node is not None else None
     if not title:
         shown = root.findtext(".//title") or ""
-        title = heading_title(root) or strip_title(shown, template.title.strip)
+        title = (heading_title(root, template.title.strip)
+                 or strip_title(shown, template.title.strip))
     crumbs = []
     base = root.getroottree().docinfo.URL or ""  # relative hrefs: the URL forms are anchored
     if template.breadcrumbs:
@@ -210,7 +211,7 @@ def strip_title(text: str, affixes: list[str]) -> str:
             text = text[: -len(affix)]
         elif text.startswith(affix):
             text = text[len(affix) :]
-    return text.strip()
+    return drop_page_mark(text.strip()).strip()
 
 
 def matches(template: Template, root: etree._Element, url: str | None = None) -> bool:

@@ -2,8 +2,9 @@
 
 Title: the page element (``<h1>`` first, then ``<h2>``/``<h3>``, ``itemprop=headline|name``,
 elements classed or id'd ``title``/``subject``) whose text is part of ``<title>`` and changes
-from thread to thread (a site-name ``<h1>`` does not). Without one, ``<title>`` minus the parts
-all threads share (site and board names) and minus "page N".
+from thread to thread (a site-name ``<h1>`` does not). Without one, the heading (or a part of
+it: its link, beside "(Page 2 of 3)") that ``<title>`` begins or ends with, never the site's
+name; else ``<title>`` minus the parts all threads share (site and board names) and "page N".
 
 Breadcrumbs: schema.org ``BreadcrumbList`` or an element named like a breadcrumb trail
 (``breadcrumb``, ``crumbs``, ``navigation``, ``nav``…) holding two or more short links, the
@@ -24,12 +25,13 @@ from w3lib.url import canonicalize_url
 from crawler.learn.dom import element_text, has_class_xpath, stable_classes, tag_test, xpath_literal
 from crawler.learn.template import TitleRule
 
-__all__ = ["board_link", "heading_title", "learn_breadcrumbs", "learn_title", "listing_heading",
-           "title_board", "url_thread_regex"]
+__all__ = ["board_link", "drop_page_mark", "heading_title", "learn_breadcrumbs", "learn_title",
+           "listing_heading", "title_board", "url_thread_regex"]
 
 _SEPARATORS = re.compile(r"\s+(?:[-|–—»·:/_]|::)\s+")
-_PAGE_SUFFIX = re.compile(r"\s*(?:[-|–—,]\s*)?(?:page\s*\d+|第\s*\d+\s*页|seite\s*\d+)\s*$",
-                          re.IGNORECASE)
+_PAGE_SUFFIX = re.compile(
+    r"\s*(?:[-|–—,]\s*)?\(?(?:page\s*\d+(?:\s*of\s*\d+)?|第\s*\d+\s*页|seite\s*\d+)\)?\s*$",
+    re.IGNORECASE)
 _TITLE_HINT = re.compile(r"title|subject|headline|topic-?name|thread-?name", re.IGNORECASE)
 _CRUMB_HINT = re.compile(r"bread|crumb|navigat|^nav$|navbit|location|^pt$|trail|path",
                          re.IGNORECASE)
@@ -56,19 +58,36 @@ def url_thread_regex(url: str, page_param: str | None) -> str:
     return f"^{head}/(?P<tid>[^/?#&;]+)/?(?:[?#;&]|$)"
 
 
-def heading_title(root: etree._Element) -> str | None:
-    """The page heading that ``<title>`` begins with ("Topic - Board - Site" names the topic
-    first): the thread's title where no learned rule names its element."""
+def heading_title(root: etree._Element, site: list[str] | None = None) -> str | None:
+    """The page heading that ``<title>`` begins with ("Topic (Page 2) - Board - Site" names the
+    topic first), else ends with ("Site :: Topic"): the thread's title where no learned rule
+    names its element. A heading's own part counts (its link, less "(Page 2 of 3)" beside it);
+    ``site``: ``<title>``'s parts every thread shares (never the thread's title)."""
     title = _loose(_title_text(root))
-    best = None
+    shared = {_loose(part) for part in site or []}
+    # The site's name: what a link to the site's root shows (a logo, the trail's first crumb).
+    shared |= {_loose(element_text(a)) for a in root.iter("a") if _links_home(a, _ROOTS)}
+    for fits in (str.startswith, str.endswith):
+        best = None
+        for node in _heading_parts(root):
+            text = element_text(node)
+            own = _loose(text)
+            if (len(own) >= 2 and fits(title, own) and len(text) > len(best or "")
+                    and not any(own in part for part in shared) and not _links_home(node)):
+                best = text
+        if best:
+            return best
+    return None
+
+
+def _heading_parts(root: etree._Element) -> list[etree._Element]:
+    """Title-like elements and the elements inside a heading (its link to the thread)."""
+    found = []
     for node in _title_nodes(root):
-        if _links_home(node):
-            continue  # the site's name or logo, not the board's
-        text = element_text(node)
-        own = _loose(text)
-        if len(own) >= 2 and title.startswith(own) and len(text) > len(best or ""):
-            best = text
-    return best
+        found.append(node)
+        if node.tag in ("h1", "h2", "h3"):
+            found.extend(n for n in node.iterdescendants() if isinstance(n.tag, str))
+    return found
 
 
 def title_board(root: etree._Element, title: str | None) -> str | None:
@@ -99,13 +118,15 @@ def listing_heading(root: etree._Element) -> tuple[str, str] | None:
     return (name, _title_text(root)) if name else None
 
 
-def _links_home(node: etree._Element) -> bool:
-    """Whether ``node`` is a link to the site's front page, or holds only one."""
+def _links_home(node: etree._Element, roots: tuple[str, ...] = ("",)) -> bool:
+    """Whether ``node`` is a link to the site's front page (or to one of ``roots``), or holds
+    only one."""
     links = [node] if node.tag == "a" else node.findall(".//a")
     if len(links) != 1 or element_text(links[0]) != element_text(node):
         return False
     href = urlsplit(links[0].get("href") or "")
-    return href.path == "/" and not href.query
+    return (bool(href.path) and not href.query
+            and href.path.strip("/") in {root.strip("/") for root in roots})
 
 
 def _title_text(root: etree._Element) -> str:
@@ -181,6 +202,11 @@ def learn_title(pages: list[tuple[etree._Element, str]],
 
         return TitleRule(xpath=max(texts_by_expr, key=key), strip=[])
     return TitleRule(xpath=None, strip=_title_affixes([_title_text(r) for r, _ in pages]))
+
+
+def drop_page_mark(title: str) -> str:
+    """``title`` less a trailing page mark ("(Page 2)", "- page 2", "第 2 页")."""
+    return _PAGE_SUFFIX.sub("", title)
 
 
 def _loose(text: str) -> str:
