@@ -13,6 +13,7 @@ Where the command was unsure:
 * no thread page names its board by an id (limit board_ids)
 * a repeated post: later pages show the opening post again on top (limit repeated_posts; the
   profile drops it and counts positions without it)
+* no board URL pattern was learned: boards are not told apart from pages
 """
 
 from __future__ import annotations
@@ -35,18 +36,9 @@ class Askbot(TemplateProfile):
         'xpath': '//h1/@id',
     }
     TEMPLATE: ClassVar[dict[str, Any]] = {
-        'board_paging': {
-            'base': 1,
-            'kind': 'next',
-            'next_xpath': None,
-            'param': None,
-            'regex': None,
-            'step': 1,
-        },
-        'board_url': (
-            '^/questions/[^/?#&;]+/[^/?#&;]+/page:(?P<bid>(?<!%)(?<!%[0-9'
-            'A-Fa-f])\\d+)(?:[/?#;&]|$)'
-        ),
+        'board_id_in_page': None,
+        'board_paging': None,
+        'board_url': None,
         'breadcrumbs': None,
         'format': 1,
         'host': '',
@@ -115,6 +107,7 @@ class Askbot(TemplateProfile):
         'repeats_first_post': True,
         'repeats_last_post': False,
         'source': 'html',
+        'thread_id_in_page': None,
         'thread_link': None,
         'thread_params': [],
         'thread_row': None,
