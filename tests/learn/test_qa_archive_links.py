@@ -1,6 +1,7 @@
 """Links a reader does not follow on Q&A sites and list archives (crawler/learn/links.py).
 
-Pages captured from real engines (``tests/fixtures/real-unprofiled``):
+Pages captured from real engines (``tests/fixtures/real-unprofiled``; Askbot's question is
+``record_classes/askbot-question-1.html``):
 
 * Question2Answer 1.8: each answer links its permalink ``?show=N#aN`` (the same question page
   again) and the ask form ``/ask``, ``/ask?cat=N``;
@@ -22,21 +23,22 @@ from crawler.learn.dom import parse
 from crawler.learn.links import follow_links
 from crawler.learn.strategy import LearnedForum
 
-PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "real-unprofiled"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+PAGES = FIXTURES / "real-unprofiled"
 Q2A = "http://127.0.0.1:18126/113/thread-10-encoding-problems-%E7%BC%96%E7%A0%81%E9%97%AE%E9%A2%98"
 ASKBOT = "http://127.0.0.1:18127/question/1/thread-01-how-do-i-paginate-ru-he-fen-ye/"
 LIST = "http://127.0.0.1:18128/hyperkitty/list/general@lists.lab.example/"
 
 
 def _links(name: str, url: str) -> tuple[str, list[str]]:
-    html = (PAGES / name).read_text(encoding="utf-8")
+    html = (PAGES / name).read_text(encoding="utf-8")  # name may reach another fixture folder
     return html, follow_links(parse(html, url), url)
 
 
 @pytest.mark.parametrize(("name", "url", "shown", "left", "kept"), [
     ("q2a-1.8-question.html", Q2A, ["?show=114#a114", "/ask?cat="],
      ["?show=", "/ask"], ["/general-discussion", "/questions"]),
-    ("askbot-0.13-question.html", ASKBOT,
+    ("../record_classes/askbot-question-1.html", ASKBOT,  # shared with test_qa_records
      ["?answer=2#post-id-2", "/answers/2/revisions/", "/badges/", "/sort:activity-desc/",
       "/questions/ask/"],
      ["?answer=", "/revisions/", "/badges/", "sort:", "/ask/"],
